@@ -1,0 +1,319 @@
+// Package cache holds the query service's in-memory state: the authoritative
+// zone Index that events are applied to, the immutable Snapshot of rendered
+// response bodies that requests read, and the bounded Responses cache for
+// derived views that cannot all be pre-rendered.
+package cache
+
+import (
+	"sort"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Outcome says what applying one event did.
+type Outcome int
+
+// The outcomes of Index.Apply.
+const (
+	// Applied changed the index.
+	Applied Outcome = iota
+	// Unchanged carried the state the index already had (a re-publish).
+	Unchanged
+	// Redelivered had a stream sequence the index already applied.
+	Redelivered
+	// Stale was observed before the state it would replace.
+	Stale
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Applied:
+		return "applied"
+	case Unchanged:
+		return "unchanged"
+	case Redelivered:
+		return "redelivered"
+	case Stale:
+		return "stale"
+	}
+	return "unknown"
+}
+
+// priceEntry is a registrar's current state for one zone; set is nil after a
+// withdrawal, kept as a tombstone so a late, older price set cannot revive it.
+type priceEntry struct {
+	set      *contracts.PriceSet
+	seq      uint64
+	observed time.Time
+}
+
+type zoneEntry struct {
+	zone     contracts.Zone
+	prices   map[string]*priceEntry
+	live     int // entries with a price set
+	meta     *contracts.ZoneMeta
+	metaSeq  uint64
+	fragment []byte // the zone's element of /api/domains; nil when unpriced
+	body     *Body  // its /api/comparison body; nil when unpriced
+	summary  zoneSummary
+	expiry   time.Time // earliest promotion end after the last render
+}
+
+// Index is the authoritative state built from the event stream. It is owned
+// by one goroutine (the consumer): Apply and Build are not safe for
+// concurrent use. Readers never touch it; they read Snapshots.
+type Index struct {
+	currency string
+	exp      int
+	zones    map[string]*zoneEntry
+	sorted   []*zoneEntry // priced zones by ASCII name; nil when it must be rebuilt
+	rates    *contracts.Rates
+	ratesSeq uint64
+	table    contracts.RateTable
+	dirty    map[*zoneEntry]struct{}
+	allDirty bool
+	asOf     time.Time
+	version  uint64
+	prices   int
+	snap     *Snapshot
+}
+
+// NewIndex returns an empty index rendering prices in currency, which must be
+// a known ISO 4217 code.
+func NewIndex(currency string) *Index {
+	exp, _ := contracts.CurrencyExponent(currency)
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}}
+	x.snap = x.render(time.Time{})
+	return x
+}
+
+func (x *Index) entry(zone string) *zoneEntry {
+	z := x.zones[zone]
+	if z == nil {
+		// Events are validated, so the zone is canonical and normalises.
+		nz, _ := contracts.NormalizeZone(zone)
+		z = &zoneEntry{zone: nz, prices: map[string]*priceEntry{}}
+		x.zones[zone] = z
+	}
+	return z
+}
+
+// Apply applies one validated event read at stream sequence seq. Events for
+// a subject arrive in stream order; one at or below the sequence already
+// applied for its subject is a redelivery, and one observed before the state
+// it would replace is stale. Neither changes anything.
+func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
+	switch e := ev.(type) {
+	case *contracts.PriceSet:
+		return x.applyPrice(seq, e.Zone, e.Registrar, e.ObservedAt, e)
+	case *contracts.Withdrawal:
+		return x.applyPrice(seq, e.Zone, e.Registrar, e.ObservedAt, nil)
+	case *contracts.ZoneMeta:
+		z := x.entry(e.Zone)
+		if seq <= z.metaSeq {
+			return Redelivered
+		}
+		if z.meta != nil && e.ObservedAt.Before(z.meta.ObservedAt) {
+			return Stale
+		}
+		z.metaSeq = seq
+		if z.meta != nil && sameMeta(z.meta, e) {
+			z.meta = e
+			return Unchanged
+		}
+		z.meta = e
+		x.markDirty(z)
+		return Applied
+	case *contracts.Rates:
+		if seq <= x.ratesSeq {
+			return Redelivered
+		}
+		if x.rates != nil && e.ObservedAt.Before(x.rates.ObservedAt) {
+			return Stale
+		}
+		x.ratesSeq = seq
+		x.rates = e
+		x.table = contracts.NewRateTable(e)
+		x.allDirty = true
+		x.touch(e.ObservedAt)
+		return Applied
+	}
+	return Unchanged
+}
+
+func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
+	z := x.entry(zone)
+	cur := z.prices[registrar]
+	if cur != nil {
+		if seq <= cur.seq {
+			return Redelivered
+		}
+		if observed.Before(cur.observed) {
+			return Stale
+		}
+	} else {
+		if set == nil {
+			// A withdrawal of something never priced still leaves a
+			// tombstone against late price sets.
+			z.prices[registrar] = &priceEntry{seq: seq, observed: observed}
+			return Unchanged
+		}
+		cur = &priceEntry{}
+		z.prices[registrar] = cur
+	}
+	wasLive := cur.set != nil
+	same := wasLive && set != nil && samePrices(cur.set, set)
+	cur.set, cur.seq, cur.observed = set, seq, observed
+	x.touch(observed)
+	switch {
+	case same:
+		// Same prices observed again: only observed_at moved, which the
+		// comparison shows, so the zone still re-renders.
+		x.markDirty(z)
+		return Unchanged
+	case set != nil && !wasLive:
+		z.live++
+		x.prices++
+		if z.live == 1 {
+			x.sorted = nil
+		}
+	case set == nil && wasLive:
+		z.live--
+		x.prices--
+		if z.live == 0 {
+			x.sorted = nil
+		}
+	case set == nil:
+		return Unchanged
+	}
+	x.markDirty(z)
+	return Applied
+}
+
+func (x *Index) touch(t time.Time) {
+	if t.After(x.asOf) {
+		x.asOf = t
+	}
+}
+
+func (x *Index) markDirty(z *zoneEntry) { x.dirty[z] = struct{}{} }
+
+// Dirty reports whether events were applied since the last Build.
+func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 }
+
+// Version is the data version of the last built snapshot.
+func (x *Index) Version() uint64 { return x.snap.Version }
+
+// Snapshot returns the last built snapshot.
+func (x *Index) Snapshot() *Snapshot { return x.snap }
+
+// Expire marks dirty every zone whose earliest promotion ended by now, so the
+// next Build shows regular prices. It returns the next promotion end still to
+// come, or the zero time.
+func (x *Index) Expire(now time.Time) time.Time {
+	var next time.Time
+	for _, z := range x.zones {
+		if z.expiry.IsZero() {
+			continue
+		}
+		if !z.expiry.After(now) {
+			z.expiry = time.Time{}
+			x.markDirty(z)
+			continue
+		}
+		if next.IsZero() || z.expiry.Before(next) {
+			next = z.expiry
+		}
+	}
+	return next
+}
+
+// Build re-renders what changed since the last Build and returns the new
+// snapshot; with nothing changed it returns the last one. now decides which
+// promotions are running.
+func (x *Index) Build(now time.Time) *Snapshot {
+	if !x.Dirty() {
+		return x.snap
+	}
+	x.snap = x.render(now)
+	return x.snap
+}
+
+func (x *Index) render(now time.Time) *Snapshot {
+	if x.allDirty {
+		for _, z := range x.zones {
+			x.dirty[z] = struct{}{}
+		}
+	}
+	for z := range x.dirty {
+		x.renderZone(z, now)
+	}
+	clear(x.dirty)
+	x.allDirty = false
+	if x.sorted == nil {
+		x.sorted = make([]*zoneEntry, 0, len(x.zones))
+		for _, z := range x.zones {
+			if z.live > 0 {
+				x.sorted = append(x.sorted, z)
+			}
+		}
+		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
+	}
+	x.version++
+	s := &Snapshot{
+		Version:    x.version,
+		AsOf:       x.asOf,
+		Prices:     x.prices,
+		Zones:      len(x.sorted),
+		comparison: make(map[string]*Body, len(x.sorted)),
+	}
+	registrars := map[string]struct{}{}
+	for _, z := range x.sorted {
+		s.comparison[z.zone.ASCII] = z.body
+		s.BodyBytes += int64(len(z.body.JSON))
+		for r, p := range z.prices {
+			if p.set != nil {
+				registrars[r] = struct{}{}
+			}
+		}
+	}
+	s.Registrars = len(registrars)
+	s.Domains = newBody(x.renderDomains())
+	s.Categories = newBody(x.renderCategories())
+	s.ComparisonZones = newBody(x.renderComparisonZones())
+	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
+	return s
+}
+
+func samePrices(a, b *contracts.PriceSet) bool {
+	return a.Source == b.Source && sameOp(a.Register, b.Register) && sameOp(a.Renew, b.Renew) && sameOp(a.Transfer, b.Transfer)
+}
+
+func sameOp(a, b *contracts.OpPrice) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Regular != b.Regular || (a.Promo == nil) != (b.Promo == nil) {
+		return false
+	}
+	if a.Promo == nil {
+		return true
+	}
+	if a.Promo.Price != b.Promo.Price || (a.Promo.EndsAt == nil) != (b.Promo.EndsAt == nil) {
+		return false
+	}
+	return a.Promo.EndsAt == nil || a.Promo.EndsAt.Equal(*b.Promo.EndsAt)
+}
+
+func sameMeta(a, b *contracts.ZoneMeta) bool {
+	if a.Unicode != b.Unicode || a.Type != b.Type || len(a.Categories) != len(b.Categories) {
+		return false
+	}
+	for i := range a.Categories {
+		if a.Categories[i] != b.Categories[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,416 @@
+package cache
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Operations in the order every response lists them.
+var opNames = [3]string{"register", "renew", "transfer"}
+
+func ops(p *contracts.PriceSet) [3]*contracts.OpPrice {
+	return [3]*contracts.OpPrice{p.Register, p.Renew, p.Transfer}
+}
+
+// row is one registrar's line in a comparison, with its prices resolved for
+// the render time and converted to the index currency.
+type row struct {
+	registrar string
+	set       *contracts.PriceSet
+	native    [3]contracts.Price
+	has       [3]bool
+	converted bool     // every offered operation converted
+	price     [3]int64 // converted minor units, valid where has && converted
+}
+
+// minimum is the cheapest converted price of one operation and who asks it.
+type minimum struct {
+	ok        bool
+	price     int64
+	registrar string
+}
+
+type zoneSummary struct {
+	registrars int
+	min        [3]minimum
+}
+
+// renderZone renders a zone's comparison body and its catalog fragment.
+func (x *Index) renderZone(z *zoneEntry, now time.Time) {
+	z.expiry = time.Time{}
+	if z.live == 0 {
+		z.body, z.fragment, z.summary = nil, nil, zoneSummary{}
+		return
+	}
+	rows := make([]row, 0, z.live)
+	var asOf time.Time
+	for reg, p := range z.prices {
+		if p.set == nil {
+			continue
+		}
+		r := row{registrar: reg, set: p.set, converted: true}
+		for i, op := range ops(p.set) {
+			if op == nil {
+				continue
+			}
+			if op.Promo != nil && op.Promo.EndsAt != nil && op.Promo.EndsAt.After(now) &&
+				(z.expiry.IsZero() || op.Promo.EndsAt.Before(z.expiry)) {
+				z.expiry = *op.Promo.EndsAt
+			}
+			r.native[i] = op.Current(now)
+			r.has[i] = true
+			c, ok := x.table.Convert(r.native[i], x.currency)
+			if !ok {
+				r.converted = false
+				continue
+			}
+			r.price[i] = c.Amount
+		}
+		if p.set.ObservedAt.After(asOf) {
+			asOf = p.set.ObservedAt
+		}
+		rows = append(rows, r)
+	}
+	// Cheapest registration first; rows that cannot be converted, or that
+	// do not offer registration, after them; ties by registrar id.
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		ak, bk := a.converted && a.has[0], b.converted && b.has[0]
+		if ak != bk {
+			return ak
+		}
+		if ak && a.price[0] != b.price[0] {
+			return a.price[0] < b.price[0]
+		}
+		return a.registrar < b.registrar
+	})
+	var sum zoneSummary
+	sum.registrars = len(rows)
+	for i := range rows {
+		r := &rows[i]
+		if !r.converted {
+			continue
+		}
+		for op := range 3 {
+			if r.has[op] && (!sum.min[op].ok || r.price[op] < sum.min[op].price) {
+				sum.min[op] = minimum{ok: true, price: r.price[op], registrar: r.registrar}
+			}
+		}
+	}
+	z.summary = sum
+	z.body = newBody(x.renderComparison(z, rows, asOf, now))
+	z.fragment = x.renderFragment(z)
+}
+
+func (x *Index) renderComparison(z *zoneEntry, rows []row, asOf, now time.Time) []byte {
+	b := make([]byte, 0, 256+220*len(rows))
+	b = append(b, `{"zone":`...)
+	b = appendString(b, z.zone.ASCII)
+	b = append(b, `,"unicode":`...)
+	b = appendString(b, z.zone.Unicode)
+	b = append(b, `,"currency":`...)
+	b = appendString(b, x.currency)
+	b = append(b, `,"as_of":`...)
+	b = appendTime(b, asOf)
+	b = x.appendMeta(b, z)
+	b = x.appendRates(b)
+	b = append(b, `,"cheapest":{`...)
+	for op := range 3 {
+		if op > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, opNames[op])
+		b = append(b, ':')
+		if m := z.summary.min[op]; m.ok {
+			b = appendString(b, m.registrar)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, `},"prices":[`...)
+	for i := range rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = x.appendRow(b, z, &rows[i], now)
+	}
+	return append(b, "]}"...)
+}
+
+func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte {
+	b = append(b, `{"registrar":`...)
+	b = appendString(b, r.registrar)
+	b = append(b, `,"source":`...)
+	b = appendString(b, r.set.Source)
+	for op := range 3 {
+		b = append(b, ',')
+		b = appendString(b, opNames[op])
+		b = append(b, ':')
+		if r.has[op] && r.converted {
+			b = contracts.AppendAmount(b, r.price[op], x.exp)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, `,"converted":`...)
+	b = appendBool(b, r.converted)
+	if cur := r.nativeCurrency(); cur != "" && cur != x.currency {
+		exp, _ := contracts.CurrencyExponent(cur)
+		b = append(b, `,"native":{"currency":`...)
+		b = appendString(b, cur)
+		for op := range 3 {
+			b = append(b, ',')
+			b = appendString(b, opNames[op])
+			b = append(b, ':')
+			if r.has[op] {
+				b = contracts.AppendAmount(b, r.native[op].Amount, exp)
+			} else {
+				b = append(b, "null"...)
+			}
+		}
+		b = append(b, '}')
+	}
+	b = x.appendPromos(b, r, now)
+	b = append(b, `,"cheapest":[`...)
+	first := true
+	for op := range 3 {
+		if m := z.summary.min[op]; m.ok && r.converted && r.has[op] && r.price[op] == m.price {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendString(b, opNames[op])
+		}
+	}
+	b = append(b, `],"observed_at":`...)
+	b = appendTime(b, r.set.ObservedAt)
+	return append(b, '}')
+}
+
+// appendPromos writes the running promotions: the regular price the
+// promotion replaces (converted when the row is) and when it ends.
+func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
+	first := true
+	for i, op := range ops(r.set) {
+		if op == nil || op.Promo == nil || op.Current(now) != op.Promo.Price {
+			continue
+		}
+		if first {
+			b = append(b, `,"promo":{`...)
+			first = false
+		} else {
+			b = append(b, ',')
+		}
+		b = appendString(b, opNames[i])
+		b = append(b, `:{"regular":`...)
+		if c, ok := x.table.Convert(op.Regular, x.currency); ok && r.converted {
+			b = contracts.AppendAmount(b, c.Amount, x.exp)
+		} else {
+			exp, _ := contracts.CurrencyExponent(op.Regular.Currency)
+			b = contracts.AppendAmount(b, op.Regular.Amount, exp)
+		}
+		b = append(b, `,"ends_at":`...)
+		if op.Promo.EndsAt != nil {
+			b = appendTime(b, *op.Promo.EndsAt)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, '}')
+	}
+	if !first {
+		b = append(b, '}')
+	}
+	return b
+}
+
+func (r *row) nativeCurrency() string {
+	for op := range 3 {
+		if r.has[op] {
+			return r.native[op].Currency
+		}
+	}
+	return ""
+}
+
+// appendMeta writes the zone's IANA type and categories; a zone without
+// metadata has a null type and no categories.
+func (x *Index) appendMeta(b []byte, z *zoneEntry) []byte {
+	b = append(b, `,"type":`...)
+	if z.meta != nil {
+		b = appendString(b, z.meta.Type)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"categories":[`...)
+	if z.meta != nil {
+		for i, c := range z.meta.Categories {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, c)
+		}
+	}
+	return append(b, ']')
+}
+
+// appendRates discloses the exchange rates conversions used.
+func (x *Index) appendRates(b []byte) []byte {
+	b = append(b, `,"rates":`...)
+	if x.rates == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"base":`...)
+	b = appendString(b, x.table.Base)
+	b = append(b, `,"date":`...)
+	b = appendString(b, x.table.Date)
+	b = append(b, `,"source":`...)
+	b = appendString(b, x.table.Source)
+	return append(b, '}')
+}
+
+func (x *Index) renderFragment(z *zoneEntry) []byte {
+	b := make([]byte, 0, 320)
+	b = append(b, `{"zone":`...)
+	b = appendString(b, z.zone.ASCII)
+	b = append(b, `,"unicode":`...)
+	b = appendString(b, z.zone.Unicode)
+	b = x.appendMeta(b, z)
+	b = append(b, `,"registrars":`...)
+	b = appendInt(b, int64(z.summary.registrars))
+	b = append(b, `,"min":{`...)
+	for op := range 3 {
+		if op > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, opNames[op])
+		b = append(b, ':')
+		m := z.summary.min[op]
+		if !m.ok {
+			b = append(b, "null"...)
+			continue
+		}
+		b = append(b, `{"price":`...)
+		b = contracts.AppendAmount(b, m.price, x.exp)
+		b = append(b, `,"registrar":`...)
+		b = appendString(b, m.registrar)
+		b = append(b, '}')
+	}
+	return append(b, "}}"...)
+}
+
+func (x *Index) renderDomains() []byte {
+	size := 128
+	for _, z := range x.sorted {
+		size += len(z.fragment) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"currency":`...)
+	b = appendString(b, x.currency)
+	b = append(b, `,"as_of":`...)
+	b = appendTime(b, x.asOf)
+	b = x.appendRates(b)
+	b = append(b, `,"count":`...)
+	b = appendInt(b, int64(len(x.sorted)))
+	b = append(b, `,"zones":[`...)
+	for i, z := range x.sorted {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, z.fragment...)
+	}
+	return append(b, "]}"...)
+}
+
+func (x *Index) renderComparisonZones() []byte {
+	b := make([]byte, 0, 64*len(x.sorted))
+	n := 0
+	for _, z := range x.sorted {
+		if z.summary.registrars >= 2 {
+			n++
+		}
+	}
+	b = append(b, `{"count":`...)
+	b = appendInt(b, int64(n))
+	b = append(b, `,"zones":[`...)
+	first := true
+	for _, z := range x.sorted {
+		if z.summary.registrars < 2 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"zone":`...)
+		b = appendString(b, z.zone.ASCII)
+		b = append(b, `,"unicode":`...)
+		b = appendString(b, z.zone.Unicode)
+		b = append(b, `,"registrars":`...)
+		b = appendInt(b, int64(z.summary.registrars))
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// categoryNames are the display names of the categories the service knows;
+// an id without one is shown capitalised with spaces for hyphens.
+var categoryNames = map[string]string{
+	contracts.TypeGeneric:           "Generic",
+	contracts.TypeCountryCode:       "Country code",
+	contracts.TypeSponsored:         "Sponsored",
+	contracts.TypeGenericRestricted: "Generic (restricted)",
+	contracts.TypeInfrastructure:    "Infrastructure",
+	"idn":                           "Internationalized (IDN)",
+	"second-level":                  "Second-level",
+	"legacy-gtld":                   "Legacy gTLD",
+	"cctld-as-generic":              "ccTLD used as generic",
+}
+
+// CategoryName returns the display name of a category id.
+func CategoryName(id string) string {
+	if n, ok := categoryNames[id]; ok {
+		return n
+	}
+	s := strings.ReplaceAll(id, "-", " ")
+	r, size := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[size:]
+}
+
+func (x *Index) renderCategories() []byte {
+	counts := map[string]int{}
+	for _, z := range x.sorted {
+		if z.meta == nil {
+			continue
+		}
+		for _, c := range z.meta.Categories {
+			counts[c]++
+		}
+	}
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	b := make([]byte, 0, 64*len(ids)+32)
+	b = append(b, `{"count":`...)
+	b = appendInt(b, int64(len(ids)))
+	b = append(b, `,"categories":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, id)
+		b = append(b, `,"name":`...)
+		b = appendString(b, CategoryName(id))
+		b = append(b, `,"zones":`...)
+		b = appendInt(b, int64(counts[id]))
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}

@@ -1,0 +1,375 @@
+package contracts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// SchemaVersion is the version of the event documents this package writes
+// and reads. Fields are only ever added within a version; a document with a
+// higher version is rejected rather than half understood.
+const SchemaVersion = 1
+
+// Kind names what an event document is. Every document carries it, so one
+// decoder reads every subject.
+type Kind string
+
+// The event kinds.
+const (
+	KindPriceSet   Kind = "price_set"
+	KindWithdrawal Kind = "withdrawal"
+	KindZoneMeta   Kind = "zone_meta"
+	KindRates      Kind = "rates"
+)
+
+// Event is any event document.
+type Event interface {
+	// Validate reports the first problem with the event, naming the field.
+	Validate() error
+	// Subject is the subject the event must be published on.
+	Subject() string
+}
+
+// Price is an amount of money: integer minor units of an ISO 4217 currency.
+type Price struct {
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// Promo is a promotional price and, when the source says, when it ends.
+type Promo struct {
+	Price  Price      `json:"price"`
+	EndsAt *time.Time `json:"ends_at,omitempty"`
+}
+
+// OpPrice is the price of one operation (register, renew or transfer) for
+// one year: the regular price and, where the source has one, a promotion.
+type OpPrice struct {
+	Regular Price  `json:"regular"`
+	Promo   *Promo `json:"promo,omitempty"`
+}
+
+// Current is the price a customer pays at t: the promotion while it runs,
+// the regular price otherwise. A promotion without an end is running.
+func (o *OpPrice) Current(t time.Time) Price {
+	if o.Promo != nil && (o.Promo.EndsAt == nil || t.Before(*o.Promo.EndsAt)) {
+		return o.Promo.Price
+	}
+	return o.Regular
+}
+
+// PriceSet is one registrar's prices for one zone, as one source observed
+// them. An operation the registrar does not offer is absent (nil).
+type PriceSet struct {
+	V          int       `json:"v"`
+	Kind       Kind      `json:"kind"`
+	Registrar  string    `json:"registrar"`
+	Zone       string    `json:"zone"`
+	Register   *OpPrice  `json:"register,omitempty"`
+	Renew      *OpPrice  `json:"renew,omitempty"`
+	Transfer   *OpPrice  `json:"transfer,omitempty"`
+	ObservedAt time.Time `json:"observed_at"`
+	Source     string    `json:"source"`
+}
+
+// Withdrawal says a registrar no longer sells a zone. It is published on the
+// price set's subject and so replaces it as the current state.
+type Withdrawal struct {
+	V          int       `json:"v"`
+	Kind       Kind      `json:"kind"`
+	Registrar  string    `json:"registrar"`
+	Zone       string    `json:"zone"`
+	ObservedAt time.Time `json:"observed_at"`
+	Source     string    `json:"source"`
+}
+
+// IANA root zone database types, and the type second-level zones inherit
+// from their parent.
+const (
+	TypeGeneric           = "generic"
+	TypeCountryCode       = "country-code"
+	TypeSponsored         = "sponsored"
+	TypeGenericRestricted = "generic-restricted"
+	TypeInfrastructure    = "infrastructure"
+)
+
+var ianaTypes = map[string]bool{
+	TypeGeneric: true, TypeCountryCode: true, TypeSponsored: true,
+	TypeGenericRestricted: true, TypeInfrastructure: true,
+}
+
+// ZoneMeta describes a zone: its Unicode form, its IANA type and the
+// categories people browse it by.
+type ZoneMeta struct {
+	V          int       `json:"v"`
+	Kind       Kind      `json:"kind"`
+	Zone       string    `json:"zone"`
+	Unicode    string    `json:"unicode"`
+	Type       string    `json:"type"`
+	Categories []string  `json:"categories"`
+	ObservedAt time.Time `json:"observed_at"`
+	Source     string    `json:"source"`
+}
+
+// Rates are reference exchange rates: one unit of Base buys Rates[code]
+// units of code. Rates are decimal strings ("1.0823") so that no float ever
+// carries money.
+type Rates struct {
+	V          int               `json:"v"`
+	Kind       Kind              `json:"kind"`
+	Base       string            `json:"base"`
+	Date       string            `json:"date"`
+	Rates      map[string]string `json:"rates"`
+	ObservedAt time.Time         `json:"observed_at"`
+	Source     string            `json:"source"`
+}
+
+// ValidationError names the field of an event that is wrong and why.
+type ValidationError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Problem }
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+var (
+	registrarPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+	categoryPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+	datePattern      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+)
+
+// ValidRegistrar reports whether id is a well-formed registrar id: lower-case
+// letters, digits and inner hyphens, as it must be to be a subject token.
+func ValidRegistrar(id string) bool { return registrarPattern.MatchString(id) }
+
+func validateHeader(v int, kind, want Kind) error {
+	if v != SchemaVersion {
+		return invalid("v", "unsupported schema version %d (want %d)", v, SchemaVersion)
+	}
+	if kind != want {
+		return invalid("kind", "is %q, want %q", kind, want)
+	}
+	return nil
+}
+
+func validateCommon(registrar, zone string, observed time.Time, source string) error {
+	if registrar == "" {
+		return invalid("registrar", "must not be empty")
+	}
+	if !ValidRegistrar(registrar) {
+		return invalid("registrar", "%q is not lower-case letters, digits and inner hyphens", registrar)
+	}
+	if err := validateZone("zone", zone); err != nil {
+		return err
+	}
+	return validateObserved(observed, source)
+}
+
+func validateZone(field, zone string) error {
+	if zone == "" {
+		return invalid(field, "must not be empty")
+	}
+	z, err := NormalizeZone(zone)
+	if err != nil {
+		return invalid(field, "%v", err)
+	}
+	if z.ASCII != zone {
+		return invalid(field, "%q is not canonical (want %q)", zone, z.ASCII)
+	}
+	return nil
+}
+
+func validateObserved(observed time.Time, source string) error {
+	if observed.IsZero() {
+		return invalid("observed_at", "must be set")
+	}
+	if source == "" {
+		return invalid("source", "must not be empty")
+	}
+	return nil
+}
+
+func validatePrice(field string, p Price) error {
+	if p.Currency == "" {
+		return invalid(field+".currency", "must not be empty")
+	}
+	if _, ok := CurrencyExponent(p.Currency); !ok {
+		return invalid(field+".currency", "unknown currency %q", p.Currency)
+	}
+	if p.Amount < 0 {
+		return invalid(field+".amount", "negative amount %d", p.Amount)
+	}
+	return nil
+}
+
+func validateOp(field string, o *OpPrice) error {
+	if o == nil {
+		return nil
+	}
+	if err := validatePrice(field+".regular", o.Regular); err != nil {
+		return err
+	}
+	if o.Promo != nil {
+		if err := validatePrice(field+".promo.price", o.Promo.Price); err != nil {
+			return err
+		}
+		if o.Promo.Price.Currency != o.Regular.Currency {
+			return invalid(field+".promo.price.currency", "%s differs from the regular price's %s", o.Promo.Price.Currency, o.Regular.Currency)
+		}
+	}
+	return nil
+}
+
+// Validate implements Event.
+func (p *PriceSet) Validate() error {
+	if err := validateHeader(p.V, p.Kind, KindPriceSet); err != nil {
+		return err
+	}
+	if err := validateCommon(p.Registrar, p.Zone, p.ObservedAt, p.Source); err != nil {
+		return err
+	}
+	if p.Register == nil && p.Renew == nil && p.Transfer == nil {
+		return invalid("register", "a price set needs at least one of register, renew, transfer")
+	}
+	if err := validateOp("register", p.Register); err != nil {
+		return err
+	}
+	if err := validateOp("renew", p.Renew); err != nil {
+		return err
+	}
+	return validateOp("transfer", p.Transfer)
+}
+
+// Subject implements Event.
+func (p *PriceSet) Subject() string { return PriceSubject(p.Registrar, p.Zone) }
+
+// Validate implements Event.
+func (w *Withdrawal) Validate() error {
+	if err := validateHeader(w.V, w.Kind, KindWithdrawal); err != nil {
+		return err
+	}
+	return validateCommon(w.Registrar, w.Zone, w.ObservedAt, w.Source)
+}
+
+// Subject implements Event.
+func (w *Withdrawal) Subject() string { return PriceSubject(w.Registrar, w.Zone) }
+
+// Validate implements Event.
+func (m *ZoneMeta) Validate() error {
+	if err := validateHeader(m.V, m.Kind, KindZoneMeta); err != nil {
+		return err
+	}
+	if err := validateZone("zone", m.Zone); err != nil {
+		return err
+	}
+	if z, _ := NormalizeZone(m.Zone); m.Unicode != z.Unicode {
+		return invalid("unicode", "%q is not the Unicode form of %s (want %q)", m.Unicode, m.Zone, z.Unicode)
+	}
+	if !ianaTypes[m.Type] {
+		return invalid("type", "unknown IANA type %q", m.Type)
+	}
+	for i, c := range m.Categories {
+		if !categoryPattern.MatchString(c) {
+			return invalid(fmt.Sprintf("categories[%d]", i), "%q is not a category id", c)
+		}
+	}
+	return validateObserved(m.ObservedAt, m.Source)
+}
+
+// Subject implements Event.
+func (m *ZoneMeta) Subject() string { return ZoneSubject(m.Zone) }
+
+// Validate implements Event.
+func (r *Rates) Validate() error {
+	if err := validateHeader(r.V, r.Kind, KindRates); err != nil {
+		return err
+	}
+	if _, ok := CurrencyExponent(r.Base); !ok {
+		return invalid("base", "unknown currency %q", r.Base)
+	}
+	if !datePattern.MatchString(r.Date) {
+		return invalid("date", "%q is not YYYY-MM-DD", r.Date)
+	}
+	if _, err := time.Parse(time.DateOnly, r.Date); err != nil {
+		return invalid("date", "%q is not a date", r.Date)
+	}
+	if len(r.Rates) == 0 {
+		return invalid("rates", "must not be empty")
+	}
+	for code, rate := range r.Rates {
+		if _, ok := CurrencyExponent(code); !ok {
+			return invalid("rates."+code, "unknown currency %q", code)
+		}
+		if _, err := ParseRate(rate); err != nil {
+			return invalid("rates."+code, "%v", err)
+		}
+	}
+	return validateObserved(r.ObservedAt, r.Source)
+}
+
+// Subject implements Event.
+func (r *Rates) Subject() string { return RatesSubject(r.Base) }
+
+// wire is the union of every kind's fields, so a document is decoded in one
+// pass whatever its kind.
+type wire struct {
+	V          int               `json:"v"`
+	Kind       Kind              `json:"kind"`
+	Registrar  string            `json:"registrar"`
+	Zone       string            `json:"zone"`
+	Register   *OpPrice          `json:"register"`
+	Renew      *OpPrice          `json:"renew"`
+	Transfer   *OpPrice          `json:"transfer"`
+	Unicode    string            `json:"unicode"`
+	Type       string            `json:"type"`
+	Categories []string          `json:"categories"`
+	Base       string            `json:"base"`
+	Date       string            `json:"date"`
+	Rates      map[string]string `json:"rates"`
+	ObservedAt time.Time         `json:"observed_at"`
+	Source     string            `json:"source"`
+}
+
+// Decoding failures that are not validation errors.
+var (
+	ErrMalformedJSON = errors.New("malformed JSON")
+	ErrUnknownKind   = errors.New("unknown event kind")
+)
+
+// Decode reads one event document of any kind and validates it. Unknown
+// fields are ignored, so producers may add fields without breaking readers.
+func Decode(data []byte) (Event, error) {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
+	}
+	var ev Event
+	switch w.Kind {
+	case KindPriceSet:
+		ev = &PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+			Register: w.Register, Renew: w.Renew, Transfer: w.Transfer,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindWithdrawal:
+		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindZoneMeta:
+		ev = &ZoneMeta{V: w.V, Kind: w.Kind, Zone: w.Zone, Unicode: w.Unicode, Type: w.Type,
+			Categories: w.Categories, ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindRates:
+		ev = &Rates{V: w.V, Kind: w.Kind, Base: w.Base, Date: w.Date, Rates: w.Rates,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownKind, w.Kind)
+	}
+	if err := ev.Validate(); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}

@@ -1,0 +1,33 @@
+package contracts
+
+// Problem is the one error body the API answers with (RFC 9457 problem
+// details, media type application/problem+json). Code is a stable,
+// machine-readable name for Type; Param names the request parameter that was
+// wrong, when one was.
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Code     string `json:"code"`
+	Param    string `json:"param,omitempty"`
+}
+
+// ProblemTypePrefix starts every problem type URI; the code completes it.
+const ProblemTypePrefix = "urn:zoneprice:problem:"
+
+// The API's error codes. Clients switch on these, never on titles or details.
+const (
+	CodeMalformedZone    = "malformed-zone"
+	CodeUnknownZone      = "unknown-zone"
+	CodeNotFound         = "not-found"
+	CodeMethodNotAllowed = "method-not-allowed"
+	CodeNotReady         = "not-ready"
+	CodeInternal         = "internal"
+)
+
+// NewProblem returns the problem for code with its type URI filled in.
+func NewProblem(status int, code, title, detail string) Problem {
+	return Problem{Type: ProblemTypePrefix + code, Title: title, Status: status, Detail: detail, Code: code}
+}

@@ -1,0 +1,115 @@
+package contracts
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The subject scheme. A subject token cannot hold a dot, so a zone is one
+// token: its canonical ASCII form without the leading dot, each inner dot
+// written as an underscore (".co.uk" is "co_uk", ".uk" is "uk",
+// ".xn--p1ai" is "xn--p1ai"). Host labels never contain an underscore, so
+// the encoding is reversible and ".co.uk" cannot collide with ".uk" or with
+// a registrar's "co" zone. Because a zone is exactly one token, a wildcard
+// still selects one registrar or one zone:
+//
+//	prices.v1.porkbun.*   every zone porkbun prices
+//	prices.v1.*.co_uk     every registrar's .co.uk
+//	zones.v1.co_uk        .co.uk's metadata
+//	rates.v1.EUR          the EUR-based reference rates
+const (
+	PriceSubjectPrefix = "prices.v1."
+	ZoneSubjectPrefix  = "zones.v1."
+	RatesSubjectPrefix = "rates.v1."
+)
+
+// StateStream is the stream holding the current state: the last price set or
+// withdrawal per registrar and zone, the last metadata per zone and the last
+// rates per base currency.
+const StateStream = "ZONEPRICE_STATE"
+
+// StateSubjects are the subjects StateStream captures. A later history stream
+// can source from StateStream without overlapping these.
+var StateSubjects = []string{
+	PriceSubjectPrefix + "*.*",
+	ZoneSubjectPrefix + "*",
+	RatesSubjectPrefix + "*",
+}
+
+// DuplicateWindow is how long the server remembers a Nats-Msg-Id: a retried
+// publish of the same content within it is dropped.
+const DuplicateWindow = 10 * time.Minute
+
+// ZoneToken encodes a canonical zone (".co.uk") as one subject token ("co_uk").
+func ZoneToken(zone string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(zone, "."), ".", "_")
+}
+
+// ZoneFromToken decodes a subject token back to a canonical zone.
+func ZoneFromToken(token string) string {
+	return "." + strings.ReplaceAll(token, "_", ".")
+}
+
+// PriceSubject is where a registrar's price set or withdrawal for a zone lives.
+func PriceSubject(registrar, zone string) string {
+	return PriceSubjectPrefix + registrar + "." + ZoneToken(zone)
+}
+
+// RegistrarPriceFilter selects every price subject of one registrar.
+func RegistrarPriceFilter(registrar string) string {
+	return PriceSubjectPrefix + registrar + ".*"
+}
+
+// ZoneSubject is where a zone's metadata lives.
+func ZoneSubject(zone string) string {
+	return ZoneSubjectPrefix + ZoneToken(zone)
+}
+
+// RatesSubject is where the reference rates for a base currency live.
+func RatesSubject(base string) string {
+	return RatesSubjectPrefix + base
+}
+
+// StreamOptions are the deployment choices provisioning leaves open.
+type StreamOptions struct {
+	// Replicas is the number of stream replicas: 1 for a single server,
+	// 3 on a three-node cluster.
+	Replicas int
+}
+
+// StateStreamConfig is the declared configuration of StateStream.
+func StateStreamConfig(o StreamOptions) jetstream.StreamConfig {
+	replicas := o.Replicas
+	if replicas < 1 {
+		replicas = 1
+	}
+	return jetstream.StreamConfig{
+		Name:        StateStream,
+		Description: "current zone prices, zone metadata and exchange rates (last value per subject)",
+		Subjects:    StateSubjects,
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		// One message per subject is the current state; it is also what
+		// lets the server answer deliver-last-per-subject on its fast path.
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Duplicates:        DuplicateWindow,
+		AllowDirect:       true,
+		MaxMsgSize:        64 << 10,
+	}
+}
+
+// Provision creates the streams, or updates them to the declared
+// configuration. It is idempotent and safe to run from every process that
+// starts.
+func Provision(ctx context.Context, js jetstream.JetStream, o StreamOptions) error {
+	if _, err := js.CreateOrUpdateStream(ctx, StateStreamConfig(o)); err != nil {
+		return fmt.Errorf("provision stream %s: %w", StateStream, err)
+	}
+	return nil
+}

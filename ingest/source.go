@@ -1,0 +1,30 @@
+// Package ingest turns registrar price lists into events on the state stream:
+// a Source fetches and normalises a list, a Runner publishes what changed
+// since the last run and withdraws what disappeared.
+package ingest
+
+import (
+	"context"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Source fetches one price list and returns it normalised. Sources are
+// registered explicitly in main.
+type Source interface {
+	// Name identifies the source in logs, metrics and the events' source field.
+	Name() string
+	// Fetch returns the source's current list. An error leaves the last
+	// published state in place.
+	Fetch(ctx context.Context) (*List, error)
+}
+
+// List is what a Source returns. Prices may span several registrars; every
+// registrar that appears in Prices is one the source speaks for, so a zone of
+// that registrar missing from the next list is withdrawn. Zones and Rates are
+// optional.
+type List struct {
+	Prices []contracts.PriceSet
+	Zones  []contracts.ZoneMeta
+	Rates  []contracts.Rates
+}

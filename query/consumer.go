@@ -1,0 +1,309 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/cache"
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// ConsumerConfig configures how the consumer turns events into snapshots.
+type ConsumerConfig struct {
+	// Currency is the currency prices are shown and compared in.
+	Currency string
+	// Quiet is how long the stream must be quiet before changes are
+	// rendered: a burst of updates is rendered once, after it.
+	Quiet time.Duration
+	// MaxDelay bounds how long a change waits to be rendered while updates
+	// keep arriving.
+	MaxDelay time.Duration
+	// PullBatch is how many messages one pull request asks for.
+	PullBatch int
+}
+
+// DefaultConsumerConfig renders in USD within 25 ms of a change.
+func DefaultConsumerConfig() ConsumerConfig {
+	return ConsumerConfig{Currency: "USD", Quiet: 5 * time.Millisecond, MaxDelay: 25 * time.Millisecond, PullBatch: 2048}
+}
+
+// Validate reports a configuration that cannot work, naming the setting.
+func (c ConsumerConfig) Validate() error {
+	if _, ok := contracts.CurrencyExponent(c.Currency); !ok {
+		return fmt.Errorf("currency: unknown ISO 4217 code %q", c.Currency)
+	}
+	if c.Quiet <= 0 || c.MaxDelay < c.Quiet {
+		return errors.New("render delays: quiet must be positive and at most max delay")
+	}
+	if c.PullBatch < 1 {
+		return errors.New("pull batch must be positive")
+	}
+	return nil
+}
+
+// Consumer replays the state stream into a cache.Index with one ordered
+// consumer (last message per subject), then follows live updates. After each
+// burst of updates it renders a new snapshot and swaps it in atomically.
+type Consumer struct {
+	js    jetstream.JetStream
+	cfg   ConsumerConfig
+	log   *slog.Logger
+	now   func() time.Time
+	m     *consumerMetrics
+	snap  atomic.Pointer[cache.Snapshot]
+	ready chan struct{}
+}
+
+// NewConsumer returns a consumer reading from js.
+func NewConsumer(js jetstream.JetStream, cfg ConsumerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Consumer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := newConsumerMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Consumer{js: js, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{})}
+	c.snap.Store(cache.NewIndex(cfg.Currency).Snapshot())
+	return c, nil
+}
+
+// Snapshot returns the current snapshot. It never blocks and never returns nil.
+func (c *Consumer) Snapshot() *cache.Snapshot { return c.snap.Load() }
+
+// Ready is closed once the consumer has applied everything the stream held
+// when it started and the first full snapshot is in place.
+func (c *Consumer) Ready() <-chan struct{} { return c.ready }
+
+// IsReady reports whether Ready is closed.
+func (c *Consumer) IsReady() bool {
+	select {
+	case <-c.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// Run consumes until ctx ends. While NATS is away the last snapshot keeps
+// being served; the client reconnects and the ordered consumer resumes after
+// the last sequence it delivered.
+func (c *Consumer) Run(ctx context.Context) error {
+	start := c.now()
+	var stream jetstream.Stream
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
+		var err error
+		stream, err = c.js.Stream(ctx, contracts.StateStream)
+		if err == nil {
+			break
+		}
+		c.log.Warn("state stream not available yet", "stream", contracts.StateStream, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+	}
+	state := stream.CachedInfo().State
+	startLast := state.LastSeq
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
+	})
+	if err != nil {
+		return fmt.Errorf("create ordered consumer on %s: %w", contracts.StateStream, err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(c.cfg.PullBatch))
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", contracts.StateStream, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+
+	idx := cache.NewIndex(c.cfg.Currency)
+	// An empty stream (or one whose messages were all removed) has
+	// nothing to replay.
+	caughtUp := state.Msgs == 0
+	if caughtUp {
+		c.publish(idx)
+		c.markReady(start)
+	}
+	var dirtySince, nextExpiry time.Time
+	for {
+		var msg jetstream.Msg
+		var err error
+		if !caughtUp {
+			msg, err = it.Next()
+		} else if wait, ok := c.wait(dirtySince, nextExpiry); ok {
+			msg, err = it.Next(jetstream.NextMaxWait(wait))
+		} else {
+			msg, err = it.Next()
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, nats.ErrTimeout):
+			nextExpiry = idx.Expire(c.now())
+			c.publish(idx)
+			dirtySince = time.Time{}
+			continue
+		case errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil:
+			return nil
+		default:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("consume %s: %w", contracts.StateStream, err)
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			c.reject(msg, 0, "no_metadata", err)
+			continue
+		}
+		seq := meta.Sequence.Stream
+		c.m.lastSeq.Set(float64(seq))
+		if c.apply(idx, msg, seq) && caughtUp && dirtySince.IsZero() {
+			dirtySince = c.now()
+		}
+		if !caughtUp && (meta.NumPending == 0 || seq >= startLast) {
+			caughtUp = true
+			nextExpiry = idx.Expire(c.now())
+			c.publish(idx)
+			c.markReady(start)
+			continue
+		}
+		if caughtUp && !dirtySince.IsZero() && c.now().Sub(dirtySince) >= c.cfg.MaxDelay {
+			c.publish(idx)
+			dirtySince = time.Time{}
+		}
+	}
+}
+
+// wait returns how long the next read may block before something must be
+// rendered: a pending change or a promotion about to end.
+func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) {
+	var wait time.Duration
+	ok := false
+	if !dirtySince.IsZero() {
+		wait = max(min(c.cfg.Quiet, c.cfg.MaxDelay-c.now().Sub(dirtySince)), time.Millisecond)
+		ok = true
+	}
+	if !nextExpiry.IsZero() {
+		until := max(nextExpiry.Sub(c.now()), time.Millisecond)
+		if !ok || until < wait {
+			wait, ok = until, true
+		}
+	}
+	return wait, ok
+}
+
+// apply decodes and applies one message, reporting whether it changed the
+// index. A message that cannot be applied is counted by reason, logged with
+// its subject and sequence, and skipped.
+func (c *Consumer) apply(idx *cache.Index, msg jetstream.Msg, seq uint64) bool {
+	ev, err := contracts.Decode(msg.Data())
+	if err != nil {
+		reason := "invalid"
+		switch {
+		case errors.Is(err, contracts.ErrMalformedJSON):
+			reason = "malformed_json"
+		case errors.Is(err, contracts.ErrUnknownKind):
+			reason = "unknown_kind"
+		}
+		c.reject(msg, seq, reason, err)
+		return false
+	}
+	if want := ev.Subject(); want != msg.Subject() {
+		c.reject(msg, seq, "subject_mismatch", fmt.Errorf("event belongs on %s", want))
+		return false
+	}
+	out := idx.Apply(seq, ev)
+	c.m.applied.WithLabelValues(out.String()).Inc()
+	return idx.Dirty()
+}
+
+func (c *Consumer) reject(msg jetstream.Msg, seq uint64, reason string, err error) {
+	c.m.rejected.WithLabelValues(reason).Inc()
+	c.log.Warn("event rejected", "subject", msg.Subject(), "seq", seq, "reason", reason, "err", err)
+}
+
+// publish renders what changed and swaps the new snapshot in.
+func (c *Consumer) publish(idx *cache.Index) {
+	if !idx.Dirty() && c.snap.Load().Version == idx.Version() {
+		return
+	}
+	t := time.Now()
+	s := idx.Build(c.now())
+	c.m.buildSeconds.Observe(time.Since(t).Seconds())
+	c.snap.Store(s)
+	c.m.zones.Set(float64(s.Zones))
+	c.m.prices.Set(float64(s.Prices))
+	c.m.registrars.Set(float64(s.Registrars))
+	c.m.bodyBytes.Set(float64(s.BodyBytes))
+	c.m.version.Set(float64(s.Version))
+}
+
+func (c *Consumer) markReady(start time.Time) {
+	d := c.now().Sub(start)
+	c.m.catchup.Set(d.Seconds())
+	c.m.ready.Set(1)
+	close(c.ready)
+	s := c.Snapshot()
+	c.log.Info("caught up; ready", "took", d.Round(time.Millisecond), "zones", s.Zones, "prices", s.Prices, "registrars", s.Registrars)
+}
+
+type consumerMetrics struct {
+	applied      *prometheus.CounterVec
+	rejected     *prometheus.CounterVec
+	lastSeq      prometheus.Gauge
+	ready        prometheus.Gauge
+	catchup      prometheus.Gauge
+	buildSeconds prometheus.Histogram
+	zones        prometheus.Gauge
+	prices       prometheus.Gauge
+	registrars   prometheus.Gauge
+	bodyBytes    prometheus.Gauge
+	version      prometheus.Gauge
+}
+
+func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
+	m := &consumerMetrics{
+		applied: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_consumer_messages_total", Help: "State stream messages read, by what applying them did.",
+		}, []string{"outcome"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_consumer_messages_rejected_total", Help: "State stream messages skipped as malformed or invalid, by reason.",
+		}, []string{"reason"}),
+		lastSeq: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_consumer_applied_sequence", Help: "Stream sequence of the last message read.",
+		}),
+		ready: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_consumer_ready", Help: "1 once the pod has caught up with the stream.",
+		}),
+		catchup: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_consumer_catchup_seconds", Help: "How long the initial replay of the state stream took.",
+		}),
+		buildSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "zoneprice_snapshot_build_seconds", Help: "Time to render a new snapshot.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 9),
+		}),
+		zones:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_zones", Help: "Zones with at least one price."}),
+		prices:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_prices", Help: "Current registrar price sets."}),
+		registrars: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_registrars", Help: "Registrars with at least one price."}),
+		bodyBytes:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_body_bytes", Help: "Bytes of rendered response bodies in the current snapshot."}),
+		version:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_version", Help: "Data version of the current snapshot."}),
+	}
+	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
+		if err := reg.Register(col); err != nil {
+			return nil, fmt.Errorf("register consumer metrics: %w", err)
+		}
+	}
+	return m, nil
+}

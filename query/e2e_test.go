@@ -1,0 +1,568 @@
+package query_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/query"
+)
+
+var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func clock() time.Time { return epoch.Add(time.Hour) }
+
+// pod is one query service: its consumer running on a real JetStream
+// server, its real router behind a real HTTP server, and its registry.
+type pod struct {
+	consumer *query.Consumer
+	url      string
+	reg      *prometheus.Registry
+}
+
+func startPod(t *testing.T, js jetstream.JetStream) *pod {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	if err != nil {
+		t.Fatalf("new consumer: %v", err)
+	}
+	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("consumer run: %v", err)
+		}
+	})
+	select {
+	case <-c.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("pod not ready within 30s")
+	}
+	return &pod{consumer: c, url: hs.URL, reg: reg}
+}
+
+func price(amount int64, cur string) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
+}
+
+func priceSet(reg, zone string, register, renew, transfer int64, cur string) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: zone,
+		Register: price(register, cur), Renew: price(renew, cur), Transfer: price(transfer, cur),
+		ObservedAt: epoch, Source: "test",
+	}
+}
+
+func publish(t *testing.T, js jetstream.JetStream, events ...contracts.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	return do(t, http.MethodGet, url, header...)
+}
+
+func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", url, err)
+	}
+	return resp, body
+}
+
+type catalog struct {
+	Count int `json:"count"`
+	Zones []struct {
+		Zone       string   `json:"zone"`
+		Unicode    string   `json:"unicode"`
+		Categories []string `json:"categories"`
+		Registrars int      `json:"registrars"`
+		Min        map[string]*struct {
+			Price     json.Number `json:"price"`
+			Registrar string      `json:"registrar"`
+		} `json:"min"`
+	} `json:"zones"`
+}
+
+func decode(t *testing.T, body []byte, v any) {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+}
+
+func (p *pod) catalog(t *testing.T) catalog {
+	t.Helper()
+	resp, body := get(t, p.url+"/api/domains")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/domains: got %d, want 200: %s", resp.StatusCode, body)
+	}
+	var c catalog
+	decode(t, body, &c)
+	return c
+}
+
+func (p *pod) minRegister(t *testing.T, zone string) (string, string) {
+	t.Helper()
+	for _, z := range p.catalog(t).Zones {
+		if z.Zone == zone {
+			if m := z.Min["register"]; m != nil {
+				return m.Price.String(), m.Registrar
+			}
+			return "", ""
+		}
+	}
+	return "", ""
+}
+
+func baseEvents() []contracts.Event {
+	return []contracts.Event{
+		priceSet("alpha", ".com", 968, 1037, 968, "USD"),
+		priceSet("bravo", ".com", 1099, 1199, 1099, "USD"),
+		priceSet("charlie", ".com", 899, 1299, 1299, "EUR"),
+		priceSet("india", ".com", 50000, 70000, 70000, "INR"),
+		priceSet("alpha", ".co.uk", 599, 699, 0, "USD"),
+		priceSet("bravo", ".xn--p1ai", 300, 300, 300, "USD"),
+		priceSet("alpha", ".xn--p1ai", 350, 350, 350, "USD"),
+		&contracts.ZoneMeta{V: 1, Kind: contracts.KindZoneMeta, Zone: ".com", Unicode: ".com", Type: "generic",
+			Categories: []string{"generic", "legacy-gtld"}, ObservedAt: epoch, Source: "test"},
+		&contracts.ZoneMeta{V: 1, Kind: contracts.KindZoneMeta, Zone: ".xn--p1ai", Unicode: ".рф", Type: "country-code",
+			Categories: []string{"country-code", "idn"}, ObservedAt: epoch, Source: "test"},
+		&contracts.Rates{V: 1, Kind: contracts.KindRates, Base: "EUR", Date: "2026-11-20",
+			Rates: map[string]string{"USD": "1.0830"}, ObservedAt: epoch, Source: "test"},
+	}
+}
+
+func TestPipelineEndpoints(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+
+	c := p.catalog(t)
+	var zones []string
+	for _, z := range c.Zones {
+		zones = append(zones, z.Zone)
+	}
+	if got, want := strings.Join(zones, " "), ".co.uk .com .xn--p1ai"; got != want {
+		t.Errorf("catalog zones: got %q, want %q", got, want)
+	}
+	// charlie's 8.99 EUR is 9.74 USD at 1.0830, so alpha's 9.68 USD is the
+	// cheapest; india's INR has no rate and stays out of the minimum.
+	if got, reg := p.minRegister(t, ".com"); got != "9.68" || reg != "alpha" {
+		t.Errorf(".com min register: got %s by %s, want 9.68 by alpha", got, reg)
+	}
+
+	resp, body := get(t, p.url+"/api/comparison/.com")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("comparison: got %d: %s", resp.StatusCode, body)
+	}
+	var cmp struct {
+		Zone   string `json:"zone"`
+		Rates  *struct{ Base, Date, Source string }
+		Prices []struct {
+			Registrar string          `json:"registrar"`
+			Register  *json.Number    `json:"register"`
+			Converted bool            `json:"converted"`
+			Native    json.RawMessage `json:"native"`
+			Cheapest  []string        `json:"cheapest"`
+		} `json:"prices"`
+	}
+	decode(t, body, &cmp)
+	var order []string
+	for _, r := range cmp.Prices {
+		order = append(order, r.Registrar)
+	}
+	if got, want := strings.Join(order, " "), "alpha charlie bravo india"; got != want {
+		t.Errorf("comparison order: got %q, want %q", got, want)
+	}
+	if cmp.Rates == nil || cmp.Rates.Date != "2026-11-20" || cmp.Rates.Source != "test" {
+		t.Errorf("rates disclosure: got %+v, want date 2026-11-20 from test", cmp.Rates)
+	}
+	for _, r := range cmp.Prices {
+		switch r.Registrar {
+		case "charlie":
+			if r.Register == nil || r.Register.String() != "9.74" || !r.Converted || !strings.Contains(string(r.Native), `"register":8.99`) {
+				t.Errorf("charlie: got register %v converted %v native %s, want 9.74 converted from 8.99 EUR", r.Register, r.Converted, r.Native)
+			}
+		case "india":
+			if r.Register != nil || r.Converted || !strings.Contains(string(r.Native), `"currency":"INR"`) {
+				t.Errorf("india: got register %v converted %v native %s, want null, unconverted, INR shown", r.Register, r.Converted, r.Native)
+			}
+		case "alpha":
+			if strings.Join(r.Cheapest, ",") != "register,renew,transfer" {
+				t.Errorf("alpha cheapest: got %v, want register,renew,transfer", r.Cheapest)
+			}
+		}
+	}
+
+	resp, body = get(t, p.url+"/api/comparison/zones")
+	var cz struct {
+		Count int `json:"count"`
+		Zones []struct {
+			Zone       string `json:"zone"`
+			Registrars int    `json:"registrars"`
+		} `json:"zones"`
+	}
+	decode(t, body, &cz)
+	if resp.StatusCode != http.StatusOK || cz.Count != 2 || cz.Zones[0].Zone != ".com" || cz.Zones[0].Registrars != 4 {
+		t.Errorf("comparison zones: got %d %s, want .com (4) and .xn--p1ai", resp.StatusCode, body)
+	}
+
+	_, body = get(t, p.url+"/api/domains/categories")
+	var cats struct {
+		Categories []struct {
+			ID    string `json:"id"`
+			Name  string `json:"name"`
+			Zones int    `json:"zones"`
+		} `json:"categories"`
+	}
+	decode(t, body, &cats)
+	got := map[string]int{}
+	for _, c := range cats.Categories {
+		got[c.ID] = c.Zones
+	}
+	want := map[string]int{"generic": 1, "legacy-gtld": 1, "country-code": 1, "idn": 1}
+	if len(got) != len(want) {
+		t.Errorf("categories: got %v, want %v", got, want)
+	}
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("category %s: got %d zones, want %d", id, got[id], n)
+		}
+	}
+}
+
+func TestZoneForms(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+	_, canonical := get(t, p.url+"/api/comparison/.xn--p1ai")
+	_, com := get(t, p.url+"/api/comparison/.com")
+	_, couk := get(t, p.url+"/api/comparison/.co.uk")
+
+	tests := []struct {
+		name, path string
+		wantStatus int
+		wantBody   []byte
+		wantCode   string
+	}{
+		{"dotted", "/api/comparison/.com", 200, com, ""},
+		{"bare", "/api/comparison/com", 200, com, ""},
+		{"upper", "/api/comparison/COM", 200, com, ""},
+		{"root dot", "/api/comparison/.com.", 200, com, ""},
+		{"second level", "/api/comparison/CO.UK", 200, couk, ""},
+		{"unicode percent-encoded", "/api/comparison/.%D1%80%D1%84", 200, canonical, ""},
+		{"unicode bare", "/api/comparison/%D1%80%D1%84", 200, canonical, ""},
+		{"a-label", "/api/comparison/xn--p1ai", 200, canonical, ""},
+		{"a-label upper", "/api/comparison/.XN--P1AI", 200, canonical, ""},
+		{"empty label", "/api/comparison/a..b", 400, nil, contracts.CodeMalformedZone},
+		{"leading hyphen", "/api/comparison/-com", 400, nil, contracts.CodeMalformedZone},
+		{"underscore", "/api/comparison/c_m", 400, nil, contracts.CodeMalformedZone},
+		{"numeric", "/api/comparison/123", 400, nil, contracts.CodeMalformedZone},
+		{"encoded slash", "/api/comparison/co%2Fuk", 400, nil, contracts.CodeMalformedZone},
+		{"unknown", "/api/comparison/.example", 404, nil, contracts.CodeUnknownZone},
+		{"no route", "/api/nothing", 404, nil, contracts.CodeNotFound},
+		{"trailing slash", "/api/domains/", 404, nil, contracts.CodeNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Twice: the second answer for a non-canonical form comes from
+			// the response cache and must be the same.
+			for range 2 {
+				resp, body := get(t, p.url+tt.path)
+				if resp.StatusCode != tt.wantStatus {
+					t.Fatalf("status: got %d, want %d: %s", resp.StatusCode, tt.wantStatus, body)
+				}
+				if tt.wantBody != nil && !bytes.Equal(body, tt.wantBody) {
+					t.Errorf("body: got %s, want %s", body, tt.wantBody)
+				}
+				if tt.wantCode != "" {
+					var pr contracts.Problem
+					decode(t, body, &pr)
+					if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+						t.Errorf("content type: got %q, want application/problem+json", ct)
+					}
+					if pr.Code != tt.wantCode || pr.Status != tt.wantStatus || pr.Detail == "" {
+						t.Errorf("problem: got %+v, want code %s status %d with a detail", pr, tt.wantCode, tt.wantStatus)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestHTTPSemantics(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+
+	resp, body := get(t, p.url+"/api/domains")
+	etag := resp.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("got ETag %q, content type %q; want a strong ETag and application/json", etag, resp.Header.Get("Content-Type"))
+	}
+	resp, notModified := get(t, p.url+"/api/domains", "If-None-Match", etag)
+	if resp.StatusCode != http.StatusNotModified || len(notModified) != 0 {
+		t.Errorf("revalidation: got %d with %d bytes, want 304 and no body", resp.StatusCode, len(notModified))
+	}
+	resp, head := do(t, http.MethodHead, p.url+"/api/domains")
+	if resp.StatusCode != http.StatusOK || len(head) != 0 || resp.ContentLength != int64(len(body)) {
+		t.Errorf("HEAD: got %d, %d body bytes, length %d; want 200, none, %d", resp.StatusCode, len(head), resp.ContentLength, len(body))
+	}
+	resp, errBody := do(t, http.MethodPost, p.url+"/api/domains")
+	var pr contracts.Problem
+	decode(t, errBody, &pr)
+	if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(resp.Header.Get("Allow"), "GET") || pr.Code != contracts.CodeMethodNotAllowed {
+		t.Errorf("POST: got %d Allow %q %s, want 405 with Allow listing GET", resp.StatusCode, resp.Header.Get("Allow"), errBody)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if resp, body := get(t, p.url+path); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: got %d %s, want 200", path, resp.StatusCode, body)
+		}
+	}
+	if resp, body := get(t, p.url+"/metrics"); resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("zoneprice_http_requests_total")) {
+		t.Errorf("/metrics: got %d without zoneprice_http_requests_total", resp.StatusCode)
+	}
+	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
+}
+
+// TestSecondPodIdentical starts a second query service on the same stream:
+// it must answer byte for byte what the first answers.
+func TestSecondPodIdentical(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	a := startPod(t, js)
+	publish(t, js, priceSet("delta", ".com", 1001, 1002, 1003, "USD"))
+	eventually(t, "delta in pod a", func() bool {
+		_, body := get(t, a.url+"/api/comparison/.com")
+		return bytes.Contains(body, []byte(`"delta"`))
+	})
+	b := startPod(t, js)
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones",
+		"/api/comparison/.com", "/api/comparison/.co.uk", "/api/comparison/.xn--p1ai"} {
+		ra, ba := get(t, a.url+path)
+		rb, bb := get(t, b.url+path)
+		if !bytes.Equal(ba, bb) || ra.Header.Get("ETag") != rb.Header.Get("ETag") {
+			t.Errorf("%s differs between pods:\n a: %s\n b: %s", path, ba, bb)
+		}
+	}
+}
+
+// TestGarbageCountedAndSkipped publishes malformed and invalid messages
+// straight onto the stream: each is counted by reason and skipped, and the
+// valid update published after them still arrives.
+func TestGarbageCountedAndSkipped(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+
+	bad := priceSet("alpha", ".com", 100, 100, 100, "XYZ")
+	badBody, _ := json.Marshal(bad)
+	elsewhere, _ := json.Marshal(priceSet("bravo", ".net", 100, 100, 100, "USD"))
+	garbage := []struct{ subject, body, reason string }{
+		{contracts.PriceSubject("alpha", ".com"), "{not json", "malformed_json"},
+		{contracts.PriceSubject("alpha", ".com"), `{"v":1,"kind":"bogus"}`, "unknown_kind"},
+		{contracts.PriceSubject("alpha", ".com"), string(badBody), "invalid"},
+		{contracts.PriceSubject("alpha", ".com"), string(elsewhere), "subject_mismatch"},
+	}
+	ctx := context.Background()
+	for _, g := range garbage {
+		if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: g.subject, Data: []byte(g.body)}); err != nil {
+			t.Fatalf("publish garbage: %v", err)
+		}
+	}
+	publish(t, js, priceSet("echo", ".com", 500, 600, 700, "USD"))
+	eventually(t, "echo's price", func() bool {
+		got, reg := p.minRegister(t, ".com")
+		return got == "5.00" && reg == "echo"
+	})
+	for _, g := range garbage {
+		m := prometheusCounter(t, p.reg, "zoneprice_consumer_messages_rejected_total", "reason", g.reason)
+		if m != 1 {
+			t.Errorf("rejected{reason=%q}: got %v, want 1", g.reason, m)
+		}
+	}
+	// The garbage replaced alpha's .com on the stream (one message per
+	// subject), but the index kept alpha's last good price.
+	_, body := get(t, p.url+"/api/comparison/.com")
+	if !bytes.Contains(body, []byte(`"registrar":"alpha"`)) {
+		t.Errorf("alpha's last good .com price was lost: %s", body)
+	}
+}
+
+func prometheusCounter(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == label && lp.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func TestWithdrawalMovesMinimum(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+	if got, reg := p.minRegister(t, ".com"); got != "9.68" || reg != "alpha" {
+		t.Fatalf("before: got %s by %s, want 9.68 by alpha", got, reg)
+	}
+	publish(t, js, &contracts.Withdrawal{V: 1, Kind: contracts.KindWithdrawal, Registrar: "alpha", Zone: ".com",
+		ObservedAt: epoch.Add(time.Minute), Source: "test"})
+	eventually(t, "the minimum to move to charlie", func() bool {
+		got, reg := p.minRegister(t, ".com")
+		return got == "9.74" && reg == "charlie"
+	})
+	publish(t, js, &contracts.Withdrawal{V: 1, Kind: contracts.KindWithdrawal, Registrar: "alpha", Zone: ".co.uk",
+		ObservedAt: epoch.Add(time.Minute), Source: "test"})
+	eventually(t, ".co.uk to disappear", func() bool {
+		resp, _ := get(t, p.url+"/api/comparison/.co.uk")
+		return resp.StatusCode == http.StatusNotFound
+	})
+}
+
+// TestReadyOnlyWhenCaughtUp loads a stream much larger than one pull batch:
+// the moment the pod says ready, its snapshot holds every price.
+func TestReadyOnlyWhenCaughtUp(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	const zones, registrars = 100, 60
+	events := make([]contracts.Event, 0, zones*registrars)
+	for z := range zones {
+		zone := "." + string(rune('a'+z%26)) + string(rune('a'+z/26)) + "x"
+		for r := range registrars {
+			events = append(events, priceSet("r"+string(rune('a'+r%26))+string(rune('a'+r/26)), zone, int64(1000+r), 1100, 1200, "USD"))
+		}
+	}
+	publish(t, js, events...)
+	p := startPod(t, js)
+	s := p.consumer.Snapshot()
+	if s.Prices != zones*registrars || s.Zones != zones {
+		t.Errorf("at ready: got %d prices in %d zones, want %d in %d", s.Prices, s.Zones, zones*registrars, zones)
+	}
+}
+
+// TestServesThroughOutage stops the NATS server: the pod keeps answering
+// from its last snapshot, and once NATS is back it reconnects by itself and
+// applies new updates.
+func TestServesThroughOutage(t *testing.T) {
+	srv, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	nc, err := nats.Connect(srv.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	pjs, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startPodWith(t, pjs, reg, log)
+	_, before := get(t, p.url+"/api/domains")
+
+	srv = natstest.Restart(t, srv)
+	// While the server restarts, and after, the pod answers.
+	if resp, body := get(t, p.url+"/api/domains"); resp.StatusCode != http.StatusOK || !bytes.Equal(body, before) {
+		t.Errorf("during outage: got %d, want the last known catalog", resp.StatusCode)
+	}
+	_, js2 := natstest.Connect(t, srv)
+	publish(t, js2, priceSet("zulu", ".com", 100, 100, 100, "USD"))
+	eventually(t, "zulu after reconnect", func() bool {
+		got, reg := p.minRegister(t, ".com")
+		return got == "1.00" && reg == "zulu"
+	})
+}
+
+func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, log *slog.Logger) *pod {
+	t.Helper()
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		cancel()
+		<-done
+	})
+	<-c.Ready()
+	return &pod{consumer: c, url: hs.URL, reg: reg}
+}

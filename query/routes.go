@@ -1,0 +1,24 @@
+package query
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes is the whole HTTP surface. Every route answers GET and HEAD;
+// anything else is a 405 problem with Allow, and unknown paths (trailing
+// slash variants included) a 404 problem, both from Server.handleError.
+func (s *Server) routes(e *echo.Echo) {
+	read := []string{http.MethodGet, http.MethodHead}
+
+	e.Match(read, "/api/domains", s.handleDomains())
+	e.Match(read, "/api/domains/categories", s.handleCategories())
+	e.Match(read, "/api/comparison/zones", s.handleComparisonZones())
+	e.Match(read, "/api/comparison/:zone", s.handleComparison())
+
+	e.Match(read, "/healthz", handleHealthz())
+	e.Match(read, "/readyz", s.handleReadyz())
+	e.Match(read, "/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true})))
+}

@@ -1,0 +1,204 @@
+// Package query is the read-only HTTP API. A Consumer keeps an in-memory
+// index of the state stream and renders immutable snapshots; the Server
+// answers every request from the current snapshot with a lookup and a write.
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/cache"
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Config configures the HTTP server.
+type Config struct {
+	// Addr is the listen address of the API.
+	Addr string
+	// ReadHeaderTimeout, WriteTimeout and IdleTimeout bound slow clients.
+	ReadHeaderTimeout time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// MaxHeaderBytes bounds request headers.
+	MaxHeaderBytes int
+	// DrainDelay is how long the server keeps serving after it starts
+	// failing readiness, so a load balancer can take it out of rotation.
+	DrainDelay time.Duration
+	// ShutdownTimeout bounds how long in-flight requests may take to finish.
+	ShutdownTimeout time.Duration
+	// Responses bounds the derived-response cache.
+	Responses cache.ResponsesConfig
+}
+
+// DefaultConfig listens on :8080.
+func DefaultConfig() Config {
+	return Config{
+		Addr:              ":8080",
+		ReadHeaderTimeout: 5 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		DrainDelay:        0,
+		ShutdownTimeout:   15 * time.Second,
+		Responses:         cache.DefaultResponsesConfig(),
+	}
+}
+
+// Validate reports a configuration that cannot work, naming the setting.
+func (c Config) Validate() error {
+	if c.Addr == "" {
+		return errors.New("listen address (--listen, ZONEPRICE_LISTEN) must not be empty")
+	}
+	if c.ReadHeaderTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.ShutdownTimeout <= 0 {
+		return errors.New("server timeouts must be positive")
+	}
+	if c.DrainDelay < 0 {
+		return errors.New("drain delay must not be negative")
+	}
+	return c.Responses.Validate()
+}
+
+// Server serves the API from a Consumer's snapshots.
+type Server struct {
+	cfg       Config
+	consumer  *Consumer
+	responses *cache.Responses
+	log       *slog.Logger
+	gatherer  prometheus.Gatherer
+	echo      *echo.Echo
+	draining  atomic.Bool
+	m         *httpMetrics
+}
+
+// NewServer builds the server and its routes. Metrics are registered on reg
+// and /metrics serves gatherer.
+func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	responses, err := cache.NewResponses(cfg.Responses, reg)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newHTTPMetrics(reg)
+	if err != nil {
+		responses.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.instrument)
+	s.routes(e)
+	s.echo = e
+	return s, nil
+}
+
+// Handler is the server's http.Handler, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Run listens on the configured address until ctx ends, then fails
+// readiness, waits DrainDelay, and shuts down gracefully.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is Run on an existing listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.responses.Close()
+	hs := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("api listening", "addr", ln.Addr().String())
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	if s.cfg.DrainDelay > 0 {
+		s.log.Info("draining: readiness fails, still serving", "for", s.cfg.DrainDelay)
+		time.Sleep(s.cfg.DrainDelay)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	<-errc
+	s.log.Info("api stopped")
+	return nil
+}
+
+// problemError carries a Problem through echo's error path.
+type problemError struct{ p contracts.Problem }
+
+func (e *problemError) Error() string { return e.p.Code + ": " + e.p.Detail }
+
+func problem(status int, code, title, detail string) error {
+	return &problemError{contracts.NewProblem(status, code, title, detail)}
+}
+
+// handleError is the one place errors become responses: a documented
+// problem body for clients, and a log line for internal errors, whose text
+// never reaches the client.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var p contracts.Problem
+	var pe *problemError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &pe):
+		p = pe.p
+	case errors.As(err, &he) && he.Code == http.StatusNotFound:
+		p = contracts.NewProblem(he.Code, contracts.CodeNotFound, "Not found",
+			"no such endpoint; see the API documentation for the paths that exist")
+	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
+		p = contracts.NewProblem(he.Code, contracts.CodeMethodNotAllowed, "Method not allowed",
+			"this API is read-only: use GET or HEAD")
+	case errors.As(err, &he) && he.Code < 500:
+		p = contracts.NewProblem(he.Code, "http-"+strconv.Itoa(he.Code), http.StatusText(he.Code), fmt.Sprint(he.Message))
+	default:
+		s.log.Error("internal error", "path", c.Request().URL.Path, "err", err)
+		p = contracts.NewProblem(http.StatusInternalServerError, contracts.CodeInternal, "Internal error",
+			"the server failed to answer; it has been logged")
+	}
+	p.Instance = c.Request().URL.RequestURI()
+	h := c.Response().Header()
+	if p.Status == http.StatusMethodNotAllowed && h.Get(echo.HeaderAllow) == "" {
+		h.Set(echo.HeaderAllow, "GET, HEAD")
+	}
+	if p.Status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "1")
+	}
+	h.Set(echo.HeaderContentType, "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	if err := c.JSON(p.Status, p); err != nil {
+		s.log.Warn("write error response", "err", err)
+	}
+}
