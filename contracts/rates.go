@@ -76,7 +76,8 @@ func NewRateTable(r *Rates) RateTable {
 }
 
 // Convert returns p in currency to, rounded half up to to's minor unit. It
-// reports false when either currency has no rate in the table.
+// reports false when either currency has no rate in the table, or when the
+// result does not fit in int64 minor units.
 func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	if p.Currency == to {
 		return p, true
@@ -99,5 +100,8 @@ func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	num.Mul(num, big.NewInt(2)).Add(num, den)
 	den.Mul(den, big.NewInt(2))
 	num.Quo(num, den)
+	if !num.IsInt64() {
+		return Price{}, false
+	}
 	return Price{Amount: num.Int64(), Currency: to}, true
 }
