@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,16 +59,17 @@ var ErrShrunk = errors.New("price list shrank suspiciously")
 // published as fingerprints that ignore observed_at, so an unchanged price
 // observed again is not republished.
 type Runner struct {
-	src   Source
-	pub   *Publisher
-	cfg   RunnerConfig
-	log   *slog.Logger
-	now   func() time.Time
-	m     *runnerMetrics
-	last  map[string][32]byte        // subject -> fingerprint of what was published
-	owned map[string]map[string]bool // registrar -> price subjects last published
-	sizes map[string]int             // registrar -> zones in its last good list
-	first chan struct{}              // closed after Run's first round
+	src       Source
+	pub       *Publisher
+	cfg       RunnerConfig
+	log       *slog.Logger
+	now       func() time.Time
+	m         *runnerMetrics
+	last      map[string][32]byte        // subject -> fingerprint of what was published
+	owned     map[string]map[string]bool // registrar -> price subjects last published
+	sizes     map[string]int             // registrar -> zones in its last good list
+	first     chan struct{}              // closed after Run's first round
+	firstOnce sync.Once
 }
 
 type runnerMetrics struct {
@@ -75,6 +77,7 @@ type runnerMetrics struct {
 	published   prometheus.Counter
 	duplicates  prometheus.Counter
 	withdrawn   prometheus.Counter
+	invalid     prometheus.Counter
 	lastSuccess prometheus.Gauge
 }
 
@@ -98,11 +101,14 @@ func NewRunner(src Source, pub *Publisher, cfg RunnerConfig, log *slog.Logger, r
 		withdrawn: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_withdrawals_total", Help: "Zones withdrawn because they left a registrar's list.", ConstLabels: labels,
 		}),
+		invalid: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "zoneprice_ingest_events_invalid_total", Help: "Events a source produced that failed validation and were skipped.", ConstLabels: labels,
+		}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.published, m.duplicates, m.withdrawn, m.lastSuccess} {
+	for _, c := range []prometheus.Collector{m.fetches, m.published, m.duplicates, m.withdrawn, m.invalid, m.lastSuccess} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
@@ -120,7 +126,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	for round := 0; ; round++ {
 		err := r.Once(ctx)
 		if round == 0 {
-			close(r.first)
+			r.firstOnce.Do(func() { close(r.first) })
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -160,38 +166,54 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("fetch %s: %w", r.src.Name(), err)
 	}
-	events, withdrawn, err := r.diff(list)
+	pl, err := r.diff(list)
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
 		return err
 	}
-	published, dups, err := r.pub.PublishAll(ctx, events, 256)
+	pctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	published, dups, err := r.pub.PublishAll(pctx, pl.events, 256)
+	cancel()
 	r.m.published.Add(float64(published - dups))
 	r.m.duplicates.Add(float64(dups))
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
-		// Forget everything so the next run republishes; the stream's
-		// duplicate window drops what did arrive.
-		clear(r.last)
+		// Nothing is committed: the next run diffs against the last
+		// good baseline and publishes the same changes again. What did
+		// arrive is then re-applied with the same prices, which is
+		// harmless.
 		return err
 	}
-	r.commit(list)
-	r.m.withdrawn.Add(float64(withdrawn))
+	r.commit(list, pl)
+	r.m.withdrawn.Add(float64(len(pl.withdrawn)))
 	r.m.fetches.WithLabelValues("ok").Inc()
 	r.m.lastSuccess.Set(float64(r.now().Unix()))
-	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", withdrawn,
+	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", len(pl.withdrawn), "invalid", len(pl.invalid),
 		"prices", len(list.Prices), "zones", len(list.Zones))
 	return nil
+}
+
+// plan is what one run publishes.
+type plan struct {
+	events    []contracts.Event
+	withdrawn []string            // price subjects withdrawn
+	invalid   map[string]struct{} // subjects whose listed event failed validation
 }
 
 // diff returns the events that differ from what was last published, plus a
 // withdrawal for every price subject a registrar no longer lists. It refuses
 // the list if a registrar shrank below MinKeepRatio of its last good size.
-func (r *Runner) diff(list *List) (events []contracts.Event, withdrawn int, err error) {
+// An event that fails validation is skipped and counted; its zone still
+// counts as listed, so a bad row never withdraws a good price.
+func (r *Runner) diff(list *List) (*plan, error) {
 	now := r.now()
+	pl := &plan{invalid: map[string]struct{}{}}
 	current := map[string]map[string]bool{}
 	for i := range list.Prices {
 		p := &list.Prices[i]
+		if !contracts.ValidRegistrar(p.Registrar) || !contracts.IsCanonicalZone(p.Zone) {
+			continue
+		}
 		if current[p.Registrar] == nil {
 			current[p.Registrar] = map[string]bool{}
 		}
@@ -199,12 +221,18 @@ func (r *Runner) diff(list *List) (events []contracts.Event, withdrawn int, err 
 	}
 	for reg, subjects := range current {
 		if prev := r.sizes[reg]; prev > 0 && float64(len(subjects)) < r.cfg.MinKeepRatio*float64(prev) {
-			return nil, 0, fmt.Errorf("%w: registrar %s lists %d zones, last good list had %d", ErrShrunk, reg, len(subjects), prev)
+			return nil, fmt.Errorf("%w: registrar %s lists %d zones, last good list had %d", ErrShrunk, reg, len(subjects), prev)
 		}
 	}
 	add := func(ev contracts.Event) {
+		if err := ev.Validate(); err != nil {
+			pl.invalid[ev.Subject()] = struct{}{}
+			r.m.invalid.Inc()
+			r.log.Warn("event skipped: invalid", "subject", ev.Subject(), "err", err)
+			return
+		}
 		if fp := fingerprint(ev); r.last[ev.Subject()] != fp {
-			events = append(events, ev)
+			pl.events = append(pl.events, ev)
 		}
 	}
 	for i := range list.Prices {
@@ -228,33 +256,49 @@ func (r *Runner) diff(list *List) (events []contracts.Event, withdrawn int, err 
 				continue
 			}
 			zone := contracts.ZoneFromToken(subject[len(contracts.PriceSubjectPrefix)+len(reg)+1:])
-			events = append(events, &contracts.Withdrawal{
+			pl.events = append(pl.events, &contracts.Withdrawal{
 				V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal, Registrar: reg, Zone: zone,
 				ObservedAt: now, Source: r.src.Name(),
 			})
-			withdrawn++
+			pl.withdrawn = append(pl.withdrawn, subject)
 		}
 	}
-	return events, withdrawn, nil
+	return pl, nil
 }
 
 // commit records a published list as the new baseline.
-func (r *Runner) commit(list *List) {
+func (r *Runner) commit(list *List, pl *plan) {
+	for _, subject := range pl.withdrawn {
+		// Forget the withdrawn price so that relisting it, even at the
+		// same price, publishes it again.
+		delete(r.last, subject)
+	}
 	// Only registrars present in the list are replaced; one missing from it
 	// keeps its subjects so they can still be withdrawn later.
 	for i := range list.Prices {
-		p := &list.Prices[i]
-		if r.owned[p.Registrar] == nil {
-			r.owned[p.Registrar] = map[string]bool{}
+		if reg := list.Prices[i].Registrar; r.owned[reg] == nil {
+			r.owned[reg] = map[string]bool{}
 		}
 	}
 	for i := range list.Prices {
 		clear(r.owned[list.Prices[i].Registrar])
 	}
+	record := func(ev contracts.Event) {
+		if _, bad := pl.invalid[ev.Subject()]; !bad {
+			r.last[ev.Subject()] = fingerprint(ev)
+		}
+	}
 	for i := range list.Prices {
 		p := &list.Prices[i]
+		if _, bad := pl.invalid[p.Subject()]; bad {
+			// Keep the last good price owned, so it can be withdrawn.
+			if _, had := r.last[p.Subject()]; had {
+				r.owned[p.Registrar][p.Subject()] = true
+			}
+			continue
+		}
+		record(p)
 		r.owned[p.Registrar][p.Subject()] = true
-		r.last[p.Subject()] = fingerprint(p)
 	}
 	for reg, subjects := range r.owned {
 		if len(subjects) > 0 {
@@ -262,10 +306,10 @@ func (r *Runner) commit(list *List) {
 		}
 	}
 	for i := range list.Zones {
-		r.last[list.Zones[i].Subject()] = fingerprint(&list.Zones[i])
+		record(&list.Zones[i])
 	}
 	for i := range list.Rates {
-		r.last[list.Rates[i].Subject()] = fingerprint(&list.Rates[i])
+		record(&list.Rates[i])
 	}
 }
 

@@ -1,0 +1,239 @@
+// Package app is the wiring the zoneprice commands share: flags with
+// environment fallbacks, logging, metrics, the NATS connection, and the
+// query and ingest parts each command composes. The all-in-one command uses
+// exactly these parts, so no code path exists only in it.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/query"
+)
+
+// Env reads an environment variable; commands get it from main so tests can
+// pass their own.
+type Env func(string) string
+
+// String registers a string flag whose default comes from an environment
+// variable when that is set.
+func String(fs *flag.FlagSet, getenv Env, name, env, def, usage string) *string {
+	if v := getenv(env); v != "" {
+		def = v
+	}
+	return fs.String(name, def, usage+" (env "+env+")")
+}
+
+// Duration is String for durations; a malformed environment value is an
+// error naming the variable.
+func Duration(fs *flag.FlagSet, getenv Env, name, env string, def time.Duration, usage string) (*time.Duration, error) {
+	if v := getenv(env); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", env, err)
+		}
+		def = d
+	}
+	return fs.Duration(name, def, usage+" (env "+env+")"), nil
+}
+
+// Int is String for integers.
+func Int(fs *flag.FlagSet, getenv Env, name, env string, def int, usage string) (*int, error) {
+	if v := getenv(env); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", env, err)
+		}
+		def = n
+	}
+	return fs.Int(name, def, usage+" (env "+env+")"), nil
+}
+
+// Logger returns a structured logger: "json" (the default, for machines) or
+// "text" (for a terminal).
+func Logger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level (ZONEPRICE_LOG_LEVEL): %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format (ZONEPRICE_LOG_FORMAT): %q is not json or text", format)
+}
+
+// Registry returns a private metrics registry with the Go, process and build
+// collectors.
+func Registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+	)
+	return reg
+}
+
+// Connect dials NATS and returns a JetStream handle. The connection retries
+// forever in the background, so a pod outlives a NATS outage and serves its
+// last snapshot meanwhile. credsFile, when set, is a NATS credentials file.
+func Connect(url, name, credsFile string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond),
+		nats.RetryOnFailedConnect(true),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			log.Warn("nats disconnected; serving last known data", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
+		}),
+	}
+	if credsFile != "" {
+		opts = append(opts, nats.UserCredentials(credsFile))
+	}
+	nc, err := nats.Connect(url, append(opts, extra...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("jetstream: %w", err)
+	}
+	return nc, js, nil
+}
+
+// Provision creates or updates the streams, retrying while NATS is not yet
+// reachable, until ctx ends.
+func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *slog.Logger) error {
+	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := contracts.Provision(pctx, js, contracts.StreamOptions{Replicas: replicas})
+		cancel()
+		if err == nil {
+			return nil
+		}
+		log.Warn("stream provisioning failed; retrying", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// QueryFlags are the query service's settings.
+type QueryFlags struct {
+	Server   query.Config
+	Consumer query.ConsumerConfig
+	drain    *time.Duration
+}
+
+// RegisterQueryFlags declares the query service's flags.
+func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
+	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: query.DefaultConsumerConfig()}
+	fs.StringVar(&q.Server.Addr, "listen", envOr(getenv, "ZONEPRICE_LISTEN", q.Server.Addr), "API listen address (env ZONEPRICE_LISTEN)")
+	fs.StringVar(&q.Consumer.Currency, "currency", envOr(getenv, "ZONEPRICE_CURRENCY", q.Consumer.Currency), "currency prices are shown in (env ZONEPRICE_CURRENCY)")
+	drain, err := Duration(fs, getenv, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown")
+	if err != nil {
+		return nil, err
+	}
+	q.drain = drain
+	return q, nil
+}
+
+func envOr(getenv Env, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// Query composes a query service on js: the consumer and the HTTP server.
+// It returns the parts so callers can add them to their errgroup.
+func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, *query.Server, error) {
+	if q.drain != nil {
+		q.Server.DrainDelay = *q.drain
+	}
+	consumer, err := query.NewConsumer(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)
+	}
+	srv, err := query.NewServer(q.Server, consumer, log.With("part", "api"), reg, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return consumer, srv, nil
+}
+
+// SourceFactory builds a source; main registers one per name.
+type SourceFactory func(getenv Env) (ingest.Source, error)
+
+// Ingest builds a runner for each named source from the registry.
+func Ingest(js jetstream.JetStream, names string, registry map[string]SourceFactory, getenv Env, cfg ingest.RunnerConfig, log *slog.Logger, reg prometheus.Registerer) ([]*ingest.Runner, error) {
+	pub := ingest.NewPublisher(js)
+	var runners []*ingest.Runner
+	for name := range strings.SplitSeq(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		factory, ok := registry[name]
+		if !ok {
+			return nil, fmt.Errorf("--sources (ZONEPRICE_SOURCES): unknown source %q (known: %s)", name, known(registry))
+		}
+		src, err := factory(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", name, err)
+		}
+		r, err := ingest.NewRunner(src, pub, cfg, log.With("part", "ingest"), reg, time.Now)
+		if err != nil {
+			return nil, err
+		}
+		runners = append(runners, r)
+	}
+	if len(runners) == 0 {
+		return nil, errors.New("--sources (ZONEPRICE_SOURCES): no source named")
+	}
+	return runners, nil
+}
+
+func known(registry map[string]SourceFactory) string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// RunAll runs each part until ctx ends or one fails, then waits for all.
+func RunAll(ctx context.Context, parts ...func(context.Context) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, p := range parts {
+		g.Go(func() error { return p(ctx) })
+	}
+	return g.Wait()
+}

@@ -1,0 +1,119 @@
+// Command zoneprice is the all-in-one service: by default it starts an
+// embedded NATS server with JetStream, provisions the streams, runs the
+// ingesters and serves the API, in one process. With --nats-url it joins an
+// existing NATS instead and starts no embedded server.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/sample"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "zoneprice:", err)
+		os.Exit(1)
+	}
+}
+
+// sources are the ingest sources this build knows, by name.
+func sources() map[string]app.SourceFactory {
+	return map[string]app.SourceFactory{
+		"sample": func(app.Env) (ingest.Source, error) { return sample.New(time.Now), nil },
+	}
+}
+
+func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zoneprice", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	natsURL := app.String(fs, getenv, "nats-url", "NATS_URL", "", "NATS server to join; empty starts an embedded server")
+	creds := app.String(fs, getenv, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
+	dataDir := app.String(fs, getenv, "data-dir", "ZONEPRICE_DATA_DIR", "data/nats", "embedded JetStream store directory")
+	embedded := app.String(fs, getenv, "embedded-listen", "ZONEPRICE_EMBEDDED_LISTEN", "127.0.0.1:4222", `address the embedded NATS listens on for other processes ("" for in-process only)`)
+	names := app.String(fs, getenv, "sources", "ZONEPRICE_SOURCES", "sample", "comma-separated ingest sources")
+	logFormat := app.String(fs, getenv, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
+	logLevel := app.String(fs, getenv, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
+	interval, err := app.Duration(fs, getenv, "interval", "ZONEPRICE_INGEST_INTERVAL", time.Hour, "time between fetches of each source")
+	if err != nil {
+		return err
+	}
+	replicas, err := app.Int(fs, getenv, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)")
+	if err != nil {
+		return err
+	}
+	q, err := app.RegisterQueryFlags(fs, getenv)
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log, err := app.Logger(stderr, *logFormat, *logLevel)
+	if err != nil {
+		return err
+	}
+	reg := app.Registry()
+
+	url := *natsURL
+	var dial []nats.Option
+	if url == "" {
+		srv, err := app.StartEmbedded(*dataDir, *embedded, log)
+		if err != nil {
+			return err
+		}
+		defer srv.WaitForShutdown()
+		defer srv.Shutdown()
+		url = srv.ClientURL()
+		dial = append(dial, nats.InProcessServer(srv))
+	}
+	nc, js, err := app.Connect(url, "zoneprice", *creds, log, dial...)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := app.Provision(ctx, js, *replicas, log); err != nil {
+		return err
+	}
+	rcfg := ingest.DefaultRunnerConfig()
+	rcfg.Interval = *interval
+	runners, err := app.Ingest(js, *names, sources(), getenv, rcfg, log, reg)
+	if err != nil {
+		return err
+	}
+	consumer, server, err := app.Query(js, q, log, reg)
+	if err != nil {
+		return err
+	}
+	// Consume only after each source's first round, so that the first
+	// catalog this process serves is whole rather than half published.
+	consume := func(ctx context.Context) error {
+		for _, r := range runners {
+			select {
+			case <-r.FirstRound():
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		return consumer.Run(ctx)
+	}
+	parts := []func(context.Context) error{consume, server.Run}
+	for _, r := range runners {
+		parts = append(parts, r.Run)
+	}
+	fmt.Fprintf(stdout, "zoneprice: API on %s (NATS %s); Ctrl-C stops\n", q.Server.Addr, url)
+	return app.RunAll(ctx, parts...)
+}

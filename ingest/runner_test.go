@@ -1,0 +1,220 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// listSource returns whatever list or error the test sets next.
+type listSource struct {
+	list *ingest.List
+	err  error
+}
+
+var _ ingest.Source = (*listSource)(nil)
+
+func (s *listSource) Name() string { return "test" }
+
+func (s *listSource) Fetch(context.Context) (*ingest.List, error) { return s.list, s.err }
+
+var t0 = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+func set(reg, zone string, amount int64) contracts.PriceSet {
+	return contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: zone,
+		Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: "USD"}},
+		ObservedAt: t0, Source: "test",
+	}
+}
+
+func list(sets ...contracts.PriceSet) *ingest.List { return &ingest.List{Prices: sets} }
+
+type harness struct {
+	js  jetstream.JetStream
+	src *listSource
+	r   *ingest.Runner
+	reg *prometheus.Registry
+	now time.Time
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	_, js := natstest.Provisioned(t)
+	h := &harness{js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
+	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
+	r, err := ingest.NewRunner(h.src, ingest.NewPublisher(js), cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.r = r
+	return h
+}
+
+// once runs one round with the given list, a minute after the last.
+func (h *harness) once(t *testing.T, l *ingest.List, fetchErr error) error {
+	t.Helper()
+	h.now = h.now.Add(time.Minute)
+	for i := range l.Prices {
+		l.Prices[i].ObservedAt = h.now
+	}
+	h.src.list, h.src.err = l, fetchErr
+	return h.r.Once(context.Background())
+}
+
+func (h *harness) lastSeq(t *testing.T) uint64 {
+	t.Helper()
+	s, err := h.js.Stream(context.Background(), contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.CachedInfo().State.LastSeq
+}
+
+// current decodes the last message on a price subject, or nil.
+func (h *harness) current(t *testing.T, reg, zone string) contracts.Event {
+	t.Helper()
+	s, err := h.js.Stream(context.Background(), contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.GetLastMsgForSubject(context.Background(), contracts.PriceSubject(reg, zone))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := contracts.Decode(m.Data)
+	if err != nil {
+		t.Fatalf("decode %s: %v", m.Subject, err)
+	}
+	return ev
+}
+
+func TestRunnerPublishesOnlyChanges(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != 2 {
+		t.Fatalf("first round: got last seq %d, want 2", got)
+	}
+	// Same prices, later observed_at: nothing to publish.
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != 2 {
+		t.Errorf("unchanged round: got last seq %d, want 2", got)
+	}
+	// One price changes: one message.
+	if err := h.once(t, list(set("a", ".com", 150), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != 3 {
+		t.Errorf("changed round: got last seq %d, want 3", got)
+	}
+	if ps, ok := h.current(t, "a", ".com").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 150 {
+		t.Errorf("a .com: got %+v, want the 150 price set", ps)
+	}
+}
+
+func TestRunnerWithdrawsAndRelists(t *testing.T) {
+	h := newHarness(t)
+	both := func() *ingest.List { return list(set("a", ".com", 100), set("a", ".net", 200)) }
+	if err := h.once(t, both(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.current(t, "a", ".net").(*contracts.Withdrawal); !ok {
+		t.Fatalf("a .net after it left the list: got %T, want a withdrawal", h.current(t, "a", ".net"))
+	}
+	// Listed again at the very same price: it must be published again.
+	if err := h.once(t, both(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ps, ok := h.current(t, "a", ".net").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 200 {
+		t.Errorf("a .net relisted: got %T, want its price set back", h.current(t, "a", ".net"))
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_withdrawals_total"); got != 1 {
+		t.Errorf("withdrawals: got %v, want 1", got)
+	}
+}
+
+func TestRunnerRefusesShrunkList(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 1), set("a", ".net", 2), set("a", ".org", 3), set("a", ".io", 4)), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.lastSeq(t)
+	err := h.once(t, list(set("a", ".com", 1)), nil)
+	if !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("got %v, want ErrShrunk", err)
+	}
+	if got := h.lastSeq(t); got != before {
+		t.Errorf("a refused list published: last seq %d, want %d", got, before)
+	}
+	if _, ok := h.current(t, "a", ".org").(*contracts.PriceSet); !ok {
+		t.Errorf("a .org after a refused list: got %T, want its last good price set", h.current(t, "a", ".org"))
+	}
+}
+
+func TestRunnerFailingSourceKeepsLastGood(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.once(t, list(), errors.New("connection refused")); err == nil {
+		t.Fatal("a failing fetch returned no error")
+	}
+	if _, ok := h.current(t, "a", ".com").(*contracts.PriceSet); !ok {
+		t.Errorf("a .com after a failed fetch: got %T, want its price set", h.current(t, "a", ".com"))
+	}
+}
+
+func TestRunnerSkipsInvalidEvents(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	bad := set("a", ".net", 300)
+	bad.Register.Regular.Currency = "XYZ"
+	if err := h.once(t, list(set("a", ".com", 100), bad), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The bad row is skipped and counted; .net is neither updated nor
+	// withdrawn.
+	if ps, ok := h.current(t, "a", ".net").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 200 {
+		t.Errorf("a .net after an invalid row: got %T, want the last good price set", h.current(t, "a", ".net"))
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_events_invalid_total"); got != 1 {
+		t.Errorf("invalid events: got %v, want 1", got)
+	}
+}
+
+// counter returns the value of a counter with no variable labels.
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s", name)
+	return 0
+}
