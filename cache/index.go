@@ -57,7 +57,7 @@ type zoneEntry struct {
 	fragment []byte // the zone's element of /api/domains; nil when unpriced
 	body     *Body  // its /api/comparison body; nil when unpriced
 	summary  zoneSummary
-	expiry   time.Time // earliest promotion end after the last render
+	expiry   time.Time // earliest end of a promotion the last render showed
 }
 
 // Index is the authoritative state built from the event stream. It is owned
@@ -76,14 +76,16 @@ type Index struct {
 	asOf     time.Time
 	version  uint64
 	prices   int
-	snap     *Snapshot
+	// registrars counts each registrar's live price sets.
+	registrars map[string]int
+	snap       *Snapshot
 }
 
 // NewIndex returns an empty index rendering prices in currency, which must be
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}, registrars: map[string]int{}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -123,7 +125,7 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 			return Unchanged
 		}
 		z.meta = e
-		x.markDirty(z)
+		x.markDirty(z, e.ObservedAt)
 		return Applied
 	case *contracts.Rates:
 		if seq <= x.ratesSeq {
@@ -136,7 +138,9 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 		x.rates = e
 		x.table = contracts.NewRateTable(e)
 		x.allDirty = true
-		x.touch(e.ObservedAt)
+		if e.ObservedAt.After(x.asOf) {
+			x.asOf = e.ObservedAt
+		}
 		return Applied
 	}
 	return Unchanged
@@ -165,39 +169,42 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	wasLive := cur.set != nil
 	same := wasLive && set != nil && samePrices(cur.set, set)
 	cur.set, cur.seq, cur.observed = set, seq, observed
-	x.touch(observed)
 	switch {
 	case same:
 		// Same prices observed again: only observed_at moved, which the
 		// comparison shows, so the zone still re-renders.
-		x.markDirty(z)
+		x.markDirty(z, observed)
 		return Unchanged
 	case set != nil && !wasLive:
 		z.live++
 		x.prices++
+		x.registrars[registrar]++
 		if z.live == 1 {
 			x.sorted = nil
 		}
 	case set == nil && wasLive:
 		z.live--
 		x.prices--
+		if x.registrars[registrar]--; x.registrars[registrar] == 0 {
+			delete(x.registrars, registrar)
+		}
 		if z.live == 0 {
 			x.sorted = nil
 		}
 	case set == nil:
 		return Unchanged
 	}
-	x.markDirty(z)
+	x.markDirty(z, observed)
 	return Applied
 }
 
-func (x *Index) touch(t time.Time) {
+// markDirty schedules a zone for re-rendering because of data observed at t.
+func (x *Index) markDirty(z *zoneEntry, t time.Time) {
+	x.dirty[z] = struct{}{}
 	if t.After(x.asOf) {
 		x.asOf = t
 	}
 }
-
-func (x *Index) markDirty(z *zoneEntry) { x.dirty[z] = struct{}{} }
 
 // Dirty reports whether events were applied since the last Build.
 func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 }
@@ -208,21 +215,22 @@ func (x *Index) Version() uint64 { return x.snap.Version }
 // Snapshot returns the last built snapshot.
 func (x *Index) Snapshot() *Snapshot { return x.snap }
 
-// Expire marks dirty every zone whose earliest promotion ended by now, so the
-// next Build shows regular prices. It returns the next promotion end still to
-// come, or the zero time.
-func (x *Index) Expire(now time.Time) time.Time {
-	var next time.Time
+// Expire marks dirty every zone with a promotion that ended by now, so the
+// next Build shows its regular price.
+func (x *Index) Expire(now time.Time) {
 	for _, z := range x.zones {
-		if z.expiry.IsZero() {
-			continue
+		if !z.expiry.IsZero() && !z.expiry.After(now) {
+			x.dirty[z] = struct{}{}
 		}
-		if !z.expiry.After(now) {
-			z.expiry = time.Time{}
-			x.markDirty(z)
-			continue
-		}
-		if next.IsZero() || z.expiry.Before(next) {
+	}
+}
+
+// NextExpiry returns the earliest end of a promotion the last Build showed as
+// running, or the zero time when none ends.
+func (x *Index) NextExpiry() time.Time {
+	var next time.Time
+	for _, z := range x.sorted {
+		if !z.expiry.IsZero() && (next.IsZero() || z.expiry.Before(next)) {
 			next = z.expiry
 		}
 	}
@@ -268,17 +276,11 @@ func (x *Index) render(now time.Time) *Snapshot {
 		Zones:      len(x.sorted),
 		comparison: make(map[string]*Body, len(x.sorted)),
 	}
-	registrars := map[string]struct{}{}
 	for _, z := range x.sorted {
 		s.comparison[z.zone.ASCII] = z.body
 		s.BodyBytes += int64(len(z.body.JSON))
-		for r, p := range z.prices {
-			if p.set != nil {
-				registrars[r] = struct{}{}
-			}
-		}
 	}
-	s.Registrars = len(registrars)
+	s.Registrars = len(x.registrars)
 	s.Domains = newBody(x.renderDomains())
 	s.Categories = newBody(x.renderCategories())
 	s.ComparisonZones = newBody(x.renderComparisonZones())

@@ -58,7 +58,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 			if op == nil {
 				continue
 			}
-			if op.Promo != nil && op.Promo.EndsAt != nil && op.Promo.EndsAt.After(now) &&
+			if op.PromoRunning(now) && op.Promo.EndsAt != nil &&
 				(z.expiry.IsZero() || op.Promo.EndsAt.Before(z.expiry)) {
 				z.expiry = *op.Promo.EndsAt
 			}
@@ -197,7 +197,7 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 	first := true
 	for i, op := range ops(r.set) {
-		if op == nil || op.Promo == nil || op.Current(now) != op.Promo.Price {
+		if op == nil || !op.PromoRunning(now) {
 			continue
 		}
 		if first {
@@ -373,7 +373,7 @@ var categoryNames = map[string]string{
 
 // CategoryName returns the display name of a category id.
 func CategoryName(id string) string {
-	if n, ok := categoryNames[id]; ok {
+	if n, ok := categoryNames[id]; ok || id == "" {
 		return n
 	}
 	s := strings.ReplaceAll(id, "-", " ")

@@ -44,6 +44,9 @@ func NewResponses(cfg ResponsesConfig, reg prometheus.Registerer) (*Responses, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	rejected := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zoneprice_response_cache_sets_rejected_total", Help: "Derived responses the cache declined to hold (dropped or refused admission).",
+	})
 	c, err := ristretto.NewCache(&ristretto.Config[string, *Body]{
 		// Ten counters per expected entry, assuming ~1 KiB bodies.
 		NumCounters: max(cfg.MaxBytes/1024*10, 1e4),
@@ -51,6 +54,8 @@ func NewResponses(cfg ResponsesConfig, reg prometheus.Registerer) (*Responses, e
 		BufferItems: 64,
 		// Cost is the body's size in bytes, nothing else.
 		IgnoreInternalCost: true,
+		// Admission policy refusals happen after Set returned true.
+		OnReject: func(*ristretto.Item[*Body]) { rejected.Inc() },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("response cache: %w", err)
@@ -63,9 +68,7 @@ func NewResponses(cfg ResponsesConfig, reg prometheus.Registerer) (*Responses, e
 		misses: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "zoneprice_response_cache_misses_total", Help: "Derived responses that had to be computed.",
 		}),
-		rejected: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_response_cache_sets_rejected_total", Help: "Derived responses the cache declined to hold.",
-		}),
+		rejected: rejected,
 	}
 	for _, m := range []prometheus.Collector{r.hits, r.misses, r.rejected} {
 		if err := reg.Register(m); err != nil {

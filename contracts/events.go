@@ -1,8 +1,6 @@
 package contracts
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -55,10 +53,15 @@ type OpPrice struct {
 // Current is the price a customer pays at t: the promotion while it runs,
 // the regular price otherwise. A promotion without an end is running.
 func (o *OpPrice) Current(t time.Time) Price {
-	if o.Promo != nil && (o.Promo.EndsAt == nil || t.Before(*o.Promo.EndsAt)) {
+	if o.PromoRunning(t) {
 		return o.Promo.Price
 	}
 	return o.Regular
+}
+
+// PromoRunning reports whether the operation has a promotion running at t.
+func (o *OpPrice) PromoRunning(t time.Time) bool {
+	return o.Promo != nil && (o.Promo.EndsAt == nil || t.Before(*o.Promo.EndsAt))
 }
 
 // PriceSet is one registrar's prices for one zone, as one source observed
@@ -244,8 +247,26 @@ func (p *PriceSet) Validate() error {
 	if err := validateOp("renew", p.Renew); err != nil {
 		return err
 	}
-	return validateOp("transfer", p.Transfer)
+	if err := validateOp("transfer", p.Transfer); err != nil {
+		return err
+	}
+	// One registrar prices one zone in one currency; a set mixing them is
+	// more likely a parsing mistake than a price list.
+	var cur string
+	for i, op := range []*OpPrice{p.Register, p.Renew, p.Transfer} {
+		if op == nil {
+			continue
+		}
+		if cur == "" {
+			cur = op.Regular.Currency
+		} else if op.Regular.Currency != cur {
+			return invalid(opFields[i]+".regular.currency", "%s differs from the set's %s: a price set has one currency", op.Regular.Currency, cur)
+		}
+	}
+	return nil
 }
+
+var opFields = [3]string{"register", "renew", "transfer"}
 
 // Subject implements Event.
 func (p *PriceSet) Subject() string { return PriceSubject(p.Registrar, p.Zone) }
@@ -316,60 +337,3 @@ func (r *Rates) Validate() error {
 
 // Subject implements Event.
 func (r *Rates) Subject() string { return RatesSubject(r.Base) }
-
-// wire is the union of every kind's fields, so a document is decoded in one
-// pass whatever its kind.
-type wire struct {
-	V          int               `json:"v"`
-	Kind       Kind              `json:"kind"`
-	Registrar  string            `json:"registrar"`
-	Zone       string            `json:"zone"`
-	Register   *OpPrice          `json:"register"`
-	Renew      *OpPrice          `json:"renew"`
-	Transfer   *OpPrice          `json:"transfer"`
-	Unicode    string            `json:"unicode"`
-	Type       string            `json:"type"`
-	Categories []string          `json:"categories"`
-	Base       string            `json:"base"`
-	Date       string            `json:"date"`
-	Rates      map[string]string `json:"rates"`
-	ObservedAt time.Time         `json:"observed_at"`
-	Source     string            `json:"source"`
-}
-
-// Decoding failures that are not validation errors.
-var (
-	ErrMalformedJSON = errors.New("malformed JSON")
-	ErrUnknownKind   = errors.New("unknown event kind")
-)
-
-// Decode reads one event document of any kind and validates it. Unknown
-// fields are ignored, so producers may add fields without breaking readers.
-func Decode(data []byte) (Event, error) {
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
-	}
-	var ev Event
-	switch w.Kind {
-	case KindPriceSet:
-		ev = &PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
-			Register: w.Register, Renew: w.Renew, Transfer: w.Transfer,
-			ObservedAt: w.ObservedAt, Source: w.Source}
-	case KindWithdrawal:
-		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
-			ObservedAt: w.ObservedAt, Source: w.Source}
-	case KindZoneMeta:
-		ev = &ZoneMeta{V: w.V, Kind: w.Kind, Zone: w.Zone, Unicode: w.Unicode, Type: w.Type,
-			Categories: w.Categories, ObservedAt: w.ObservedAt, Source: w.Source}
-	case KindRates:
-		ev = &Rates{V: w.V, Kind: w.Kind, Base: w.Base, Date: w.Date, Rates: w.Rates,
-			ObservedAt: w.ObservedAt, Source: w.Source}
-	default:
-		return nil, fmt.Errorf("%w %q", ErrUnknownKind, w.Kind)
-	}
-	if err := ev.Validate(); err != nil {
-		return nil, err
-	}
-	return ev, nil
-}

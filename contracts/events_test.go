@@ -293,6 +293,11 @@ func TestValidateRejects(t *testing.T) {
 			ev: with(validWithdrawal(), func(w *Withdrawal) { w.Zone = ".рф" })},
 		{name: "no operations", wantField: "register",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Register, p.Renew, p.Transfer = nil, nil, nil })},
+		{name: "operations in two currencies", wantField: "renew.regular.currency",
+			ev: with(validPriceSet(), func(p *PriceSet) {
+				p.Renew = &OpPrice{Regular: Price{Amount: 100, Currency: "EUR"}}
+				p.Register.Promo = nil
+			})},
 		{name: "promo currency differs", wantField: "register.promo.price.currency",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Promo.Price.Currency = "EUR" })},
 		{name: "wrong version", wantField: "v",

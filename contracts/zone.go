@@ -36,6 +36,9 @@ type Zone struct {
 // is a valid host label, and the rightmost label is not all digits (no
 // top-level domain is).
 func NormalizeZone(s string) (Zone, error) {
+	if canonicalLDH(s) {
+		return Zone{ASCII: s, Unicode: s}, nil
+	}
 	name := strings.TrimPrefix(s, ".")
 	name = strings.TrimSuffix(name, ".")
 	if name == "" {
@@ -99,4 +102,31 @@ func idnaReason(err error) string {
 func IsCanonicalZone(s string) bool {
 	z, err := NormalizeZone(s)
 	return err == nil && z.ASCII == s
+}
+
+// canonicalLDH reports whether s is a canonical zone that IDNA processing
+// would return unchanged: a leading dot, then lower-case letter-digit-hyphen
+// labels that are not A-labels and have no hyphens in their third and
+// fourth positions (which IDNA reserves), within DNS lengths. It spares the
+// hot path (every event names a zone) the IDNA machinery; anything else
+// takes the full path.
+func canonicalLDH(s string) bool {
+	if len(s) < 2 || len(s) > 254 || s[0] != '.' {
+		return false
+	}
+	start := 1
+	for i := 1; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			continue
+		}
+		l := s[start:i]
+		if checkLabel(l) != nil || (len(l) >= 4 && l[2] == '-' && l[3] == '-') {
+			return false
+		}
+		if i == len(s) && isDigits(l) {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }

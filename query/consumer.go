@@ -150,8 +150,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 		switch {
 		case err == nil:
 		case errors.Is(err, nats.ErrTimeout):
-			nextExpiry = idx.Expire(c.now())
-			c.publish(idx)
+			idx.Expire(c.now())
+			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 			continue
 		case errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil:
@@ -174,13 +174,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		if !caughtUp && (meta.NumPending == 0 || seq >= startLast) {
 			caughtUp = true
-			nextExpiry = idx.Expire(c.now())
-			c.publish(idx)
+			nextExpiry = c.publish(idx)
 			c.markReady(start)
 			continue
 		}
 		if caughtUp && !dirtySince.IsZero() && c.now().Sub(dirtySince) >= c.cfg.MaxDelay {
-			c.publish(idx)
+			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 		}
 	}
@@ -234,10 +233,11 @@ func (c *Consumer) reject(msg jetstream.Msg, seq uint64, reason string, err erro
 	c.log.Warn("event rejected", "subject", msg.Subject(), "seq", seq, "reason", reason, "err", err)
 }
 
-// publish renders what changed and swaps the new snapshot in.
-func (c *Consumer) publish(idx *cache.Index) {
+// publish renders what changed and swaps the new snapshot in. It returns
+// when the next promotion it shows ends, which must then be re-rendered.
+func (c *Consumer) publish(idx *cache.Index) time.Time {
 	if !idx.Dirty() && c.snap.Load().Version == idx.Version() {
-		return
+		return idx.NextExpiry()
 	}
 	t := time.Now()
 	s := idx.Build(c.now())
@@ -248,6 +248,7 @@ func (c *Consumer) publish(idx *cache.Index) {
 	c.m.registrars.Set(float64(s.Registrars))
 	c.m.bodyBytes.Set(float64(s.BodyBytes))
 	c.m.version.Set(float64(s.Version))
+	return idx.NextExpiry()
 }
 
 func (c *Consumer) markReady(start time.Time) {

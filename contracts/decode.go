@@ -1,0 +1,397 @@
+package contracts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// wire is the union of every kind's fields, so a document is decoded in one
+// pass whatever its kind.
+type wire struct {
+	V          int               `json:"v"`
+	Kind       Kind              `json:"kind"`
+	Registrar  string            `json:"registrar"`
+	Zone       string            `json:"zone"`
+	Register   *OpPrice          `json:"register"`
+	Renew      *OpPrice          `json:"renew"`
+	Transfer   *OpPrice          `json:"transfer"`
+	Unicode    string            `json:"unicode"`
+	Type       string            `json:"type"`
+	Categories []string          `json:"categories"`
+	Base       string            `json:"base"`
+	Date       string            `json:"date"`
+	Rates      map[string]string `json:"rates"`
+	ObservedAt time.Time         `json:"observed_at"`
+	Source     string            `json:"source"`
+}
+
+// Decoding failures that are not validation errors.
+var (
+	ErrMalformedJSON = errors.New("malformed JSON")
+	ErrUnknownKind   = errors.New("unknown event kind")
+)
+
+// Decode reads one event document of any kind and validates it. Unknown
+// fields are ignored, so producers may add fields without breaking readers.
+//
+// Documents in the exact shape this package writes are read by a
+// specialised scanner (a query pod replays hundreds of thousands of them
+// when it starts); anything else, such as escapes, unknown or repeated
+// fields, or other key spellings, is read by encoding/json, so the meaning
+// of a document never depends on which path read it.
+func Decode(data []byte) (Event, error) {
+	var w wire
+	if !decodeFast(data, &w) {
+		w = wire{}
+		if err := json.Unmarshal(data, &w); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
+		}
+	}
+	var ev Event
+	switch w.Kind {
+	case KindPriceSet:
+		ev = &PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+			Register: w.Register, Renew: w.Renew, Transfer: w.Transfer,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindWithdrawal:
+		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindZoneMeta:
+		ev = &ZoneMeta{V: w.V, Kind: w.Kind, Zone: w.Zone, Unicode: w.Unicode, Type: w.Type,
+			Categories: w.Categories, ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindRates:
+		ev = &Rates{V: w.V, Kind: w.Kind, Base: w.Base, Date: w.Date, Rates: w.Rates,
+			ObservedAt: w.ObservedAt, Source: w.Source}
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownKind, w.Kind)
+	}
+	if err := ev.Validate(); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// scanner reads the subset of JSON that json.Marshal writes for the event
+// types. Every method reports false on anything outside that subset, and
+// the caller then falls back to encoding/json.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) byte(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// peek reports whether the next non-space byte is c, without consuming it.
+func (s *scanner) peek(c byte) bool {
+	s.ws()
+	return s.i < len(s.b) && s.b[s.i] == c
+}
+
+// raw reads a string without escapes or control characters and returns its
+// bytes without the quotes; the caller copies what it keeps.
+func (s *scanner) raw() ([]byte, bool) {
+	if !s.byte('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			// Escapes and non-ASCII (which encoding/json checks for
+			// valid UTF-8) go the slow way.
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
+}
+
+func (s *scanner) str() (string, bool) {
+	b, ok := s.raw()
+	return string(b), ok
+}
+
+func (s *scanner) null() bool {
+	s.ws()
+	if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// int reads an integer in JSON's canonical form that fits in int64.
+func (s *scanner) int() (int64, bool) {
+	s.ws()
+	neg := false
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		neg = true
+		s.i++
+	}
+	start := s.i
+	var n int64
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		if s.i-start >= 18 {
+			return 0, false // may not fit; let encoding/json decide
+		}
+		n = n*10 + int64(s.b[s.i]-'0')
+		s.i++
+	}
+	digits := s.i - start
+	if digits == 0 || (digits > 1 && s.b[start] == '0') {
+		return 0, false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func (s *scanner) time() (time.Time, bool) {
+	s.ws()
+	start := s.i
+	if _, ok := s.raw(); !ok {
+		return time.Time{}, false
+	}
+	var t time.Time
+	// time.Time's own decoder, so both paths accept exactly the same forms.
+	if err := t.UnmarshalJSON(s.b[start:s.i]); err != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// obj walks one object: begin consumes "{", and each next reads a key and
+// its ":" and reports whether there is a field to read; the caller reads the
+// value. Repeated keys are left to encoding/json, which merges them in ways
+// not worth copying, so obj remembers the keys it has seen.
+type obj struct {
+	s     *scanner
+	seen  [16][]byte
+	n     int
+	first bool
+	ok    bool // false once the object is known not to be fast-path JSON
+	done  bool
+}
+
+func (s *scanner) begin() obj {
+	return obj{s: s, first: true, ok: s.byte('{')}
+}
+
+func (o *obj) next() ([]byte, bool) {
+	if !o.ok || o.done {
+		return nil, false
+	}
+	s := o.s
+	if o.first {
+		o.first = false
+		if s.byte('}') {
+			o.done = true
+			return nil, false
+		}
+	} else if !s.byte(',') {
+		o.done = true
+		o.ok = s.byte('}')
+		return nil, false
+	}
+	key, ok := s.raw()
+	if !ok || !s.byte(':') || o.n == len(o.seen) {
+		o.ok = false
+		return nil, false
+	}
+	for _, k := range o.seen[:o.n] {
+		if string(k) == string(key) {
+			o.ok = false
+			return nil, false
+		}
+	}
+	o.seen[o.n] = key
+	o.n++
+	return key, true
+}
+
+// fail abandons the fast path from inside a field.
+func (o *obj) fail() { o.ok = false }
+
+func (s *scanner) price(p *Price) bool {
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		ok := false
+		switch string(key) {
+		case "amount":
+			p.Amount, ok = s.int()
+		case "currency":
+			p.Currency, ok = s.str()
+		}
+		if !ok {
+			o.fail()
+		}
+	}
+	return o.ok
+}
+
+func (s *scanner) promo() (*Promo, bool) {
+	if s.null() {
+		return nil, true
+	}
+	p := &Promo{}
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		ok := false
+		switch string(key) {
+		case "price":
+			ok = s.price(&p.Price)
+		case "ends_at":
+			if ok = s.null(); !ok {
+				var t time.Time
+				t, ok = s.time()
+				p.EndsAt = &t
+			}
+		}
+		if !ok {
+			o.fail()
+		}
+	}
+	return p, o.ok
+}
+
+func (s *scanner) op() (*OpPrice, bool) {
+	if s.null() {
+		return nil, true
+	}
+	op := &OpPrice{}
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		ok := false
+		switch string(key) {
+		case "regular":
+			ok = s.price(&op.Regular)
+		case "promo":
+			op.Promo, ok = s.promo()
+		}
+		if !ok {
+			o.fail()
+		}
+	}
+	return op, o.ok
+}
+
+func (s *scanner) strings() ([]string, bool) {
+	if s.null() {
+		return nil, true
+	}
+	if !s.byte('[') {
+		return nil, false
+	}
+	out := []string{}
+	if s.byte(']') {
+		return out, true
+	}
+	for {
+		v, ok := s.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if s.byte(',') {
+			continue
+		}
+		return out, s.byte(']')
+	}
+}
+
+func (s *scanner) stringMap() (map[string]string, bool) {
+	if s.null() {
+		return nil, true
+	}
+	m := map[string]string{}
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		v, ok := s.str()
+		if !ok {
+			o.fail()
+		}
+		m[string(key)] = v
+	}
+	return m, o.ok
+}
+
+// decodeFast fills w from a document in the shape json.Marshal writes. It
+// reports false, leaving w in any state, when the document needs
+// encoding/json: an unknown key, a non-canonical number, an escape, a
+// repeated key, or anything malformed.
+func decodeFast(data []byte, w *wire) bool {
+	s := &scanner{b: data}
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		ok := false
+		switch string(key) {
+		case "v":
+			var v int64
+			v, ok = s.int()
+			w.V = int(v)
+		case "kind":
+			var k string
+			k, ok = s.str()
+			w.Kind = Kind(k)
+		case "registrar":
+			w.Registrar, ok = s.str()
+		case "zone":
+			w.Zone, ok = s.str()
+		case "register":
+			w.Register, ok = s.op()
+		case "renew":
+			w.Renew, ok = s.op()
+		case "transfer":
+			w.Transfer, ok = s.op()
+		case "unicode":
+			w.Unicode, ok = s.str()
+		case "type":
+			w.Type, ok = s.str()
+		case "categories":
+			w.Categories, ok = s.strings()
+		case "base":
+			w.Base, ok = s.str()
+		case "date":
+			w.Date, ok = s.str()
+		case "rates":
+			w.Rates, ok = s.stringMap()
+		case "observed_at":
+			w.ObservedAt, ok = s.time()
+		case "source":
+			w.Source, ok = s.str()
+		}
+		if !ok {
+			o.fail()
+		}
+	}
+	s.ws()
+	return o.ok && s.i == len(s.b)
+}

@@ -1,0 +1,82 @@
+package contracts
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDecodeFastTakesGolden checks that the documents producers write, the
+// golden files, are read by the fast path rather than falling back.
+func TestDecodeFastTakesGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w wire
+		fast := decodeFast(data, &w)
+		// Non-ASCII strings (the Unicode form of an IDN) are left to
+		// encoding/json on purpose.
+		if want := !bytes.ContainsFunc(data, func(r rune) bool { return r >= 0x80 }); fast != want {
+			t.Errorf("%s: fast path taken = %v, want %v", f, fast, want)
+		}
+	}
+}
+
+func TestDecodeFastFallsBack(t *testing.T) {
+	tests := []struct{ name, doc string }{
+		{"escape", `{"v":1,"kind":"price_set","registrar":"a\u0062"}`},
+		{"unknown key", `{"v":1,"kind":"price_set","extra":1}`},
+		{"other case", `{"V":1,"kind":"price_set"}`},
+		{"repeated key", `{"v":1,"v":2}`},
+		{"float", `{"v":1.0}`},
+		{"leading zero", `{"v":01}`},
+		{"trailing data", `{"v":1} x`},
+		{"string null", `{"registrar":null}`},
+		{"truncated", `{"v":1,`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w wire
+			if decodeFast([]byte(tt.doc), &w) {
+				t.Errorf("fast path accepted %s", tt.doc)
+			}
+		})
+	}
+}
+
+// FuzzDecodeFastMatchesJSON is a differential test: whenever the fast path
+// accepts a document, encoding/json must accept it too and read the same
+// values.
+func FuzzDecodeFastMatchesJSON(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"v":1,"kind":"price_set","register":{"regular":{"amount":-0,"currency":"USD"},"promo":null},"renew":null}`))
+	f.Add([]byte(`{"categories":[],"rates":{},"v":-12}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast wire
+		if !decodeFast(data, &fast) {
+			return
+		}
+		var slow wire
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
+		}
+		a, errA := json.Marshal(fast)
+		b, errB := json.Marshal(slow)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Fatalf("paths disagree on %q:\nfast %s\nslow %s", data, a, b)
+		}
+	})
+}
