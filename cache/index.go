@@ -5,7 +5,9 @@
 package cache
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -254,9 +256,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 			x.dirty[z] = struct{}{}
 		}
 	}
-	for z := range x.dirty {
-		x.renderZone(z, now)
-	}
+	x.renderDirty(now)
 	clear(x.dirty)
 	x.allDirty = false
 	if x.sorted == nil {
@@ -286,6 +286,38 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.ComparisonZones = newBody(x.renderComparisonZones())
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// parallelRender is how many dirty zones make a render worth spreading
+// over the cores; below it the goroutines cost more than they save.
+const parallelRender = 256
+
+// renderDirty renders every dirty zone. Zones render independently (each
+// writes only its own entry and reads the shared rate table), so a large
+// render, such as the first one after catch-up or a rate change, uses every
+// core.
+func (x *Index) renderDirty(now time.Time) {
+	workers := runtime.GOMAXPROCS(0)
+	if len(x.dirty) < parallelRender || workers < 2 {
+		for z := range x.dirty {
+			x.renderZone(z, now)
+		}
+		return
+	}
+	zones := make([]*zoneEntry, 0, len(x.dirty))
+	for z := range x.dirty {
+		zones = append(zones, z)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := zones[w*len(zones)/workers : (w+1)*len(zones)/workers]
+		wg.Go(func() {
+			for _, z := range part {
+				x.renderZone(z, now)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func samePrices(a, b *contracts.PriceSet) bool {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,7 +115,6 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 	}
 	state := stream.CachedInfo().State
-	startLast := state.LastSeq
 	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
 	})
@@ -131,18 +132,89 @@ func (c *Consumer) Run(ctx context.Context) error {
 	idx := cache.NewIndex(c.cfg.Currency)
 	// An empty stream (or one whose messages were all removed) has
 	// nothing to replay.
-	caughtUp := state.Msgs == 0
-	if caughtUp {
-		c.publish(idx)
-		c.markReady(start)
+	if state.Msgs > 0 {
+		if done, err := c.catchUp(ctx, it, idx, state.LastSeq); done || err != nil {
+			return err
+		}
 	}
-	var dirtySince, nextExpiry time.Time
+	c.publish(idx)
+	c.markReady(start)
+	return c.follow(ctx, it, idx)
+}
+
+// item is one message read from the stream, decoded.
+type item struct {
+	msg jetstream.Msg
+	seq uint64
+	ev  contracts.Event
+	err error
+}
+
+// catchBatch is how many messages catch-up decodes at once across cores.
+const catchBatch = 1024
+
+// catchUp replays the stream until it has applied everything it held at
+// start (its last sequence then, or nothing pending). Messages are read in
+// batches, decoded in parallel, and applied in stream order. It reports
+// done when ctx ended.
+func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index, startLast uint64) (done bool, err error) {
+	batch := make([]item, 0, catchBatch)
+	for {
+		batch = batch[:0]
+		last := false
+		for len(batch) < catchBatch && !last {
+			msg, err := it.Next()
+			if err != nil {
+				if ctx.Err() != nil {
+					return true, nil
+				}
+				return false, fmt.Errorf("consume %s: %w", contracts.StateStream, err)
+			}
+			meta, err := msg.Metadata()
+			if err != nil {
+				c.reject(msg, 0, "no_metadata", err)
+				continue
+			}
+			batch = append(batch, item{msg: msg, seq: meta.Sequence.Stream})
+			last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
+		}
+		decodeAll(batch)
+		for i := range batch {
+			c.apply(idx, &batch[i])
+			batch[i] = item{}
+		}
+		if last {
+			return false, nil
+		}
+	}
+}
+
+// decodeAll decodes a batch on every core: decoding dominates replay, and
+// each message decodes independently.
+func decodeAll(batch []item) {
+	workers := min(runtime.GOMAXPROCS(0), max(len(batch)/64, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(batch)/workers, (w+1)*len(batch)/workers
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				batch[i].ev, batch[i].err = contracts.Decode(batch[i].msg.Data())
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// follow applies live updates as they arrive. A burst is rendered once it
+// has been quiet for Quiet, or after MaxDelay at the latest; a promotion's
+// end triggers a render too.
+func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index) error {
+	nextExpiry := idx.NextExpiry()
+	var dirtySince time.Time
 	for {
 		var msg jetstream.Msg
 		var err error
-		if !caughtUp {
-			msg, err = it.Next()
-		} else if wait, ok := c.wait(dirtySince, nextExpiry); ok {
+		if wait, ok := c.wait(dirtySince, nextExpiry); ok {
 			msg, err = it.Next(jetstream.NextMaxWait(wait))
 		} else {
 			msg, err = it.Next()
@@ -154,12 +226,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 			continue
-		case errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil:
+		case ctx.Err() != nil:
 			return nil
 		default:
-			if ctx.Err() != nil {
-				return nil
-			}
 			return fmt.Errorf("consume %s: %w", contracts.StateStream, err)
 		}
 		meta, err := msg.Metadata()
@@ -167,18 +236,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 			c.reject(msg, 0, "no_metadata", err)
 			continue
 		}
-		seq := meta.Sequence.Stream
-		c.m.lastSeq.Set(float64(seq))
-		if c.apply(idx, msg, seq) && caughtUp && dirtySince.IsZero() {
+		in := item{msg: msg, seq: meta.Sequence.Stream}
+		in.ev, in.err = contracts.Decode(msg.Data())
+		if c.apply(idx, &in) && dirtySince.IsZero() {
 			dirtySince = c.now()
 		}
-		if !caughtUp && (meta.NumPending == 0 || seq >= startLast) {
-			caughtUp = true
-			nextExpiry = c.publish(idx)
-			c.markReady(start)
-			continue
-		}
-		if caughtUp && !dirtySince.IsZero() && c.now().Sub(dirtySince) >= c.cfg.MaxDelay {
+		if !dirtySince.IsZero() && c.now().Sub(dirtySince) >= c.cfg.MaxDelay {
 			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 		}
@@ -203,27 +266,27 @@ func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) 
 	return wait, ok
 }
 
-// apply decodes and applies one message, reporting whether it changed the
-// index. A message that cannot be applied is counted by reason, logged with
-// its subject and sequence, and skipped.
-func (c *Consumer) apply(idx *cache.Index, msg jetstream.Msg, seq uint64) bool {
-	ev, err := contracts.Decode(msg.Data())
-	if err != nil {
+// apply applies one decoded message, reporting whether the index has
+// changes to render. A message that cannot be applied is counted by reason,
+// logged with its subject and sequence, and skipped.
+func (c *Consumer) apply(idx *cache.Index, in *item) bool {
+	c.m.lastSeq.Set(float64(in.seq))
+	if in.err != nil {
 		reason := "invalid"
 		switch {
-		case errors.Is(err, contracts.ErrMalformedJSON):
+		case errors.Is(in.err, contracts.ErrMalformedJSON):
 			reason = "malformed_json"
-		case errors.Is(err, contracts.ErrUnknownKind):
+		case errors.Is(in.err, contracts.ErrUnknownKind):
 			reason = "unknown_kind"
 		}
-		c.reject(msg, seq, reason, err)
-		return false
+		c.reject(in.msg, in.seq, reason, in.err)
+		return idx.Dirty()
 	}
-	if want := ev.Subject(); want != msg.Subject() {
-		c.reject(msg, seq, "subject_mismatch", fmt.Errorf("event belongs on %s", want))
-		return false
+	if want := in.ev.Subject(); want != in.msg.Subject() {
+		c.reject(in.msg, in.seq, "subject_mismatch", fmt.Errorf("event belongs on %s", want))
+		return idx.Dirty()
 	}
-	out := idx.Apply(seq, ev)
+	out := idx.Apply(in.seq, in.ev)
 	c.m.applied.WithLabelValues(out.String()).Inc()
 	return idx.Dirty()
 }
