@@ -1,0 +1,75 @@
+package query_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/query"
+)
+
+// TestGracefulDrain cancels a serving server: readiness fails at once while
+// data requests are still answered for the drain delay, then the server
+// stops and Serve returns without error.
+func TestGracefulDrain(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := query.DefaultConfig()
+	cfg.DrainDelay = 2 * time.Second
+	srv, err := query.NewServer(cfg, c, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	cctx, stopConsumer := context.WithCancel(context.Background())
+	defer stopConsumer()
+	go c.Run(cctx)
+	<-c.Ready()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	eventually(t, "ready", func() bool {
+		resp, err := http.Get(url + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	cancel()
+	eventually(t, "readiness to fail", func() bool {
+		resp, _ := get(t, url+"/readyz")
+		return resp.StatusCode == http.StatusServiceUnavailable
+	})
+	if resp, _ := get(t, url+"/api/domains"); resp.StatusCode != http.StatusOK {
+		t.Errorf("during drain: got %d, want 200", resp.StatusCode)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not stop after the drain")
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Error("server still accepts connections after shutdown")
+	}
+}
