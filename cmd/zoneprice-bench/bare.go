@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/zoneprice/zoneprice/query"
+)
+
+// bareCommand is the hidden subcommand that runs the baseline server:
+//
+//	zoneprice-bench bare -from http://127.0.0.1:8080 -listen 127.0.0.1:8081 /api/domains ...
+const bareCommand = "bare"
+
+// served are the response headers the baseline copies from the real service.
+var served = []string{"Content-Type", "Etag", "Cache-Control"}
+
+// canned is one response captured from the real service and replayed as is.
+type canned struct {
+	header map[string][]string // the headers in served, plus Content-Length
+	body   []byte
+}
+
+// ServeHTTP writes the captured headers and bytes, and nothing else: the
+// least a Go server can do to answer with the same response.
+func (c *canned) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(c.body)
+}
+
+// runBare captures each path's response from the real service once, then
+// serves those bytes from a plain net/http ServeMux (no echo, no metrics,
+// the service's own server timeouts) until ctx ends.
+func runBare(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zoneprice-bench bare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "base URL of the real query service to copy responses from")
+	listen := fs.String("listen", "127.0.0.1:0", "address to serve on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *from == "" || fs.NArg() == 0 {
+		return errors.New("bare: -from and at least one path are required")
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
+	mux := http.NewServeMux()
+	for _, path := range fs.Args() {
+		c, err := capture(ctx, client, *from+path)
+		if err != nil {
+			return fmt.Errorf("bare: %w", err)
+		}
+		mux.Handle("GET "+path, c)
+	}
+
+	cfg := query.DefaultConfig()
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("bare: %w", err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("bare: serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	<-errc
+	return err
+}
+
+// capture GETs url once and keeps its body and the headers in served.
+func capture(ctx context.Context, client *http.Client, url string) (*canned, error) {
+	resp, err := get(ctx, client, url)
+	if err != nil {
+		return nil, err
+	}
+	c := &canned{header: map[string][]string{}, body: resp.body}
+	for _, k := range served {
+		if v := resp.header.Values(k); len(v) > 0 {
+			c.header[k] = v
+		}
+	}
+	c.header["Content-Length"] = []string{strconv.Itoa(len(c.body))}
+	return c, nil
+}
+
+// response is a whole response read into memory.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// get GETs url, and fails on anything but 200.
+func get(ctx context.Context, client *http.Client, url string) (*response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+}
+
+// sameResponses checks that the real and the bare server answer path with
+// byte-identical bodies and the same copied headers, so that the throughput
+// comparison is of the servers alone. It returns the body size.
+func sameResponses(ctx context.Context, client *http.Client, realURL, bareURL, path string) (int, error) {
+	r, err := get(ctx, client, realURL+path)
+	if err != nil {
+		return 0, err
+	}
+	b, err := get(ctx, client, bareURL+path)
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.Equal(r.body, b.body) {
+		return 0, fmt.Errorf("%s: bodies differ (real %d bytes, bare %d bytes)", path, len(r.body), len(b.body))
+	}
+	for _, k := range [...]string{"Content-Type", "Etag", "Cache-Control", "Content-Length"} {
+		if rv, bv := r.header.Values(k), b.header.Values(k); fmt.Sprint(rv) != fmt.Sprint(bv) {
+			return 0, fmt.Errorf("%s: header %s differs: real %q, bare %q", path, k, rv, bv)
+		}
+	}
+	return len(r.body), nil
+}

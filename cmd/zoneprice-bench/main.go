@@ -1,0 +1,186 @@
+// Command zoneprice-bench measures the query service on loopback and writes
+// one markdown report: HTTP throughput of the real service against a bare
+// net/http handler writing the same bytes, catch-up time against a bare
+// ordered consumer, freshness of updates under load, memory, and ingest
+// throughput. Every measurement is paired with a baseline taken in the same
+// run, because on a small shared machine only ratios from one run compare.
+//
+// It starts an embedded NATS server, runs the real zoneprice-query binary
+// (found next to this one) as a child process and drives it with wrk. It
+// exits 1 when any target is missed, after writing the report.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "zoneprice-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the benchmark's parameters, from flags.
+type config struct {
+	duration    time.Duration
+	runs        int
+	connections int
+	zones       int
+	registrars  int
+	out         string
+	keep        bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("zoneprice-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of each wrk run (whole seconds)")
+	fs.IntVar(&c.runs, "runs", 3, "runs of each measurement; the report shows min, median and max")
+	fs.IntVar(&c.connections, "connections", 32, "wrk connections")
+	fs.IntVar(&c.zones, "zones", 1500, "zones in the generated data set")
+	fs.IntVar(&c.registrars, "registrars", 150, "registrars in the generated data set; each prices every zone")
+	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
+	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (NATS store, child logs)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case c.duration < time.Second || c.duration%time.Second != 0:
+		return c, errors.New("-duration: must be a whole number of seconds, at least 1s (wrk's -d)")
+	case c.runs < 1:
+		return c, errors.New("-runs: must be at least 1")
+	case c.connections < wrkThreads:
+		return c, fmt.Errorf("-connections: must be at least %d (one per wrk thread)", wrkThreads)
+	case c.zones < 2:
+		return c, errors.New("-zones: must be at least 2")
+	case c.registrars < 1:
+		return c, errors.New("-registrars: must be at least 1")
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == bareCommand {
+		return runBare(ctx, args[1:], stderr)
+	}
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		return errors.New("wrk not found; `make bench` installs it")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	queryBin := filepath.Join(filepath.Dir(self), "zoneprice-query")
+	if _, err := os.Stat(queryBin); err != nil {
+		return fmt.Errorf("zoneprice-query not found next to %s; `make build` builds it: %w", self, err)
+	}
+	tmp, err := os.MkdirTemp("", "zoneprice-bench-")
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	defer func() {
+		if cfg.keep {
+			log.Info("kept temporary directory", "dir", tmp)
+			return
+		}
+		if err := os.RemoveAll(tmp); err != nil {
+			log.Warn("remove temporary directory", "dir", tmp, "err", err)
+		}
+	}()
+
+	b := &bench{cfg: cfg, wrk: wrk, queryBin: queryBin, self: self, tmp: tmp, log: log}
+	res := &results{cfg: cfg, machine: describeMachine(ctx, wrk), started: time.Now()}
+	res.err = b.run(ctx, res)
+	if res.err != nil && ctx.Err() != nil {
+		res.err = fmt.Errorf("interrupted: %w", res.err)
+	}
+	res.took = time.Since(res.started)
+
+	report, failed := res.markdown()
+	if cfg.out != "" {
+		if err := os.MkdirAll(filepath.Dir(cfg.out), 0o755); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+		if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+	}
+	if _, err := io.WriteString(stdout, report); err != nil {
+		return err
+	}
+	switch {
+	case res.err != nil:
+		return res.err
+	case len(failed) > 0:
+		return fmt.Errorf("%d of the report's targets missed: %v", len(failed), failed)
+	}
+	return nil
+}
+
+// bench is one benchmark run: its settings, the tools it drives and where
+// it keeps its files.
+type bench struct {
+	cfg      config
+	wrk      string // path of wrk
+	queryBin string // path of zoneprice-query
+	self     string // path of this binary, re-executed as the bare server
+	tmp      string
+	log      *slog.Logger
+}
+
+// run performs every measurement in order, filling in res as it goes so a
+// failure part way still leaves a report of what was measured. Each part
+// cleans up after itself, on every path.
+func (b *bench) run(ctx context.Context, res *results) error {
+	env, err := b.setup(ctx, res)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+
+	if err := b.catchup(ctx, env, res); err != nil {
+		return err
+	}
+
+	q, err := b.startQuery(ctx, env.url, res)
+	if err != nil {
+		return err
+	}
+	defer q.stop()
+	res.memory = append(res.memory, q.memory(ctx, "at ready"))
+
+	if err := b.throughput(ctx, q, env, res); err != nil {
+		return err
+	}
+	res.memory = append(res.memory, q.memory(ctx, "after HTTP runs"))
+
+	if err := b.freshness(ctx, q, env, res); err != nil {
+		return err
+	}
+	res.memory = append(res.memory, q.memory(ctx, "after freshness"))
+	return ctx.Err()
+}

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The targets the report checks.
+const (
+	targetHTTPRatio    = 0.85
+	targetReady        = 3 * time.Second
+	targetCatchupRatio = 1.5
+	targetFreshP99     = 100 * time.Millisecond
+	targetRSS          = 300 << 20 // bytes
+)
+
+// results is everything one run measured; a part that did not run is nil
+// or empty, and err says why the run stopped early.
+type results struct {
+	cfg     config
+	machine machine
+	started time.Time
+	took    time.Duration
+	err     error
+
+	ingest    *ingestResult
+	catchup   *catchupResult
+	endpoints []*endpointResult
+	fresh     *freshResult
+	memory    []memSample
+}
+
+// machine describes where the bench ran.
+type machine struct {
+	cpus       int
+	cpuModel   string
+	kernel     string
+	goVersion  string
+	commit     string
+	wrkVersion string
+}
+
+func describeMachine(ctx context.Context, wrk string) machine {
+	m := machine{cpus: runtime.NumCPU(), goVersion: runtime.Version(), cpuModel: "unknown", kernel: "unknown", commit: "unknown"}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.cpuModel = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.kernel = strings.TrimSpace(string(b))
+	}
+	if out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		m.commit = strings.TrimSpace(string(out))
+		if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain").Output(); err == nil && len(st) > 0 {
+			m.commit += " with uncommitted changes"
+		}
+	}
+	// wrk -v prints its version and usage, and exits 1.
+	out, _ := exec.CommandContext(ctx, wrk, "-v").CombinedOutput()
+	m.wrkVersion, _, _ = strings.Cut(string(out), "\n")
+	m.wrkVersion, _, _ = strings.Cut(m.wrkVersion, " Copyright")
+	m.wrkVersion = strings.TrimSpace(m.wrkVersion)
+	return m
+}
+
+// report is the markdown being written, and the names of the targets it
+// found missed.
+type report struct {
+	strings.Builder
+	checks int
+	failed []string
+}
+
+// verdict records a target check and returns its cell.
+func (r *report) verdict(name string, ok bool) string {
+	r.checks++
+	if ok {
+		return "PASS"
+	}
+	r.failed = append(r.failed, name)
+	return "**FAIL**"
+}
+
+func (r *report) line(format string, args ...any) {
+	fmt.Fprintf(r, format, args...)
+	r.WriteByte('\n')
+}
+
+// markdown renders the report and returns the targets missed.
+func (res *results) markdown() (string, []string) {
+	var body report
+	res.writeHTTP(&body)
+	res.writeCatchup(&body)
+	res.writeFresh(&body)
+	res.writeMemory(&body)
+	res.writeIngest(&body)
+	writeHowToRead(&body)
+
+	var r report
+	m := res.machine
+	r.line("# zoneprice benchmark")
+	r.line("")
+	r.line("Run %s on %s/%s, %d CPUs (%s), Linux %s; %s; commit %s; %s. The run took %s.",
+		res.started.UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, m.cpus, m.cpuModel, m.kernel,
+		m.goVersion, m.commit, m.wrkVersion, res.took.Round(time.Second))
+	r.line("")
+	switch {
+	case res.err != nil:
+		r.line("**Result: INCOMPLETE.** The bench stopped early: `%s`. The sections below show what was measured before that.", oneLine(res.err.Error()))
+	case len(body.failed) > 0:
+		r.line("**Result: FAIL.** %d of %d targets missed: %s.", len(body.failed), body.checks, strings.Join(body.failed, "; "))
+	default:
+		r.line("**Result: PASS.** All %d targets met.", body.checks)
+	}
+	r.line("")
+	res.writeParameters(&r)
+	r.WriteString(body.String())
+	if res.err != nil {
+		r.line("## Error")
+		r.line("")
+		r.line("```")
+		r.line("%s", res.err)
+		r.line("```")
+		r.line("")
+	}
+	return r.String(), body.failed
+}
+
+func (res *results) writeParameters(r *report) {
+	c := res.cfg
+	r.line("## Parameters")
+	r.line("")
+	r.line("| Parameter | Value |")
+	r.line("|---|---|")
+	r.line("| Data set | %s zones × %s registrars = %s price sets (every registrar prices every zone) |",
+		fmtInt(int64(c.zones)), fmtInt(int64(c.registrars)), fmtInt(int64(c.zones*c.registrars)))
+	if in := res.ingest; in != nil {
+		r.line("| State stream | %s messages: the price sets, %s zone metadata, %d rates |",
+			fmtInt(int64(in.events())), fmtInt(int64(in.metas)), in.rates)
+	}
+	r.line("| wrk | `-t%d -c%d -d%ds --latency`, %d runs per endpoint and server, real and bare back to back, first one alternating |",
+		wrkThreads, c.connections, int(c.duration/time.Second), c.runs)
+	r.line("| Catch-up | %d runs each of the bare and the real consumer, in-process, against the embedded NATS over loopback TCP |", c.runs)
+	r.line("| Freshness | %d updates, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
+		freshUpdates, freshInterval, freshPoll, c.connections)
+	r.line("")
+}
+
+func (res *results) writeHTTP(r *report) {
+	r.line("## HTTP throughput (real vs bare net/http, same bytes)")
+	r.line("")
+	if len(res.endpoints) == 0 {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("Medians over %d runs. The bare server is a plain net/http ServeMux in its own process writing the same status, headers and bytes (checked byte for byte before measuring).", res.cfg.runs)
+	r.line("")
+	r.line("| Endpoint | Body | Real req/s | Bare req/s | Real/bare | Range | Real p50 / p99 | Bare p50 / p99 | Errors | Target | Result |")
+	r.line("|---|--:|--:|--:|--:|--:|--:|--:|---|---|---|")
+	for _, e := range res.endpoints {
+		if len(e.ratios) == 0 {
+			r.line("| `%s` | %s | — | — | — | — | — | — | — | ≥ %.2f | not run |", e.path, fmtBytes(int64(e.body)), targetHTTPRatio)
+			continue
+		}
+		ratio := median(e.ratios)
+		lo, hi := slices.Min(e.ratios), slices.Max(e.ratios)
+		errs := runErrors("real", e.real) + runErrors("bare", e.bare)
+		ok := ratio >= targetHTTPRatio && errs == ""
+		if errs == "" {
+			errs = "none"
+		}
+		r.line("| `%s` | %s | %s | %s | %.2f | %.2f–%.2f | %s / %s | %s / %s | %s | ≥ %.2f, no errors | %s |",
+			e.path, fmtBytes(int64(e.body)),
+			fmtRate(median(rates(e.real))), fmtRate(median(rates(e.bare))), ratio, lo, hi,
+			fmtLatency(medianOf(e.real, p50)), fmtLatency(medianOf(e.real, p99)),
+			fmtLatency(medianOf(e.bare, p50)), fmtLatency(medianOf(e.bare, p99)),
+			errs, targetHTTPRatio, r.verdict("HTTP "+e.path, ok))
+	}
+	r.line("")
+}
+
+// runErrors describes the failed requests of a series of runs.
+func runErrors(name string, runs []wrkResult) string {
+	var s string
+	for i, w := range runs {
+		if w.failed() {
+			s += fmt.Sprintf("%s run %d: %s. ", name, i+1, w.errorSummary())
+		}
+	}
+	return s
+}
+
+func (res *results) writeCatchup(r *report) {
+	c := res.catchup
+	if c == nil {
+		r.line("## Catch-up")
+		r.line("")
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("## Catch-up (%s prices)", fmtInt(int64(c.prices)))
+	r.line("")
+	r.line("Replaying the state stream (%s messages, last per subject) from start to serving. The bare consumer only reads: an ordered consumer with the same pull batch, until NumPending is 0. The real one is query.Consumer until Ready, i.e. with the whole index built and the first snapshot rendered.", fmtInt(int64(c.messages)))
+	r.line("")
+	r.line("| Measure | Min | Median | Max | Target | Result |")
+	r.line("|---|--:|--:|--:|---|---|")
+	if len(c.bare) > 0 {
+		r.line("| Bare ordered consumer: start to last message | %s | %s | %s | — | info |",
+			fmtSeconds(slices.Min(c.bare)), fmtSeconds(medianDur(c.bare)), fmtSeconds(slices.Max(c.bare)))
+	}
+	if len(c.real) > 0 {
+		med := medianDur(c.real)
+		r.line("| Real consumer: start to Ready | %s | %s | %s | median ≤ %s | %s |",
+			fmtSeconds(slices.Min(c.real)), fmtSeconds(med), fmtSeconds(slices.Max(c.real)),
+			fmtSeconds(targetReady), r.verdict("catch-up ready time", med <= targetReady))
+	}
+	if len(c.bare) > 0 && len(c.real) > 0 {
+		ratio := medianDur(c.real).Seconds() / medianDur(c.bare).Seconds()
+		r.line("| Real / bare (of the medians) | | %.2f | | ≤ %.1f | %s |",
+			ratio, targetCatchupRatio, r.verdict("catch-up ratio", ratio <= targetCatchupRatio))
+	}
+	if c.process > 0 {
+		r.line("| zoneprice-query process: exec to /readyz 200 (once) | | %s | | — | info |", fmtSeconds(c.process))
+	}
+	r.line("")
+}
+
+func (res *results) writeFresh(r *report) {
+	r.line("## Freshness under load")
+	r.line("")
+	f := res.fresh
+	if f == nil {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("Time from just before publishing a price change for `%s` at `%s` until a GET of `/api/comparison/%s` shows it, while wrk loads `/api/domains`.", f.registrar, f.zone, f.zone)
+	r.line("")
+	r.line("| Measure | Value | Target | Result |")
+	r.line("|---|--:|---|---|")
+	seen := fmt.Sprintf("%d of %d", len(f.lags), freshUpdates)
+	if f.err != nil {
+		seen += " (" + oneLine(f.err.Error()) + ")"
+	}
+	r.line("| Updates seen | %s | all, each within %v | %s |", seen, freshDeadline,
+		r.verdict("freshness: every update seen", f.err == nil && len(f.lags) == freshUpdates))
+	if len(f.lags) > 0 {
+		sorted := slices.Sorted(slices.Values(f.lags))
+		r.line("| p50 | %s | — | info |", fmtLatency(percentile(sorted, 50)))
+		r.line("| p90 | %s | — | info |", fmtLatency(percentile(sorted, 90)))
+		worst := percentile(sorted, 99)
+		r.line("| p99 | %s | ≤ %s | %s |", fmtLatency(worst), fmtLatency(targetFreshP99), r.verdict("freshness p99", worst <= targetFreshP99))
+		r.line("| max | %s | — | info |", fmtLatency(sorted[len(sorted)-1]))
+	}
+	if f.loadErr != nil {
+		r.line("| Background load on /api/domains | %s | no errors | %s |", oneLine(f.loadErr.Error()), r.verdict("freshness background load", false))
+	} else {
+		errs := f.load.errorSummary()
+		if errs == "" {
+			errs = "no errors"
+		}
+		r.line("| Background load on /api/domains | %s req/s, p99 %s, %s | no errors | %s |",
+			fmtRate(f.load.reqPerSec), fmtLatency(f.load.p99), errs, r.verdict("freshness background load", !f.load.failed()))
+	}
+	r.line("")
+}
+
+func (res *results) writeMemory(r *report) {
+	r.line("## Memory")
+	r.line("")
+	if len(res.memory) == 0 {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("Resident memory of the zoneprice-query process: VmRSS and its peak VmHWM from /proc/<pid>/status, and from its /metrics the Go heap in use and the GC's heap goal (the heap size that starts the next collection; with the default GOGC=100 about twice what was live after the last one). The target was set for 225,000 prices.")
+	r.line("")
+	r.line("| When | RSS | Peak so far | Go heap in use | GC heap goal | Target | Result |")
+	r.line("|---|--:|--:|--:|--:|---|---|")
+	for _, m := range res.memory {
+		if m.err != nil {
+			r.line("| %s | %s | | | | RSS ≤ %d MiB | %s |", m.when, oneLine(m.err.Error()), targetRSS>>20, r.verdict("memory "+m.when, false))
+			continue
+		}
+		r.line("| %s | %s | %s | %s | %s | RSS ≤ %d MiB | %s |", m.when, fmtMiB(m.rss), fmtMiB(m.hwm),
+			fmtMiBOrDash(m.heapInuse), fmtMiBOrDash(m.heapGoal), targetRSS>>20,
+			r.verdict("memory "+m.when, m.rss <= targetRSS))
+	}
+	r.line("")
+}
+
+func (res *results) writeIngest(r *report) {
+	r.line("## Ingest")
+	r.line("")
+	in := res.ingest
+	if in == nil {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("| Measure | Value | Target | Result |")
+	r.line("|---|--:|---|---|")
+	r.line("| Events published (ingest.Publisher.PublishAll, window %d, encode and validate included) | %s | — | info |", publishWindow, fmtInt(int64(in.events())))
+	r.line("| Time to the last acknowledgement | %s | — | info |", fmtSeconds(in.took))
+	r.line("| Ingest throughput | %s events/s | — | info |", fmtRate(float64(in.events())/in.took.Seconds()))
+	r.line("")
+}
+
+func writeHowToRead(r *report) {
+	r.line("## How to read this")
+	r.line("")
+	r.line("This runs on a shared, noisy 2-core machine where wrk, the server under test and the bench itself share the same cores, so absolute numbers move from run to run with whatever else the machine is doing. Compare the ratios, whose two halves were measured back to back in the same run, rather than absolute req/s across reports; the bare baseline is the best a Go server can do with the same bytes here, so real/bare is the cost of the service's own code (echo, routing, metrics, the snapshot lookup). Rerun `make bench` several times and look at the min/median/max: a target missed in one run but met in the others is noise; one missed by its whole range is not.")
+	r.line("")
+}
+
+// Statistics.
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func medianDur(ds []time.Duration) time.Duration {
+	xs := make([]float64, len(ds))
+	for i, d := range ds {
+		xs[i] = float64(d)
+	}
+	return time.Duration(median(xs))
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := int(math.Ceil(float64(p)/100*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func rates(runs []wrkResult) []float64 {
+	xs := make([]float64, len(runs))
+	for i, r := range runs {
+		xs[i] = r.reqPerSec
+	}
+	return xs
+}
+
+func p50(w wrkResult) time.Duration { return w.p50 }
+func p99(w wrkResult) time.Duration { return w.p99 }
+
+// medianOf is the median of one latency figure over a series of runs.
+func medianOf(runs []wrkResult, f func(wrkResult) time.Duration) time.Duration {
+	ds := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		ds[i] = f(r)
+	}
+	return medianDur(ds)
+}
+
+// Formatting.
+
+func fmtInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func fmtRate(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmtInt(int64(math.Round(f)))
+}
+
+func fmtLatency(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func fmtSeconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func fmtMiB(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+
+func fmtMiBOrDash(n int64) string {
+	if n == 0 {
+		return "—"
+	}
+	return fmtMiB(n)
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// oneLine keeps an error's first line, for a table cell.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
