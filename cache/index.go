@@ -42,18 +42,47 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// priceEntry is a registrar's current state for one zone; set is nil after a
-// withdrawal, kept as a tombstone so a late, older price set cannot revive it.
+// opState is one operation's prices in the price set's currency. Prices
+// are held by value, and times as integers, so a large catalog is
+// one small map entry per registrar and zone instead of a dozen heap objects
+// per price: the index stays small and cheap for the garbage collector.
+type opState struct {
+	offered  bool
+	hasPromo bool
+	regular  int64
+	promo    int64
+	promoEnd int64 // Unix seconds (promotions end on whole seconds); 0 when the source gives no end
+}
+
+// promoRunning reports whether the promotion runs at t, in Unix seconds.
+func (o *opState) promoRunning(t int64) bool {
+	return o.hasPromo && (o.promoEnd == 0 || t < o.promoEnd)
+}
+
+// current is the amount a customer pays at t, in Unix seconds.
+func (o *opState) current(t int64) int64 {
+	if o.promoRunning(t) {
+		return o.promo
+	}
+	return o.regular
+}
+
+// priceEntry is a registrar's current state for one zone. After a
+// withdrawal it stays as a tombstone (live false) so that a late, older
+// price set cannot revive it.
 type priceEntry struct {
-	set      *contracts.PriceSet
+	live     bool
+	ops      [3]opState
+	currency string // interned
+	source   string // interned
 	seq      uint64
-	observed time.Time
+	observed int64 // Unix nanoseconds
 }
 
 type zoneEntry struct {
 	zone     contracts.Zone
-	prices   map[string]*priceEntry
-	live     int // entries with a price set
+	prices   map[string]priceEntry
+	live     int // live entries
 	meta     *contracts.ZoneMeta
 	metaSeq  uint64
 	fragment []byte // the zone's element of /api/domains; nil when unpriced
@@ -80,14 +109,16 @@ type Index struct {
 	prices   int
 	// registrars counts each registrar's live price sets.
 	registrars map[string]int
-	snap       *Snapshot
+	// strs interns the strings every price repeats (currencies, sources).
+	strs map[string]string
+	snap *Snapshot
 }
 
 // NewIndex returns an empty index rendering prices in currency, which must be
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}, registrars: map[string]int{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}, registrars: map[string]int{}, strs: map[string]string{}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -97,7 +128,7 @@ func (x *Index) entry(zone string) *zoneEntry {
 	if z == nil {
 		// Events are validated, so the zone is canonical and normalises.
 		nz, _ := contracts.NormalizeZone(zone)
-		z = &zoneEntry{zone: nz, prices: map[string]*priceEntry{}}
+		z = &zoneEntry{zone: nz, prices: map[string]priceEntry{}}
 		x.zones[zone] = z
 	}
 	return z
@@ -148,43 +179,71 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 	return Unchanged
 }
 
+func (x *Index) intern(s string) string {
+	if v, ok := x.strs[s]; ok {
+		return v
+	}
+	x.strs[s] = s
+	return s
+}
+
+// entryOf turns a price set into the index's compact form. A price set has
+// one currency (contracts validates that).
+func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
+	e := priceEntry{live: true, source: x.intern(set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
+	for i, op := range [3]*contracts.OpPrice{set.Register, set.Renew, set.Transfer} {
+		if op == nil {
+			continue
+		}
+		e.currency = x.intern(op.Regular.Currency)
+		o := &e.ops[i]
+		o.offered = true
+		o.regular = op.Regular.Amount
+		if op.Promo != nil {
+			o.hasPromo = true
+			o.promo = op.Promo.Price.Amount
+			if op.Promo.EndsAt != nil {
+				// Rounded up, so a promotion never ends early.
+				o.promoEnd = op.Promo.EndsAt.Unix()
+				if op.Promo.EndsAt.Nanosecond() > 0 {
+					o.promoEnd++
+				}
+			}
+		}
+	}
+	return e
+}
+
 func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
 	z := x.entry(zone)
-	cur := z.prices[registrar]
-	if cur != nil {
+	cur, known := z.prices[registrar]
+	if known {
 		if seq <= cur.seq {
 			return Redelivered
 		}
-		if observed.Before(cur.observed) {
+		if observed.UnixNano() < cur.observed {
 			return Stale
 		}
-	} else {
-		if set == nil {
-			// A withdrawal of something never priced still leaves a
-			// tombstone against late price sets.
-			z.prices[registrar] = &priceEntry{seq: seq, observed: observed}
-			return Unchanged
-		}
-		cur = &priceEntry{}
-		z.prices[registrar] = cur
 	}
-	wasLive := cur.set != nil
-	same := wasLive && set != nil && samePrices(cur.set, set)
-	cur.set, cur.seq, cur.observed = set, seq, observed
+	next := priceEntry{seq: seq, observed: observed.UnixNano()}
+	if set != nil {
+		next = x.entryOf(set, seq)
+	}
+	z.prices[registrar] = next
 	switch {
-	case same:
+	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
 		// comparison shows, so the zone still re-renders.
 		x.markDirty(z, observed)
 		return Unchanged
-	case set != nil && !wasLive:
+	case next.live && !cur.live:
 		z.live++
 		x.prices++
 		x.registrars[registrar]++
 		if z.live == 1 {
 			x.sorted = nil
 		}
-	case set == nil && wasLive:
+	case !next.live && cur.live:
 		z.live--
 		x.prices--
 		if x.registrars[registrar]--; x.registrars[registrar] == 0 {
@@ -193,7 +252,9 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 		if z.live == 0 {
 			x.sorted = nil
 		}
-	case set == nil:
+	case !next.live:
+		// A withdrawal of something not priced leaves only a tombstone
+		// against late price sets.
 		return Unchanged
 	}
 	x.markDirty(z, observed)
@@ -320,24 +381,8 @@ func (x *Index) renderDirty(now time.Time) {
 	wg.Wait()
 }
 
-func samePrices(a, b *contracts.PriceSet) bool {
-	return a.Source == b.Source && sameOp(a.Register, b.Register) && sameOp(a.Renew, b.Renew) && sameOp(a.Transfer, b.Transfer)
-}
-
-func sameOp(a, b *contracts.OpPrice) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	if a.Regular != b.Regular || (a.Promo == nil) != (b.Promo == nil) {
-		return false
-	}
-	if a.Promo == nil {
-		return true
-	}
-	if a.Promo.Price != b.Promo.Price || (a.Promo.EndsAt == nil) != (b.Promo.EndsAt == nil) {
-		return false
-	}
-	return a.Promo.EndsAt == nil || a.Promo.EndsAt.Equal(*b.Promo.EndsAt)
+func samePrices(a, b *priceEntry) bool {
+	return a.ops == b.ops && a.currency == b.currency && a.source == b.source
 }
 
 func sameMeta(a, b *contracts.ZoneMeta) bool {

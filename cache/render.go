@@ -13,15 +13,11 @@ import (
 // Operations in the order every response lists them.
 var opNames = [3]string{"register", "renew", "transfer"}
 
-func ops(p *contracts.PriceSet) [3]*contracts.OpPrice {
-	return [3]*contracts.OpPrice{p.Register, p.Renew, p.Transfer}
-}
-
 // row is one registrar's line in a comparison, with its prices resolved for
 // the render time and converted to the index currency.
 type row struct {
 	registrar string
-	set       *contracts.PriceSet
+	entry     priceEntry
 	native    [3]contracts.Price
 	has       [3]bool
 	converted bool     // every offered operation converted
@@ -48,21 +44,24 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 		return
 	}
 	rows := make([]row, 0, z.live)
-	var asOf time.Time
+	at := now.Unix()
+	var asOf int64
 	for reg, p := range z.prices {
-		if p.set == nil {
+		if !p.live {
 			continue
 		}
-		r := row{registrar: reg, set: p.set, converted: true}
-		for i, op := range ops(p.set) {
-			if op == nil {
+		r := row{registrar: reg, entry: p, converted: true}
+		for i := range p.ops {
+			op := &p.ops[i]
+			if !op.offered {
 				continue
 			}
-			if op.PromoRunning(now) && op.Promo.EndsAt != nil &&
-				(z.expiry.IsZero() || op.Promo.EndsAt.Before(z.expiry)) {
-				z.expiry = *op.Promo.EndsAt
+			if op.promoRunning(at) && op.promoEnd != 0 {
+				if end := time.Unix(op.promoEnd, 0).UTC(); z.expiry.IsZero() || end.Before(z.expiry) {
+					z.expiry = end
+				}
 			}
-			r.native[i] = op.Current(now)
+			r.native[i] = contracts.Price{Amount: op.current(at), Currency: p.currency}
 			r.has[i] = true
 			c, ok := x.table.Convert(r.native[i], x.currency)
 			if !ok {
@@ -71,9 +70,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 			}
 			r.price[i] = c.Amount
 		}
-		if p.set.ObservedAt.After(asOf) {
-			asOf = p.set.ObservedAt
-		}
+		asOf = max(asOf, p.observed)
 		rows = append(rows, r)
 	}
 	// Cheapest registration first; rows that cannot be converted, or that
@@ -103,7 +100,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 		}
 	}
 	z.summary = sum
-	z.body = newBody(x.renderComparison(z, rows, asOf, now))
+	z.body = newBody(x.renderComparison(z, rows, time.Unix(0, asOf).UTC(), now))
 	z.fragment = x.renderFragment(z)
 }
 
@@ -146,7 +143,7 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 	b = append(b, `{"registrar":`...)
 	b = appendString(b, r.registrar)
 	b = append(b, `,"source":`...)
-	b = appendString(b, r.set.Source)
+	b = appendString(b, r.entry.source)
 	for op := range 3 {
 		b = append(b, ',')
 		b = appendString(b, opNames[op])
@@ -188,7 +185,7 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 		}
 	}
 	b = append(b, `],"observed_at":`...)
-	b = appendTime(b, r.set.ObservedAt)
+	b = appendTime(b, time.Unix(0, r.entry.observed).UTC())
 	return append(b, '}')
 }
 
@@ -196,8 +193,9 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 // promotion replaces (converted when the row is) and when it ends.
 func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 	first := true
-	for i, op := range ops(r.set) {
-		if op == nil || !op.PromoRunning(now) {
+	for i := range r.entry.ops {
+		op := &r.entry.ops[i]
+		if !op.offered || !op.promoRunning(now.Unix()) {
 			continue
 		}
 		if first {
@@ -208,15 +206,16 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		}
 		b = appendString(b, opNames[i])
 		b = append(b, `:{"regular":`...)
-		if c, ok := x.table.Convert(op.Regular, x.currency); ok && r.converted {
+		regular := contracts.Price{Amount: op.regular, Currency: r.entry.currency}
+		if c, ok := x.table.Convert(regular, x.currency); ok && r.converted {
 			b = contracts.AppendAmount(b, c.Amount, x.exp)
 		} else {
-			exp, _ := contracts.CurrencyExponent(op.Regular.Currency)
-			b = contracts.AppendAmount(b, op.Regular.Amount, exp)
+			exp, _ := contracts.CurrencyExponent(regular.Currency)
+			b = contracts.AppendAmount(b, regular.Amount, exp)
 		}
 		b = append(b, `,"ends_at":`...)
-		if op.Promo.EndsAt != nil {
-			b = appendTime(b, *op.Promo.EndsAt)
+		if op.promoEnd != 0 {
+			b = appendTime(b, time.Unix(op.promoEnd, 0).UTC())
 		} else {
 			b = append(b, "null"...)
 		}

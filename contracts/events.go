@@ -143,14 +143,23 @@ func invalid(field, format string, args ...any) error {
 }
 
 var (
-	registrarPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 	categoryPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 	datePattern      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 )
 
 // ValidRegistrar reports whether id is a well-formed registrar id: lower-case
 // letters, digits and inner hyphens, as it must be to be a subject token.
-func ValidRegistrar(id string) bool { return registrarPattern.MatchString(id) }
+func ValidRegistrar(id string) bool {
+	if len(id) == 0 || len(id) > 63 || id[0] == '-' || id[len(id)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 func validateHeader(v int, kind, want Kind) error {
 	if v != SchemaVersion {
@@ -192,6 +201,9 @@ func validateZone(field, zone string) error {
 func validateObserved(observed time.Time, source string) error {
 	if observed.IsZero() {
 		return invalid("observed_at", "must be set")
+	}
+	if y := observed.Year(); y < 2000 || y > 2200 {
+		return invalid("observed_at", "year %d is not plausible for an observation", y)
 	}
 	if source == "" {
 		return invalid("source", "must not be empty")
