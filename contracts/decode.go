@@ -42,8 +42,29 @@ var (
 // fields, or other key spellings, is read by encoding/json, so the meaning
 // of a document never depends on which path read it.
 func Decode(data []byte) (Event, error) {
+	return decode(data, nil)
+}
+
+// maxInterned bounds a Decoder's string table, so that a stream of
+// distinct garbage cannot grow it without end.
+const maxInterned = 1 << 16
+
+// Decoder decodes event documents like Decode and shares the strings that
+// repeat across them (kinds, registrars, zones, currencies, sources), so a
+// replay of hundreds of thousands of events allocates each once. A Decoder
+// is not safe for concurrent use; give each goroutine its own.
+type Decoder struct {
+	strs map[string]string
+}
+
+// Decode is the package-level Decode, with shared strings.
+func (d *Decoder) Decode(data []byte) (Event, error) {
+	return decode(data, d)
+}
+
+func decode(data []byte, d *Decoder) (Event, error) {
 	var w wire
-	if !decodeFast(data, &w) {
+	if !decodeFast(data, &w, d) {
 		w = wire{}
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
@@ -79,6 +100,7 @@ func Decode(data []byte) (Event, error) {
 type scanner struct {
 	b []byte
 	i int
+	d *Decoder
 }
 
 func (s *scanner) ws() {
@@ -132,7 +154,20 @@ func (s *scanner) raw() ([]byte, bool) {
 
 func (s *scanner) str() (string, bool) {
 	b, ok := s.raw()
-	return string(b), ok
+	if !ok || s.d == nil {
+		return string(b), ok
+	}
+	if v, found := s.d.strs[string(b)]; found {
+		return v, true
+	}
+	v := string(b)
+	if s.d.strs == nil {
+		s.d.strs = make(map[string]string, 256)
+	}
+	if len(s.d.strs) < maxInterned {
+		s.d.strs[v] = v
+	}
+	return v, true
 }
 
 func (s *scanner) null() bool {
@@ -347,8 +382,8 @@ func (s *scanner) stringMap() (map[string]string, bool) {
 // reports false, leaving w in any state, when the document needs
 // encoding/json: an unknown key, a non-canonical number, an escape, a
 // repeated key, or anything malformed.
-func decodeFast(data []byte, w *wire) bool {
-	s := &scanner{b: data}
+func decodeFast(data []byte, w *wire, d *Decoder) bool {
+	s := &scanner{b: data, d: d}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false

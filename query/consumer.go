@@ -154,51 +154,82 @@ type item struct {
 const catchBatch = 1024
 
 // catchUp replays the stream until it has applied everything it held at
-// start (its last sequence then, or nothing pending). Messages are read in
-// batches, decoded in parallel, and applied in stream order. It reports
-// done when ctx ended.
+// start (its last sequence then, or nothing pending). A reader goroutine
+// collects batches of messages while this one decodes the previous batch on
+// every core and applies it in stream order, so reading overlaps decoding.
+// It reports done when ctx ended.
 func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index, startLast uint64) (done bool, err error) {
-	batch := make([]item, 0, catchBatch)
-	for {
-		batch = batch[:0]
-		last := false
-		for len(batch) < catchBatch && !last {
-			msg, err := it.Next()
-			if err != nil {
-				if ctx.Err() != nil {
-					return true, nil
+	type batch struct {
+		items []item
+		last  bool
+		err   error
+	}
+	batches := make(chan batch, 2)
+	go func() {
+		defer close(batches)
+		for {
+			b := batch{items: make([]item, 0, catchBatch)}
+			for len(b.items) < catchBatch && !b.last {
+				msg, err := it.Next()
+				if err != nil {
+					batches <- batch{err: err}
+					return
 				}
-				return false, fmt.Errorf("consume %s: %w", contracts.StateStream, err)
+				meta, err := msg.Metadata()
+				if err != nil {
+					c.reject(msg, 0, "no_metadata", err)
+					continue
+				}
+				b.items = append(b.items, item{msg: msg, seq: meta.Sequence.Stream})
+				b.last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
 			}
-			meta, err := msg.Metadata()
-			if err != nil {
-				c.reject(msg, 0, "no_metadata", err)
-				continue
+			batches <- b
+			if b.last {
+				return
 			}
-			batch = append(batch, item{msg: msg, seq: meta.Sequence.Stream})
-			last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
 		}
-		decodeAll(batch)
-		for i := range batch {
-			c.apply(idx, &batch[i])
-			batch[i] = item{}
+	}()
+	// The reader ends after the last batch or an error; wait for it either
+	// way, so that follow owns the iterator alone.
+	defer func() {
+		for range batches {
 		}
-		if last {
+	}()
+	decoders := make([]*contracts.Decoder, runtime.GOMAXPROCS(0))
+	for i := range decoders {
+		decoders[i] = &contracts.Decoder{}
+	}
+	for b := range batches {
+		if b.err != nil {
+			if ctx.Err() != nil {
+				return true, nil
+			}
+			return false, fmt.Errorf("consume %s: %w", contracts.StateStream, b.err)
+		}
+		decodeAll(b.items, decoders)
+		for i := range b.items {
+			c.apply(idx, &b.items[i])
+		}
+		if b.last {
 			return false, nil
 		}
 	}
+	return ctx.Err() != nil, nil
 }
 
 // decodeAll decodes a batch on every core: decoding dominates replay, and
 // each message decodes independently.
-func decodeAll(batch []item) {
-	workers := min(runtime.GOMAXPROCS(0), max(len(batch)/64, 1))
+// Each worker has its own decoder, whose shared strings it keeps across
+// batches.
+func decodeAll(batch []item, decoders []*contracts.Decoder) {
+	workers := min(len(decoders), max(len(batch)/64, 1))
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*len(batch)/workers, (w+1)*len(batch)/workers
+		d := decoders[w]
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				batch[i].ev, batch[i].err = contracts.Decode(batch[i].msg.Data())
+				batch[i].ev, batch[i].err = d.Decode(batch[i].msg.Data())
 			}
 		})
 	}
@@ -209,6 +240,7 @@ func decodeAll(batch []item) {
 // has been quiet for Quiet, or after MaxDelay at the latest; a promotion's
 // end triggers a render too.
 func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index) error {
+	dec := &contracts.Decoder{}
 	nextExpiry := idx.NextExpiry()
 	var dirtySince time.Time
 	for {
@@ -237,7 +269,7 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 			continue
 		}
 		in := item{msg: msg, seq: meta.Sequence.Stream}
-		in.ev, in.err = contracts.Decode(msg.Data())
+		in.ev, in.err = dec.Decode(msg.Data())
 		if c.apply(idx, &in) && dirtySince.IsZero() {
 			dirtySince = c.now()
 		}
