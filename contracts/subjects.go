@@ -113,3 +113,36 @@ func Provision(ctx context.Context, js jetstream.JetStream, o StreamOptions) err
 	}
 	return nil
 }
+
+// OnSubject reports whether subject is the one ev must be published on,
+// without building that subject: a replay checks every message.
+func OnSubject(ev Event, subject string) bool {
+	switch e := ev.(type) {
+	case *PriceSet:
+		return onPriceSubject(subject, e.Registrar, e.Zone)
+	case *Withdrawal:
+		return onPriceSubject(subject, e.Registrar, e.Zone)
+	}
+	return ev.Subject() == subject
+}
+
+func onPriceSubject(subject, registrar, zone string) bool {
+	rest, ok := strings.CutPrefix(subject, PriceSubjectPrefix)
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest, registrar)
+	if !ok || len(rest) == 0 || rest[0] != '.' {
+		return false
+	}
+	token, zone := rest[1:], strings.TrimPrefix(zone, ".")
+	if len(token) != len(zone) {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		if c := zone[i]; token[i] != c && !(c == '.' && token[i] == '_') {
+			return false
+		}
+	}
+	return true
+}

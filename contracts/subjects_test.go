@@ -237,3 +237,32 @@ func TestProvisionUpdatesDrift(t *testing.T) {
 	}
 	assertStreamConfig(t, streamInfo(ctx, t, js).Config, contracts.StateStreamConfig(contracts.StreamOptions{}))
 }
+
+func TestOnSubject(t *testing.T) {
+	set := &contracts.PriceSet{Registrar: "porkbun", Zone: ".co.uk"}
+	tests := []struct {
+		subject string
+		want    bool
+	}{
+		{"prices.v1.porkbun.co_uk", true},
+		{"prices.v1.porkbun.uk", false},
+		{"prices.v1.porkbun.co.uk", false},
+		{"prices.v1.porkbunx.co_uk", false},
+		{"prices.v1.pork.co_uk", false},
+		{"prices.v1.porkbun.co_ukx", false},
+		{"prices.v2.porkbun.co_uk", false},
+		{"zones.v1.co_uk", false},
+	}
+	for _, tt := range tests {
+		if got := contracts.OnSubject(set, tt.subject); got != tt.want {
+			t.Errorf("OnSubject(porkbun .co.uk, %q) = %v, want %v", tt.subject, got, tt.want)
+		}
+		if got, want := contracts.OnSubject(set, tt.subject), set.Subject() == tt.subject; got != want {
+			t.Errorf("OnSubject disagrees with Subject() for %q", tt.subject)
+		}
+	}
+	meta := &contracts.ZoneMeta{Zone: ".co.uk"}
+	if !contracts.OnSubject(meta, "zones.v1.co_uk") || contracts.OnSubject(meta, "zones.v1.uk") {
+		t.Error("OnSubject for zone metadata does not follow Subject()")
+	}
+}

@@ -314,12 +314,11 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		c.reject(in.msg, in.seq, reason, in.err)
 		return idx.Dirty()
 	}
-	if want := in.ev.Subject(); want != in.msg.Subject() {
-		c.reject(in.msg, in.seq, "subject_mismatch", fmt.Errorf("event belongs on %s", want))
+	if !contracts.OnSubject(in.ev, in.msg.Subject()) {
+		c.reject(in.msg, in.seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
 		return idx.Dirty()
 	}
-	out := idx.Apply(in.seq, in.ev)
-	c.m.applied.WithLabelValues(out.String()).Inc()
+	c.m.outcome(idx.Apply(in.seq, in.ev)).Inc()
 	return idx.Dirty()
 }
 
@@ -357,6 +356,7 @@ func (c *Consumer) markReady(start time.Time) {
 
 type consumerMetrics struct {
 	applied      *prometheus.CounterVec
+	outcomes     [4]prometheus.Counter // applied, by cache.Outcome
 	rejected     *prometheus.CounterVec
 	lastSeq      prometheus.Gauge
 	ready        prometheus.Gauge
@@ -396,10 +396,19 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		bodyBytes:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_body_bytes", Help: "Bytes of rendered response bodies in the current snapshot."}),
 		version:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_version", Help: "Data version of the current snapshot."}),
 	}
+	for o := range m.outcomes {
+		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
+	}
 	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
 		}
 	}
 	return m, nil
+}
+
+// outcome is the counter of one apply outcome, resolved once rather than per
+// message.
+func (m *consumerMetrics) outcome(o cache.Outcome) prometheus.Counter {
+	return m.outcomes[o]
 }
