@@ -140,7 +140,11 @@ func onPriceSubject(subject, registrar, zone string) bool {
 		return false
 	}
 	for i := 0; i < len(token); i++ {
-		if c := zone[i]; token[i] != c && !(c == '.' && token[i] == '_') {
+		want := zone[i]
+		if want == '.' {
+			want = '_'
+		}
+		if token[i] != want {
 			return false
 		}
 	}
