@@ -62,10 +62,18 @@ func (d *Decoder) Decode(data []byte) (Event, error) {
 	return decode(data, d)
 }
 
+// priceBlock holds a price set and its operations in one allocation; the
+// set's operation pointers point into it.
+type priceBlock struct {
+	set PriceSet
+	ops [3]OpPrice
+}
+
 func decode(data []byte, d *Decoder) (Event, error) {
 	var w wire
-	if !decodeFast(data, &w, d) {
-		w = wire{}
+	blk := new(priceBlock)
+	if !decodeFast(data, &w, d, blk) {
+		w, blk = wire{}, new(priceBlock)
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
 		}
@@ -73,9 +81,10 @@ func decode(data []byte, d *Decoder) (Event, error) {
 	var ev Event
 	switch w.Kind {
 	case KindPriceSet:
-		ev = &PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+		blk.set = PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
 			Register: w.Register, Renew: w.Renew, Transfer: w.Transfer,
 			ObservedAt: w.ObservedAt, Source: w.Source}
+		ev = &blk.set
 	case KindWithdrawal:
 		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
 			ObservedAt: w.ObservedAt, Source: w.Source}
@@ -98,9 +107,10 @@ func decode(data []byte, d *Decoder) (Event, error) {
 // types. Every method reports false on anything outside that subset, and
 // the caller then falls back to encoding/json.
 type scanner struct {
-	b []byte
-	i int
-	d *Decoder
+	b   []byte
+	i   int
+	d   *Decoder
+	blk *priceBlock // where operations are decoded to
 }
 
 func (s *scanner) ws() {
@@ -317,11 +327,11 @@ func (s *scanner) promo() (*Promo, bool) {
 	return p, o.ok
 }
 
-func (s *scanner) op() (*OpPrice, bool) {
+func (s *scanner) op(i int) (*OpPrice, bool) {
 	if s.null() {
 		return nil, true
 	}
-	op := &OpPrice{}
+	op := &s.blk.ops[i]
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -382,8 +392,8 @@ func (s *scanner) stringMap() (map[string]string, bool) {
 // reports false, leaving w in any state, when the document needs
 // encoding/json: an unknown key, a non-canonical number, an escape, a
 // repeated key, or anything malformed.
-func decodeFast(data []byte, w *wire, d *Decoder) bool {
-	s := &scanner{b: data, d: d}
+func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
+	s := &scanner{b: data, d: d, blk: blk}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -401,11 +411,11 @@ func decodeFast(data []byte, w *wire, d *Decoder) bool {
 		case "zone":
 			w.Zone, ok = s.str()
 		case "register":
-			w.Register, ok = s.op()
+			w.Register, ok = s.op(0)
 		case "renew":
-			w.Renew, ok = s.op()
+			w.Renew, ok = s.op(1)
 		case "transfer":
-			w.Transfer, ok = s.op()
+			w.Transfer, ok = s.op(2)
 		case "unicode":
 			w.Unicode, ok = s.str()
 		case "type":

@@ -21,7 +21,7 @@ func TestDecodeFastTakesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		var w wire
-		fast := decodeFast(data, &w, nil)
+		fast := decodeFast(data, &w, nil, new(priceBlock))
 		// Non-ASCII strings (the Unicode form of an IDN) are left to
 		// encoding/json on purpose.
 		if want := !bytes.ContainsFunc(data, func(r rune) bool { return r >= 0x80 }); fast != want {
@@ -45,7 +45,7 @@ func TestDecodeFastFallsBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w wire
-			if decodeFast([]byte(tt.doc), &w, nil) {
+			if decodeFast([]byte(tt.doc), &w, nil, new(priceBlock)) {
 				t.Errorf("fast path accepted %s", tt.doc)
 			}
 		})
@@ -66,7 +66,7 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"categories":[],"rates":{},"v":-12}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast wire
-		if !decodeFast(data, &fast, &Decoder{}) {
+		if !decodeFast(data, &fast, &Decoder{}, new(priceBlock)) {
 			return
 		}
 		var slow wire
