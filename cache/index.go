@@ -89,6 +89,7 @@ type zoneEntry struct {
 	body     *Body  // its /api/comparison body; nil when unpriced
 	summary  zoneSummary
 	expiry   time.Time // earliest end of a promotion the last render showed
+	dirty    bool      // in Index.dirty
 }
 
 // Index is the authoritative state built from the event stream. It is owned
@@ -102,7 +103,7 @@ type Index struct {
 	rates    *contracts.Rates
 	ratesSeq uint64
 	table    contracts.RateTable
-	dirty    map[*zoneEntry]struct{}
+	dirty    []*zoneEntry // zones to re-render, each once (zoneEntry.dirty)
 	allDirty bool
 	asOf     time.Time
 	version  uint64
@@ -118,7 +119,7 @@ type Index struct {
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, dirty: map[*zoneEntry]struct{}{}, registrars: map[string]int{}, strs: map[string]string{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[string]int{}, strs: map[string]string{}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -128,7 +129,9 @@ func (x *Index) entry(zone string) *zoneEntry {
 	if z == nil {
 		// Events are validated, so the zone is canonical and normalises.
 		nz, _ := contracts.NormalizeZone(zone)
-		z = &zoneEntry{zone: nz, prices: map[string]priceEntry{}}
+		// Most zones end up priced by most registrars: size for them now
+		// rather than growing the map (and copying its entries) repeatedly.
+		z = &zoneEntry{zone: nz, prices: make(map[string]priceEntry, len(x.registrars))}
 		x.zones[zone] = z
 	}
 	return z
@@ -261,9 +264,17 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	return Applied
 }
 
+// schedule adds a zone to the next render, once.
+func (x *Index) schedule(z *zoneEntry) {
+	if !z.dirty {
+		z.dirty = true
+		x.dirty = append(x.dirty, z)
+	}
+}
+
 // markDirty schedules a zone for re-rendering because of data observed at t.
 func (x *Index) markDirty(z *zoneEntry, t time.Time) {
-	x.dirty[z] = struct{}{}
+	x.schedule(z)
 	if t.After(x.asOf) {
 		x.asOf = t
 	}
@@ -283,7 +294,7 @@ func (x *Index) Snapshot() *Snapshot { return x.snap }
 func (x *Index) Expire(now time.Time) {
 	for _, z := range x.zones {
 		if !z.expiry.IsZero() && !z.expiry.After(now) {
-			x.dirty[z] = struct{}{}
+			x.schedule(z)
 		}
 	}
 }
@@ -314,11 +325,15 @@ func (x *Index) Build(now time.Time) *Snapshot {
 func (x *Index) render(now time.Time) *Snapshot {
 	if x.allDirty {
 		for _, z := range x.zones {
-			x.dirty[z] = struct{}{}
+			x.schedule(z)
 		}
 	}
 	x.renderDirty(now)
+	for _, z := range x.dirty {
+		z.dirty = false
+	}
 	clear(x.dirty)
+	x.dirty = x.dirty[:0]
 	x.allDirty = false
 	if x.sorted == nil {
 		x.sorted = make([]*zoneEntry, 0, len(x.zones))
@@ -359,15 +374,12 @@ const parallelRender = 256
 // core.
 func (x *Index) renderDirty(now time.Time) {
 	workers := runtime.GOMAXPROCS(0)
-	if len(x.dirty) < parallelRender || workers < 2 {
-		for z := range x.dirty {
+	zones := x.dirty
+	if len(zones) < parallelRender || workers < 2 {
+		for _, z := range zones {
 			x.renderZone(z, now)
 		}
 		return
-	}
-	zones := make([]*zoneEntry, 0, len(x.dirty))
-	for z := range x.dirty {
-		zones = append(zones, z)
 	}
 	var wg sync.WaitGroup
 	for w := range workers {

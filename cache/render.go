@@ -1,8 +1,8 @@
 package cache
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,11 +17,18 @@ var opNames = [3]string{"register", "renew", "transfer"}
 // the render time and converted to the index currency.
 type row struct {
 	registrar string
+	fmtCache  *timeText // shared by a zone's rows
 	entry     priceEntry
 	native    [3]contracts.Price
 	has       [3]bool
 	converted bool     // every offered operation converted
 	price     [3]int64 // converted minor units, valid where has && converted
+}
+
+// timeText remembers the last time formatted and its text.
+type timeText struct {
+	at   int64
+	text []byte
 }
 
 // minimum is the cheapest converted price of one operation and who asks it.
@@ -44,13 +51,14 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 		return
 	}
 	rows := make([]row, 0, z.live)
+	times := &timeText{}
 	at := now.Unix()
 	var asOf int64
 	for reg, p := range z.prices {
 		if !p.live {
 			continue
 		}
-		r := row{registrar: reg, entry: p, converted: true}
+		r := row{registrar: reg, entry: p, converted: true, fmtCache: times}
 		for i := range p.ops {
 			op := &p.ops[i]
 			if !op.offered {
@@ -75,21 +83,26 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 	}
 	// Cheapest registration first; rows that cannot be converted, or that
 	// do not offer registration, after them; ties by registrar id.
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := &rows[i], &rows[j]
+	// Rows are large; sort pointers to them.
+	order := make([]*row, len(rows))
+	for i := range rows {
+		order[i] = &rows[i]
+	}
+	slices.SortFunc(order, func(a, b *row) int {
 		ak, bk := a.converted && a.has[0], b.converted && b.has[0]
-		if ak != bk {
-			return ak
+		switch {
+		case ak != bk && ak:
+			return -1
+		case ak != bk:
+			return 1
+		case ak && a.price[0] != b.price[0]:
+			return cmp.Compare(a.price[0], b.price[0])
 		}
-		if ak && a.price[0] != b.price[0] {
-			return a.price[0] < b.price[0]
-		}
-		return a.registrar < b.registrar
+		return strings.Compare(a.registrar, b.registrar)
 	})
 	var sum zoneSummary
 	sum.registrars = len(rows)
-	for i := range rows {
-		r := &rows[i]
+	for _, r := range order {
 		if !r.converted {
 			continue
 		}
@@ -100,11 +113,11 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 		}
 	}
 	z.summary = sum
-	z.body = newBody(x.renderComparison(z, rows, time.Unix(0, asOf).UTC(), now))
+	z.body = newBody(x.renderComparison(z, order, time.Unix(0, asOf).UTC(), now))
 	z.fragment = x.renderFragment(z)
 }
 
-func (x *Index) renderComparison(z *zoneEntry, rows []row, asOf, now time.Time) []byte {
+func (x *Index) renderComparison(z *zoneEntry, rows []*row, asOf, now time.Time) []byte {
 	b := make([]byte, 0, 256+220*len(rows))
 	b = append(b, `{"zone":`...)
 	b = appendString(b, z.zone.ASCII)
@@ -134,7 +147,7 @@ func (x *Index) renderComparison(z *zoneEntry, rows []row, asOf, now time.Time) 
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = x.appendRow(b, z, &rows[i], now)
+		b = x.appendRow(b, z, rows[i], now)
 	}
 	return append(b, "]}"...)
 }
@@ -185,7 +198,7 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 		}
 	}
 	b = append(b, `],"observed_at":`...)
-	b = appendTime(b, time.Unix(0, r.entry.observed).UTC())
+	b = r.appendObserved(b)
 	return append(b, '}')
 }
 
@@ -225,6 +238,16 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		b = append(b, '}')
 	}
 	return b
+}
+
+// appendObserved writes the row's observed_at. Most rows of a zone share it
+// (one ingest run), so the zone's rows share one formatting of it.
+func (r *row) appendObserved(b []byte) []byte {
+	if r.fmtCache.at != r.entry.observed || r.fmtCache.text == nil {
+		r.fmtCache.at = r.entry.observed
+		r.fmtCache.text = appendTime(r.fmtCache.text[:0], time.Unix(0, r.entry.observed).UTC())
+	}
+	return append(b, r.fmtCache.text...)
 }
 
 func (r *row) nativeCurrency() string {
