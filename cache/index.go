@@ -376,8 +376,9 @@ func (x *Index) renderDirty(now time.Time) {
 	workers := runtime.GOMAXPROCS(0)
 	zones := x.dirty
 	if len(zones) < parallelRender || workers < 2 {
+		var sc scratch
 		for _, z := range zones {
-			x.renderZone(z, now)
+			x.renderZone(z, now, &sc)
 		}
 		return
 	}
@@ -385,8 +386,9 @@ func (x *Index) renderDirty(now time.Time) {
 	for w := range workers {
 		part := zones[w*len(zones)/workers : (w+1)*len(zones)/workers]
 		wg.Go(func() {
+			var sc scratch
 			for _, z := range part {
-				x.renderZone(z, now)
+				x.renderZone(z, now, &sc)
 			}
 		})
 	}

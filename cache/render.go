@@ -44,13 +44,20 @@ type zoneSummary struct {
 }
 
 // renderZone renders a zone's comparison body and its catalog fragment.
-func (x *Index) renderZone(z *zoneEntry, now time.Time) {
+// scratch is a render worker's reusable buffers: a full render would
+// otherwise allocate and drop a row slice for every zone.
+type scratch struct {
+	rows  []row
+	order []*row
+}
+
+func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	z.expiry = time.Time{}
 	if z.live == 0 {
 		z.body, z.fragment, z.summary = nil, nil, zoneSummary{}
 		return
 	}
-	rows := make([]row, 0, z.live)
+	rows := sc.rows[:0]
 	times := &timeText{}
 	at := now.Unix()
 	var asOf int64
@@ -84,10 +91,12 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time) {
 	// Cheapest registration first; rows that cannot be converted, or that
 	// do not offer registration, after them; ties by registrar id.
 	// Rows are large; sort pointers to them.
-	order := make([]*row, len(rows))
+	sc.rows = rows
+	order := sc.order[:0]
 	for i := range rows {
-		order[i] = &rows[i]
+		order = append(order, &rows[i])
 	}
+	sc.order = order
 	slices.SortFunc(order, func(a, b *row) int {
 		ak, bk := a.converted && a.has[0], b.converted && b.has[0]
 		switch {
