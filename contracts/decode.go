@@ -236,11 +236,11 @@ func (s *scanner) time() (time.Time, bool) {
 // obj walks one object: begin consumes "{", and each next reads a key and
 // its ":" and reports whether there is a field to read; the caller reads the
 // value. Repeated keys are left to encoding/json, which merges them in ways
-// not worth copying, so obj remembers the keys it has seen.
+// not worth copying: callers mark each known key with once, which fails the
+// object on a repeat.
 type obj struct {
 	s     *scanner
-	seen  [16][]byte
-	n     int
+	seen  uint32
 	first bool
 	ok    bool // false once the object is known not to be fast-path JSON
 	done  bool
@@ -267,19 +267,22 @@ func (o *obj) next() ([]byte, bool) {
 		return nil, false
 	}
 	key, ok := s.raw()
-	if !ok || !s.byte(':') || o.n == len(o.seen) {
+	if !ok || !s.byte(':') {
 		o.ok = false
 		return nil, false
 	}
-	for _, k := range o.seen[:o.n] {
-		if string(k) == string(key) {
-			o.ok = false
-			return nil, false
-		}
-	}
-	o.seen[o.n] = key
-	o.n++
 	return key, true
+}
+
+// once records the known key numbered bit, and fails the object if it
+// was seen before.
+func (o *obj) once(bit uint) bool {
+	if o.seen&(1<<bit) != 0 {
+		o.ok = false
+		return false
+	}
+	o.seen |= 1 << bit
+	return true
 }
 
 // fail abandons the fast path from inside a field.
@@ -291,9 +294,13 @@ func (s *scanner) price(p *Price) bool {
 		ok := false
 		switch string(key) {
 		case "amount":
-			p.Amount, ok = s.int()
+			if o.once(0) {
+				p.Amount, ok = s.int()
+			}
 		case "currency":
-			p.Currency, ok = s.str()
+			if o.once(1) {
+				p.Currency, ok = s.str()
+			}
 		}
 		if !ok {
 			o.fail()
@@ -312,12 +319,16 @@ func (s *scanner) promo() (*Promo, bool) {
 		ok := false
 		switch string(key) {
 		case "price":
-			ok = s.price(&p.Price)
+			if o.once(0) {
+				ok = s.price(&p.Price)
+			}
 		case "ends_at":
-			if ok = s.null(); !ok {
-				var t time.Time
-				t, ok = s.time()
-				p.EndsAt = &t
+			if o.once(1) {
+				if ok = s.null(); !ok {
+					var t time.Time
+					t, ok = s.time()
+					p.EndsAt = &t
+				}
 			}
 		}
 		if !ok {
@@ -337,9 +348,13 @@ func (s *scanner) op(i int) (*OpPrice, bool) {
 		ok := false
 		switch string(key) {
 		case "regular":
-			ok = s.price(&op.Regular)
+			if o.once(0) {
+				ok = s.price(&op.Regular)
+			}
 		case "promo":
-			op.Promo, ok = s.promo()
+			if o.once(1) {
+				op.Promo, ok = s.promo()
+			}
 		}
 		if !ok {
 			o.fail()
@@ -379,6 +394,10 @@ func (s *scanner) stringMap() (map[string]string, bool) {
 	m := map[string]string{}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
+		if _, dup := m[string(key)]; dup {
+			o.fail()
+			break
+		}
 		v, ok := s.str()
 		if !ok {
 			o.fail()
@@ -399,39 +418,69 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 		ok := false
 		switch string(key) {
 		case "v":
-			var v int64
-			v, ok = s.int()
-			w.V = int(v)
+			if o.once(0) {
+				var v int64
+				v, ok = s.int()
+				w.V = int(v)
+			}
 		case "kind":
-			var k string
-			k, ok = s.str()
-			w.Kind = Kind(k)
+			if o.once(1) {
+				var k string
+				k, ok = s.str()
+				w.Kind = Kind(k)
+			}
 		case "registrar":
-			w.Registrar, ok = s.str()
+			if o.once(2) {
+				w.Registrar, ok = s.str()
+			}
 		case "zone":
-			w.Zone, ok = s.str()
+			if o.once(3) {
+				w.Zone, ok = s.str()
+			}
 		case "register":
-			w.Register, ok = s.op(0)
+			if o.once(4) {
+				w.Register, ok = s.op(0)
+			}
 		case "renew":
-			w.Renew, ok = s.op(1)
+			if o.once(5) {
+				w.Renew, ok = s.op(1)
+			}
 		case "transfer":
-			w.Transfer, ok = s.op(2)
+			if o.once(6) {
+				w.Transfer, ok = s.op(2)
+			}
 		case "unicode":
-			w.Unicode, ok = s.str()
+			if o.once(7) {
+				w.Unicode, ok = s.str()
+			}
 		case "type":
-			w.Type, ok = s.str()
+			if o.once(8) {
+				w.Type, ok = s.str()
+			}
 		case "categories":
-			w.Categories, ok = s.strings()
+			if o.once(9) {
+				w.Categories, ok = s.strings()
+			}
 		case "base":
-			w.Base, ok = s.str()
+			if o.once(10) {
+				w.Base, ok = s.str()
+			}
 		case "date":
-			w.Date, ok = s.str()
+			if o.once(11) {
+				w.Date, ok = s.str()
+			}
 		case "rates":
-			w.Rates, ok = s.stringMap()
+			if o.once(12) {
+				w.Rates, ok = s.stringMap()
+			}
 		case "observed_at":
-			w.ObservedAt, ok = s.time()
+			if o.once(13) {
+				w.ObservedAt, ok = s.time()
+			}
 		case "source":
-			w.Source, ok = s.str()
+			if o.once(14) {
+				w.Source, ok = s.str()
+			}
 		}
 		if !ok {
 			o.fail()

@@ -143,8 +143,8 @@ func invalid(field, format string, args ...any) error {
 }
 
 var (
-	categoryPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
-	datePattern      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	categoryPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+	datePattern     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 )
 
 // ValidRegistrar reports whether id is a well-formed registrar id: lower-case
