@@ -15,8 +15,6 @@ var t0 = time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-func ptr[T any](v T) *T { return &v }
-
 func money(currency string, minor int64) contracts.Price {
 	return contracts.Price{Amount: minor, Currency: currency}
 }

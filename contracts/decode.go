@@ -133,12 +133,6 @@ func (s *scanner) byte(c byte) bool {
 	return false
 }
 
-// peek reports whether the next non-space byte is c, without consuming it.
-func (s *scanner) peek(c byte) bool {
-	s.ws()
-	return s.i < len(s.b) && s.b[s.i] == c
-}
-
 // raw reads a string without escapes or control characters and returns its
 // bytes without the quotes; the caller copies what it keeps.
 func (s *scanner) raw() ([]byte, bool) {
