@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -55,20 +57,19 @@ var ErrShrunk = errors.New("price list shrank suspiciously")
 
 // Runner fetches one Source on its interval and publishes what changed:
 // new or changed price sets, zone metadata and rates, and withdrawals for
-// zones that disappeared from a registrar's list. It remembers what it
-// published as fingerprints that ignore observed_at, so an unchanged price
-// observed again is not republished.
+// zones that disappeared from a registrar's list. Each round compares the
+// list with what the stream holds, by fingerprints that ignore observed_at,
+// so an unchanged price observed again is not republished, and a restart
+// needs no memory of earlier rounds.
 type Runner struct {
 	src       Source
+	js        jetstream.JetStream
 	pub       *Publisher
 	cfg       RunnerConfig
 	log       *slog.Logger
 	now       func() time.Time
 	m         *runnerMetrics
-	last      map[string][32]byte        // subject -> fingerprint of what was published
-	owned     map[string]map[string]bool // registrar -> price subjects last published
-	sizes     map[string]int             // registrar -> zones in its last good list
-	first     chan struct{}              // closed after Run's first round
+	first     chan struct{} // closed after Run's first round
 	firstOnce sync.Once
 }
 
@@ -83,7 +84,7 @@ type runnerMetrics struct {
 
 // NewRunner returns a Runner for src. Metrics are labelled with the
 // source's name and registered on reg.
-func NewRunner(src Source, pub *Publisher, cfg RunnerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Runner, error) {
+func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("source %s: %w", src.Name(), err)
 	}
@@ -114,8 +115,8 @@ func NewRunner(src Source, pub *Publisher, cfg RunnerConfig, log *slog.Logger, r
 		}
 	}
 	return &Runner{
-		src: src, pub: pub, cfg: cfg, log: log.With("source", src.Name()), now: now, m: m,
-		last: map[string][32]byte{}, owned: map[string]map[string]bool{}, sizes: map[string]int{},
+		src: src, pub: NewPublisher(js), cfg: cfg, log: log.With("source", src.Name()), now: now, m: m,
+		js:    js,
 		first: make(chan struct{}),
 	}, nil
 }
@@ -166,7 +167,12 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("fetch %s: %w", r.src.Name(), err)
 	}
-	pl, err := r.diff(list)
+	stored, err := r.stored(ctx, list)
+	if err != nil {
+		r.m.fetches.WithLabelValues("error").Inc()
+		return fmt.Errorf("read current state of %s: %w", r.src.Name(), err)
+	}
+	pl, err := r.diff(list, stored)
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
 		return err
@@ -178,60 +184,140 @@ func (r *Runner) Once(ctx context.Context) error {
 	r.m.duplicates.Add(float64(dups))
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
-		// Nothing is committed: the next run diffs against the last
-		// good baseline and publishes the same changes again. What did
-		// arrive is then re-applied with the same prices, which is
-		// harmless.
+		// The next round diffs against what the stream then holds, so
+		// whatever did not arrive is published again.
 		return err
 	}
-	r.commit(list, pl)
-	r.m.withdrawn.Add(float64(len(pl.withdrawn)))
+	r.m.withdrawn.Add(float64(pl.withdrawn))
 	r.m.fetches.WithLabelValues("ok").Inc()
 	r.m.lastSuccess.Set(float64(r.now().Unix()))
-	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", len(pl.withdrawn), "invalid", len(pl.invalid),
+	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", pl.withdrawn, "invalid", pl.invalid,
 		"prices", len(list.Prices), "zones", len(list.Zones))
 	return nil
+}
+
+// storedEvent is what the stream holds on one subject: a fingerprint of
+// the document (zero when it does not decode) and whether it is a live price
+// set.
+type storedEvent struct {
+	fp   [32]byte
+	live bool
+}
+
+// stored reads the stream's current message on every subject the list
+// speaks for: the price subjects of its registrars, and zone metadata and
+// rates when it has them. Diffing against the stream rather than against
+// memory means a restarted runner neither republishes everything nor forgets
+// to withdraw, and a document someone else overwrote is put right.
+func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent, error) {
+	var filters []string
+	seen := map[string]bool{}
+	for i := range list.Prices {
+		if reg := list.Prices[i].Registrar; !seen[reg] && contracts.ValidRegistrar(reg) {
+			seen[reg] = true
+			filters = append(filters, contracts.RegistrarPriceFilter(reg))
+		}
+	}
+	if len(list.Zones) > 0 {
+		filters = append(filters, contracts.ZoneSubjectPrefix+"*")
+	}
+	if len(list.Rates) > 0 {
+		filters = append(filters, contracts.RatesSubjectPrefix+"*")
+	}
+	out := map[string]storedEvent{}
+	if len(filters) == 0 {
+		return out, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	cons, err := r.js.CreateConsumer(ctx, contracts.StateStream, jetstream.ConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+		AckPolicy:         jetstream.AckNonePolicy,
+		FilterSubjects:    filters,
+		MemoryStorage:     true,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.js.DeleteConsumer(dctx, contracts.StateStream, cons.CachedInfo().Name)
+	}()
+	pending := cons.CachedInfo().NumPending
+	if pending == 0 {
+		return out, nil
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(1024))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Stop()
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	for range pending {
+		msg, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		var st storedEvent
+		if ev, err := contracts.Decode(msg.Data()); err == nil && contracts.OnSubject(ev, msg.Subject()) {
+			st.fp = fingerprint(ev)
+			_, st.live = ev.(*contracts.PriceSet)
+		}
+		out[msg.Subject()] = st
+	}
+	return out, nil
 }
 
 // plan is what one run publishes.
 type plan struct {
 	events    []contracts.Event
-	withdrawn []string            // price subjects withdrawn
-	invalid   map[string]struct{} // subjects whose listed event failed validation
+	withdrawn int
+	invalid   int
 }
 
-// diff returns the events that differ from what was last published, plus a
-// withdrawal for every price subject a registrar no longer lists. It refuses
-// the list if a registrar shrank below MinKeepRatio of its last good size.
-// An event that fails validation is skipped and counted; its zone still
-// counts as listed, so a bad row never withdraws a good price.
-func (r *Runner) diff(list *List) (*plan, error) {
+// diff returns the events that differ from what the stream holds, plus a
+// withdrawal for every live price of a listed registrar that the list no
+// longer has. It refuses the list if a registrar shrank below MinKeepRatio
+// of what the stream holds for it. An event that fails validation is
+// skipped and counted; its zone still counts as listed, so a bad row never
+// withdraws a good price.
+func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) {
 	now := r.now()
-	pl := &plan{invalid: map[string]struct{}{}}
-	current := map[string]map[string]bool{}
+	pl := &plan{}
+	listed := map[string]bool{}    // price subjects in the list
+	registrars := map[string]int{} // zones listed per registrar
 	for i := range list.Prices {
 		p := &list.Prices[i]
 		if !contracts.ValidRegistrar(p.Registrar) || !contracts.IsCanonicalZone(p.Zone) {
 			continue
 		}
-		if current[p.Registrar] == nil {
-			current[p.Registrar] = map[string]bool{}
+		if s := p.Subject(); !listed[s] {
+			listed[s] = true
+			registrars[p.Registrar]++
 		}
-		current[p.Registrar][p.Subject()] = true
 	}
-	for reg, subjects := range current {
-		if prev := r.sizes[reg]; prev > 0 && float64(len(subjects)) < r.cfg.MinKeepRatio*float64(prev) {
-			return nil, fmt.Errorf("%w: registrar %s lists %d zones, last good list had %d", ErrShrunk, reg, len(subjects), prev)
+	live := map[string]int{} // live prices the stream holds per registrar
+	for subject, st := range stored {
+		if reg, _, ok := priceSubjectParts(subject); ok && st.live {
+			live[reg]++
+		}
+	}
+	for reg, n := range registrars {
+		if prev := live[reg]; prev > 0 && float64(n) < r.cfg.MinKeepRatio*float64(prev) {
+			return nil, fmt.Errorf("%w: registrar %s lists %d zones, the stream holds %d", ErrShrunk, reg, n, prev)
 		}
 	}
 	add := func(ev contracts.Event) {
 		if err := ev.Validate(); err != nil {
-			pl.invalid[ev.Subject()] = struct{}{}
+			pl.invalid++
 			r.m.invalid.Inc()
 			r.log.Warn("event skipped: invalid", "subject", ev.Subject(), "err", err)
 			return
 		}
-		if fp := fingerprint(ev); r.last[ev.Subject()] != fp {
+		if st, ok := stored[ev.Subject()]; !ok || st.fp != fingerprint(ev) {
 			pl.events = append(pl.events, ev)
 		}
 	}
@@ -244,73 +330,31 @@ func (r *Runner) diff(list *List) (*plan, error) {
 	for i := range list.Rates {
 		add(&list.Rates[i])
 	}
-	for reg, subjects := range r.owned {
-		cur, listed := current[reg]
-		if !listed {
-			// A registrar missing entirely is a broken list, not a
-			// registrar that stopped selling everything.
+	for subject, st := range stored {
+		reg, zone, ok := priceSubjectParts(subject)
+		if !ok || !st.live || listed[subject] || registrars[reg] == 0 {
 			continue
 		}
-		for subject := range subjects {
-			if cur[subject] {
-				continue
-			}
-			zone := contracts.ZoneFromToken(subject[len(contracts.PriceSubjectPrefix)+len(reg)+1:])
-			pl.events = append(pl.events, &contracts.Withdrawal{
-				V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal, Registrar: reg, Zone: zone,
-				ObservedAt: now, Source: r.src.Name(),
-			})
-			pl.withdrawn = append(pl.withdrawn, subject)
-		}
+		pl.events = append(pl.events, &contracts.Withdrawal{
+			V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal, Registrar: reg, Zone: zone,
+			ObservedAt: now, Source: r.src.Name(),
+		})
+		pl.withdrawn++
 	}
 	return pl, nil
 }
 
-// commit records a published list as the new baseline.
-func (r *Runner) commit(list *List, pl *plan) {
-	for _, subject := range pl.withdrawn {
-		// Forget the withdrawn price so that relisting it, even at the
-		// same price, publishes it again.
-		delete(r.last, subject)
+// priceSubjectParts splits a price subject into registrar and zone.
+func priceSubjectParts(subject string) (registrar, zone string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, contracts.PriceSubjectPrefix)
+	if !ok {
+		return "", "", false
 	}
-	// Only registrars present in the list are replaced; one missing from it
-	// keeps its subjects so they can still be withdrawn later.
-	for i := range list.Prices {
-		if reg := list.Prices[i].Registrar; r.owned[reg] == nil {
-			r.owned[reg] = map[string]bool{}
-		}
+	registrar, token, ok := strings.Cut(rest, ".")
+	if !ok {
+		return "", "", false
 	}
-	for i := range list.Prices {
-		clear(r.owned[list.Prices[i].Registrar])
-	}
-	record := func(ev contracts.Event) {
-		if _, bad := pl.invalid[ev.Subject()]; !bad {
-			r.last[ev.Subject()] = fingerprint(ev)
-		}
-	}
-	for i := range list.Prices {
-		p := &list.Prices[i]
-		if _, bad := pl.invalid[p.Subject()]; bad {
-			// Keep the last good price owned, so it can be withdrawn.
-			if _, had := r.last[p.Subject()]; had {
-				r.owned[p.Registrar][p.Subject()] = true
-			}
-			continue
-		}
-		record(p)
-		r.owned[p.Registrar][p.Subject()] = true
-	}
-	for reg, subjects := range r.owned {
-		if len(subjects) > 0 {
-			r.sizes[reg] = len(subjects)
-		}
-	}
-	for i := range list.Zones {
-		record(&list.Zones[i])
-	}
-	for i := range list.Rates {
-		record(&list.Rates[i])
-	}
+	return registrar, contracts.ZoneFromToken(token), true
 }
 
 // fingerprint hashes an event without its observed_at, so that the same

@@ -52,7 +52,7 @@ func newHarness(t *testing.T) *harness {
 	_, js := natstest.Provisioned(t)
 	h := &harness{js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
-	r, err := ingest.NewRunner(h.src, ingest.NewPublisher(js), cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
+	r, err := ingest.NewRunner(h.src, js, cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,4 +217,50 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no counter %s", name)
 	return 0
+}
+
+// TestRunnerRestartUsesStream starts a second runner on the same stream, as
+// after a restart: it republishes nothing unchanged and still withdraws a
+// zone that left the list while it was down.
+func TestRunnerRestartUsesStream(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200), set("a", ".org", 300)), nil); err != nil {
+		t.Fatal(err)
+	}
+	restarted := &harness{js: h.js, src: &listSource{}, reg: prometheus.NewRegistry(), now: h.now}
+	r, err := ingest.NewRunner(restarted.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+		slog.New(slog.DiscardHandler), restarted.reg, func() time.Time { return restarted.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted.r = r
+	before := h.lastSeq(t)
+	if err := restarted.once(t, list(set("a", ".com", 100), set("a", ".org", 300)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+1 {
+		t.Errorf("restarted round published %d messages, want 1 (the withdrawal)", got-before)
+	}
+	if _, ok := h.current(t, "a", ".net").(*contracts.Withdrawal); !ok {
+		t.Errorf("a .net after a restart without it: got %T, want a withdrawal", h.current(t, "a", ".net"))
+	}
+}
+
+// TestRunnerRepairsOverwrittenSubject overwrites a registrar's price with a
+// document that does not decode: the runner's next round puts it right.
+func TestRunnerRepairsOverwrittenSubject(t *testing.T) {
+	h := newHarness(t)
+	both := func() *ingest.List { return list(set("a", ".com", 100), set("a", ".net", 200)) }
+	if err := h.once(t, both(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.js.Publish(context.Background(), contracts.PriceSubject("a", ".net"), []byte("{garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.once(t, both(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ps, ok := h.current(t, "a", ".net").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 200 {
+		t.Errorf("a .net after the repair round: got %T, want its price set back", h.current(t, "a", ".net"))
+	}
 }

@@ -20,7 +20,7 @@ import (
 // server that an ingester has filled, and checks it becomes ready and serves.
 func TestJoinsExistingNATS(t *testing.T) {
 	srv, js := natstest.Provisioned(t)
-	r, err := ingest.NewRunner(sample.New(time.Now), ingest.NewPublisher(js),
+	r, err := ingest.NewRunner(sample.New(time.Now), js,
 		ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5}, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		t.Fatal(err)

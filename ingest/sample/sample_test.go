@@ -359,7 +359,7 @@ func TestRunnerEndToEnd(t *testing.T) {
 	list := fetch(t, fixedClock)
 	want := uint64(len(list.Prices) + len(list.Zones) + len(list.Rates))
 
-	r, err := ingest.NewRunner(src, ingest.NewPublisher(js),
+	r, err := ingest.NewRunner(src, js,
 		ingest.RunnerConfig{Interval: 0, Timeout: time.Minute, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), fixedClock)
 	if err != nil {

@@ -193,7 +193,6 @@ type SourceFactory func(getenv Env) (ingest.Source, error)
 
 // Ingest builds a runner for each named source from the registry.
 func Ingest(js jetstream.JetStream, names string, registry map[string]SourceFactory, getenv Env, cfg ingest.RunnerConfig, log *slog.Logger, reg prometheus.Registerer) ([]*ingest.Runner, error) {
-	pub := ingest.NewPublisher(js)
 	var runners []*ingest.Runner
 	for name := range strings.SplitSeq(names, ",") {
 		name = strings.TrimSpace(name)
@@ -208,7 +207,7 @@ func Ingest(js jetstream.JetStream, names string, registry map[string]SourceFact
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", name, err)
 		}
-		r, err := ingest.NewRunner(src, pub, cfg, log.With("part", "ingest"), reg, time.Now)
+		r, err := ingest.NewRunner(src, js, cfg, log.With("part", "ingest"), reg, time.Now)
 		if err != nil {
 			return nil, err
 		}
