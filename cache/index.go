@@ -24,8 +24,6 @@ const (
 	Unchanged
 	// Redelivered had a stream sequence the index already applied.
 	Redelivered
-	// Stale was observed before the state it would replace.
-	Stale
 )
 
 func (o Outcome) String() string {
@@ -36,8 +34,6 @@ func (o Outcome) String() string {
 		return "unchanged"
 	case Redelivered:
 		return "redelivered"
-	case Stale:
-		return "stale"
 	}
 	return "unknown"
 }
@@ -89,6 +85,7 @@ type zoneEntry struct {
 	body     *Body  // its /api/comparison body; nil when unpriced
 	summary  zoneSummary
 	expiry   time.Time // earliest end of a promotion the last render showed
+	asOf     int64     // newest observed_at of the live prices, Unix nanoseconds
 	dirty    bool      // in Index.dirty
 }
 
@@ -100,12 +97,12 @@ type Index struct {
 	exp      int
 	zones    map[string]*zoneEntry
 	sorted   []*zoneEntry // priced zones by ASCII name; nil when it must be rebuilt
-	rates    *contracts.Rates
-	ratesSeq uint64
+	rates    map[string]ratesEntry // by base currency
+	chosen   *contracts.Rates      // the rates conversions use; nil when none
 	table    contracts.RateTable
 	dirty    []*zoneEntry // zones to re-render, each once (zoneEntry.dirty)
 	allDirty bool
-	asOf     time.Time
+	asOf     time.Time // of the last render
 	version  uint64
 	prices   int
 	// registrars counts each registrar's live price sets.
@@ -119,7 +116,7 @@ type Index struct {
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[string]int{}, strs: map[string]string{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[string]int{}, strs: map[string]string{}, rates: map[string]ratesEntry{}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -137,10 +134,12 @@ func (x *Index) entry(zone string) *zoneEntry {
 	return z
 }
 
-// Apply applies one validated event read at stream sequence seq. Events for
-// a subject arrive in stream order; one at or below the sequence already
-// applied for its subject is a redelivery, and one observed before the state
-// it would replace is stale. Neither changes anything.
+// Apply applies one validated event read at stream sequence seq. The stream's
+// order is the only authority: an event at or below the sequence already
+// applied for its subject is a redelivery and changes nothing; any later one
+// replaces the subject's state, whatever its observed_at. That way a pod's
+// state depends only on what the stream holds, and a pod started later
+// answers byte for byte what a running one does.
 func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 	switch e := ev.(type) {
 	case *contracts.PriceSet:
@@ -152,31 +151,24 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 		if seq <= z.metaSeq {
 			return Redelivered
 		}
-		if z.meta != nil && e.ObservedAt.Before(z.meta.ObservedAt) {
-			return Stale
-		}
 		z.metaSeq = seq
 		if z.meta != nil && sameMeta(z.meta, e) {
 			z.meta = e
+			if z.live > 0 {
+				x.schedule(z) // observed_at moved, and as_of with it
+			}
 			return Unchanged
 		}
 		z.meta = e
-		x.markDirty(z, e.ObservedAt)
+		x.schedule(z)
 		return Applied
 	case *contracts.Rates:
-		if seq <= x.ratesSeq {
+		if seq <= x.rates[e.Base].seq {
 			return Redelivered
 		}
-		if x.rates != nil && e.ObservedAt.Before(x.rates.ObservedAt) {
-			return Stale
-		}
-		x.ratesSeq = seq
-		x.rates = e
-		x.table = contracts.NewRateTable(e)
+		x.rates[e.Base] = ratesEntry{seq: seq, rates: e}
+		x.chooseRates()
 		x.allDirty = true
-		if e.ObservedAt.After(x.asOf) {
-			x.asOf = e.ObservedAt
-		}
 		return Applied
 	}
 	return Unchanged
@@ -220,13 +212,8 @@ func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
 func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
 	z := x.entry(zone)
 	cur, known := z.prices[registrar]
-	if known {
-		if seq <= cur.seq {
-			return Redelivered
-		}
-		if observed.UnixNano() < cur.observed {
-			return Stale
-		}
+	if known && seq <= cur.seq {
+		return Redelivered
 	}
 	next := priceEntry{seq: seq, observed: observed.UnixNano()}
 	if set != nil {
@@ -237,7 +224,7 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
 		// comparison shows, so the zone still re-renders.
-		x.markDirty(z, observed)
+		x.schedule(z)
 		return Unchanged
 	case next.live && !cur.live:
 		z.live++
@@ -260,7 +247,7 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 		// against late price sets.
 		return Unchanged
 	}
-	x.markDirty(z, observed)
+	x.schedule(z)
 	return Applied
 }
 
@@ -272,13 +259,6 @@ func (x *Index) schedule(z *zoneEntry) {
 	}
 }
 
-// markDirty schedules a zone for re-rendering because of data observed at t.
-func (x *Index) markDirty(z *zoneEntry, t time.Time) {
-	x.schedule(z)
-	if t.After(x.asOf) {
-		x.asOf = t
-	}
-}
 
 // Dirty reports whether events were applied since the last Build.
 func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 }
@@ -345,6 +325,22 @@ func (x *Index) render(now time.Time) *Snapshot {
 		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
 	}
 	x.version++
+	// as_of is computed from what is shown, not from what was seen, so it
+	// too depends only on the stream's current content.
+	var asOf int64
+	for _, z := range x.sorted {
+		asOf = max(asOf, z.asOf)
+		if z.meta != nil {
+			asOf = max(asOf, z.meta.ObservedAt.UnixNano())
+		}
+	}
+	if x.chosen != nil {
+		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
+	}
+	x.asOf = time.Time{}
+	if asOf > 0 {
+		x.asOf = time.Unix(0, asOf).UTC()
+	}
 	s := &Snapshot{
 		Version:    x.version,
 		AsOf:       x.asOf,
@@ -362,6 +358,27 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.ComparisonZones = newBody(x.renderComparisonZones())
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// ratesEntry is the last rates event for one base currency.
+type ratesEntry struct {
+	seq   uint64
+	rates *contracts.Rates
+}
+
+// chooseRates picks the rates conversions use when several bases are
+// published: the newest date, then the alphabetically first base, so that
+// every pod chooses the same whatever the order it read them in.
+func (x *Index) chooseRates() {
+	var best *contracts.Rates
+	for _, e := range x.rates {
+		r := e.rates
+		if best == nil || r.Date > best.Date || (r.Date == best.Date && r.Base < best.Base) {
+			best = r
+		}
+	}
+	x.chosen = best
+	x.table = contracts.NewRateTable(best)
 }
 
 // parallelRender is how many dirty zones make a render worth spreading

@@ -19,7 +19,6 @@ func TestOutcomeString(t *testing.T) {
 		{Applied, "applied"},
 		{Unchanged, "unchanged"},
 		{Redelivered, "redelivered"},
-		{Stale, "stale"},
 		{Outcome(99), "unknown"},
 	}
 	for _, tt := range tests {
@@ -86,9 +85,9 @@ func TestApplyOutcomes(t *testing.T) {
 			ev:     seqEvent{3, changed}, want: Redelivered,
 		},
 		{
-			name:   "observed before the current prices",
+			name:   "observed before the current prices: stream order wins",
 			before: []seqEvent{{1, first}},
-			ev:     seqEvent{2, changedEarlier}, want: Stale,
+			ev:     seqEvent{2, changedEarlier}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "withdrawal of a priced registrar",
@@ -96,18 +95,18 @@ func TestApplyOutcomes(t *testing.T) {
 			ev:     seqEvent{2, withdrawal("alpha", com, at(time.Hour))}, want: Applied, wantDirty: true,
 		},
 		{
-			name:   "withdrawal observed before the price set",
+			name:   "withdrawal observed before the price set: stream order wins",
 			before: []seqEvent{{1, first}},
-			ev:     seqEvent{2, withdrawal("alpha", com, at(-time.Hour))}, want: Stale,
+			ev:     seqEvent{2, withdrawal("alpha", com, at(-time.Hour))}, want: Applied, wantDirty: true,
 		},
 		{
 			name: "withdrawal of a never-priced registrar",
 			ev:   seqEvent{1, withdrawal("alpha", com, t0)}, want: Unchanged,
 		},
 		{
-			name:   "late price set after a withdrawal of a never-priced registrar",
+			name:   "price set after a withdrawal of a never-priced registrar",
 			before: []seqEvent{{1, withdrawal("alpha", com, t0)}},
-			ev:     seqEvent{2, changedEarlier}, want: Stale,
+			ev:     seqEvent{2, changedEarlier}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "price set observed after a withdrawal",
@@ -139,9 +138,9 @@ func TestApplyOutcomes(t *testing.T) {
 			ev:     seqEvent{1, metaChanged}, want: Redelivered,
 		},
 		{
-			name:   "zone meta observed earlier",
+			name:   "zone meta observed earlier: stream order wins",
 			before: []seqEvent{{1, meta}},
-			ev:     seqEvent{2, metaEarlier}, want: Stale,
+			ev:     seqEvent{2, metaEarlier}, want: Applied, wantDirty: true,
 		},
 		{
 			name: "first rates",
@@ -158,9 +157,9 @@ func TestApplyOutcomes(t *testing.T) {
 			ev:     seqEvent{1, eurLater}, want: Redelivered,
 		},
 		{
-			name:   "rates observed earlier",
+			name:   "rates observed earlier: stream order wins",
 			before: []seqEvent{{1, eur}},
-			ev:     seqEvent{2, eurEarlier}, want: Stale,
+			ev:     seqEvent{2, eurEarlier}, want: Applied, wantDirty: true,
 		},
 	}
 	for _, tt := range tests {
@@ -186,7 +185,7 @@ func TestApplyOutcomes(t *testing.T) {
 	}
 }
 
-// A redelivered or stale event must not change what is rendered.
+// A redelivered event must not change what is rendered.
 func TestApplyIgnoredEventsLeaveBodies(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(priced("alpha", ".com", at(time.Hour), "USD", 1000, 1200, 900))
@@ -194,9 +193,6 @@ func TestApplyIgnoredEventsLeaveBodies(t *testing.T) {
 
 	if got := applyAt(t, f.x, 1, priced("alpha", ".com", at(2*time.Hour), "USD", 1, 1, 1)); got != Redelivered {
 		t.Fatalf("Apply = %v, want %v", got, Redelivered)
-	}
-	if got := applyAt(t, f.x, 9, priced("alpha", ".com", t0, "USD", 1, 1, 1)); got != Stale {
-		t.Fatalf("Apply = %v, want %v", got, Stale)
 	}
 	f.x.allDirty = true // force a full re-render to compare bytes
 	if got := f.x.Build(t0).Domains.JSON; !bytes.Equal(got, want) {
@@ -1050,5 +1046,21 @@ func TestEndedPromotionAtRegularPriceNotShown(t *testing.T) {
 func TestCategoryNameEmptyID(t *testing.T) {
 	if got := CategoryName(""); got != "" {
 		t.Errorf("CategoryName(\"\") = %q, want \"\"", got)
+	}
+}
+
+// With rates for several bases, every order of arrival chooses the same:
+// the newest date, then the alphabetically first base.
+func TestRatesChoiceIndependentOfOrder(t *testing.T) {
+	eur := rates(t0, "EUR", map[string]string{"USD": "1.0830"})
+	usd := rates(t0, "USD", map[string]string{"EUR": "0.9000"})
+	for _, order := range [][]contracts.Event{{eur, usd}, {usd, eur}} {
+		x := NewIndex("USD")
+		for i, ev := range order {
+			applyAt(t, x, uint64(i+1), ev)
+		}
+		if got := x.table.Base; got != "EUR" {
+			t.Errorf("chosen base with equal dates: got %s, want EUR", got)
+		}
 	}
 }

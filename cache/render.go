@@ -54,7 +54,7 @@ type scratch struct {
 func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	z.expiry = time.Time{}
 	if z.live == 0 {
-		z.body, z.fragment, z.summary = nil, nil, zoneSummary{}
+		z.body, z.fragment, z.summary, z.asOf = nil, nil, zoneSummary{}, 0
 		return
 	}
 	rows := sc.rows[:0]
@@ -122,6 +122,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 		}
 	}
 	z.summary = sum
+	z.asOf = asOf
 	z.body = newBody(x.renderComparison(z, order, time.Unix(0, asOf).UTC(), now))
 	z.fragment = x.renderFragment(z)
 }
@@ -292,7 +293,7 @@ func (x *Index) appendMeta(b []byte, z *zoneEntry) []byte {
 // appendRates discloses the exchange rates conversions used.
 func (x *Index) appendRates(b []byte) []byte {
 	b = append(b, `,"rates":`...)
-	if x.rates == nil {
+	if x.chosen == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"base":`...)
