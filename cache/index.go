@@ -96,7 +96,7 @@ type Index struct {
 	currency string
 	exp      int
 	zones    map[string]*zoneEntry
-	sorted   []*zoneEntry // priced zones by ASCII name; nil when it must be rebuilt
+	sorted   []*zoneEntry          // priced zones by ASCII name; nil when it must be rebuilt
 	rates    map[string]ratesEntry // by base currency
 	chosen   *contracts.Rates      // the rates conversions use; nil when none
 	table    contracts.RateTable
@@ -258,7 +258,6 @@ func (x *Index) schedule(z *zoneEntry) {
 		x.dirty = append(x.dirty, z)
 	}
 }
-
 
 // Dirty reports whether events were applied since the last Build.
 func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 }
