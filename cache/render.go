@@ -88,8 +88,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 		asOf = max(asOf, p.observed)
 		rows = append(rows, r)
 	}
-	// Cheapest registration first; rows that cannot be converted, or that
-	// do not offer registration, after them; ties by registrar id.
+	// Cheapest registration first, ties by registrar id; then see rank.
 	// Rows are large; sort pointers to them.
 	sc.rows = rows
 	order := sc.order[:0]
@@ -98,13 +97,10 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	}
 	sc.order = order
 	slices.SortFunc(order, func(a, b *row) int {
-		ak, bk := a.converted && a.has[0], b.converted && b.has[0]
-		switch {
-		case ak != bk && ak:
-			return -1
-		case ak != bk:
-			return 1
-		case ak && a.price[0] != b.price[0]:
+		if c := cmp.Compare(a.rank(), b.rank()); c != 0 {
+			return c
+		}
+		if a.rank() == 0 && a.price[0] != b.price[0] {
 			return cmp.Compare(a.price[0], b.price[0])
 		}
 		return strings.Compare(a.registrar, b.registrar)
@@ -248,6 +244,19 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		b = append(b, '}')
 	}
 	return b
+}
+
+// rank orders rows: registrations that compare (converted) first, then
+// converted rows that do not offer registration, then rows whose currency has
+// no rate.
+func (r *row) rank() int {
+	switch {
+	case r.converted && r.has[0]:
+		return 0
+	case r.converted:
+		return 1
+	}
+	return 2
 }
 
 // appendObserved writes the row's observed_at. Most rows of a zone share it

@@ -273,7 +273,13 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 		if c.apply(idx, &in) && dirtySince.IsZero() {
 			dirtySince = c.now()
 		}
-		if !dirtySince.IsZero() && c.now().Sub(dirtySince) >= c.cfg.MaxDelay {
+		now := c.now()
+		expired := !nextExpiry.IsZero() && !now.Before(nextExpiry)
+		if expired {
+			// Updates that keep arriving must not hold back a promotion's end.
+			idx.Expire(now)
+		}
+		if expired || (!dirtySince.IsZero() && now.Sub(dirtySince) >= c.cfg.MaxDelay) {
 			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 		}

@@ -57,33 +57,14 @@ func (s *Server) snapshot() (*cache.Snapshot, error) {
 	return s.consumer.Snapshot(), nil
 }
 
-func (s *Server) handleDomains() echo.HandlerFunc {
+// handleBody serves one of the snapshot's fixed bodies.
+func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
 		}
-		return writeBody(c, snap.Domains)
-	}
-}
-
-func (s *Server) handleCategories() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		snap, err := s.snapshot()
-		if err != nil {
-			return err
-		}
-		return writeBody(c, snap.Categories)
-	}
-}
-
-func (s *Server) handleComparisonZones() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		snap, err := s.snapshot()
-		if err != nil {
-			return err
-		}
-		return writeBody(c, snap.ComparisonZones)
+		return writeBody(c, body(snap))
 	}
 }
 
@@ -103,29 +84,54 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 		if b, ok := s.responses.Get(snap.Version, raw); ok {
 			return writeBody(c, b)
 		}
-		name := raw
-		if strings.Contains(raw, "%") {
-			if name, err = url.PathUnescape(raw); err != nil {
-				return problem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
-					"zone: invalid percent-encoding")
-			}
+		name, err := zoneParam(c.Request(), raw)
+		if err != nil {
+			return err
 		}
 		zone, err := contracts.NormalizeZone(name)
 		if err != nil {
 			if errors.Is(err, contracts.ErrMalformedZone) {
-				return problem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
-					"zone: "+err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
+				return paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
+					err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
 			}
 			return err
 		}
 		b, ok := snap.Comparison(zone.ASCII)
 		if !ok {
-			return problem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
-				"zone: no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
+			return paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
+				"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
 		}
 		s.responses.Set(snap.Version, raw, b)
 		return writeBody(c, b)
 	}
+}
+
+// zoneParam returns the zone path segment as the client meant it. A
+// parameter holding a real slash comes from a trailing-slash or deeper path,
+// which does not exist. The router matched on the escaped path only when the
+// request had escapes; then the parameter is still escaped and is decoded
+// exactly once here (an escaped slash then makes a malformed zone).
+// Otherwise it is already decoded.
+func zoneParam(r *http.Request, raw string) (string, error) {
+	if strings.Contains(raw, "/") {
+		return "", echo.ErrNotFound
+	}
+	if r.URL.RawPath == "" {
+		return raw, nil
+	}
+	name, err := url.PathUnescape(raw)
+	if err != nil {
+		return "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
+			"invalid percent-encoding")
+	}
+	return name, nil
+}
+
+// paramProblem is a problem about the zone path parameter, named in it.
+func paramProblem(status int, code, title, detail string) error {
+	pe := problem(status, code, title, "zone: "+detail).(*problemError)
+	pe.p.Param = "zone"
+	return pe
 }
 
 var okBody = []byte(`{"status":"ok"}`)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/zoneprice/zoneprice/cache"
 )
 
 // routes is the whole HTTP surface. Every route answers GET and HEAD;
@@ -13,9 +15,9 @@ import (
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
-	e.Match(read, "/api/domains", s.handleDomains())
-	e.Match(read, "/api/domains/categories", s.handleCategories())
-	e.Match(read, "/api/comparison/zones", s.handleComparisonZones())
+	e.Match(read, "/api/domains", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Domains }))
+	e.Match(read, "/api/domains/categories", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories }))
+	e.Match(read, "/api/comparison/zones", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones }))
 	e.Match(read, "/api/comparison/:zone", s.handleComparison())
 
 	e.Match(read, "/healthz", handleHealthz())

@@ -38,9 +38,19 @@ func TestGracefulDrain(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String()
 	cctx, stopConsumer := context.WithCancel(context.Background())
-	defer stopConsumer()
-	go c.Run(cctx)
-	<-c.Ready()
+	consumed := make(chan error, 1)
+	go func() { consumed <- c.Run(cctx) }()
+	t.Cleanup(func() {
+		stopConsumer()
+		if err := <-consumed; err != nil {
+			t.Errorf("consumer run: %v", err)
+		}
+	})
+	select {
+	case <-c.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("consumer not ready within 30s")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()

@@ -77,14 +77,17 @@ func Provisioned(t testing.TB) (*server.Server, jetstream.JetStream) {
 	return srv, js
 }
 
-// Restart shuts srv down and starts a new server on the same port and store,
-// as a NATS node coming back after an outage. The new server is shut down
-// when the test ends.
-func Restart(t testing.TB, srv *server.Server) *server.Server {
+// Stop shuts srv down, as a NATS node going away, and returns a function
+// that starts a new server on the same port and store, as the node coming
+// back. The new server is shut down when the test ends.
+func Stop(t testing.TB, srv *server.Server) (restart func() *server.Server) {
 	t.Helper()
 	addr := srv.Addr().(*net.TCPAddr)
 	dir := srv.JetStreamConfig().StoreDir
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	return start(t, addr.Port, filepath.Dir(dir))
+	return func() *server.Server {
+		t.Helper()
+		return start(t, addr.Port, filepath.Dir(dir))
+	}
 }
