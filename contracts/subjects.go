@@ -32,12 +32,10 @@ const (
 // rates per base currency.
 const StateStream = "ZONEPRICE_STATE"
 
-// StateSubjects are the subjects StateStream captures. A later history stream
-// can source from StateStream without overlapping these.
-var StateSubjects = []string{
-	PriceSubjectPrefix + "*.*",
-	ZoneSubjectPrefix + "*",
-	RatesSubjectPrefix + "*",
+// StateSubjects returns the subjects StateStream captures. A later history
+// stream can source from StateStream without overlapping them.
+func StateSubjects() []string {
+	return []string{PriceSubjectPrefix + "*.*", ZoneSubjectPrefix + "*", RatesSubjectPrefix + "*"}
 }
 
 // DuplicateWindow is how long the server remembers a Nats-Msg-Id: a retried
@@ -90,7 +88,7 @@ func StateStreamConfig(o StreamOptions) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        StateStream,
 		Description: "current zone prices, zone metadata and exchange rates (last value per subject)",
-		Subjects:    StateSubjects,
+		Subjects:    StateSubjects(),
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,

@@ -90,8 +90,8 @@ func TestStateStreamConfig(t *testing.T) {
 			if cfg.Name != contracts.StateStream {
 				t.Errorf("Name = %q, want %q", cfg.Name, contracts.StateStream)
 			}
-			if !slices.Equal(cfg.Subjects, contracts.StateSubjects) {
-				t.Errorf("Subjects = %q, want %q", cfg.Subjects, contracts.StateSubjects)
+			if !slices.Equal(cfg.Subjects, contracts.StateSubjects()) {
+				t.Errorf("Subjects = %q, want %q", cfg.Subjects, contracts.StateSubjects())
 			}
 			if cfg.MaxMsgsPerSubject != 1 {
 				t.Errorf("MaxMsgsPerSubject = %d, want 1", cfg.MaxMsgsPerSubject)

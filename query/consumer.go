@@ -271,7 +271,7 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 		in := item{msg: msg, seq: meta.Sequence.Stream}
 		in.ev, in.err = dec.Decode(msg.Data())
 		if c.apply(idx, &in) && dirtySince.IsZero() {
-			dirtySince = c.now()
+			dirtySince = time.Now()
 		}
 		now := c.now()
 		expired := !nextExpiry.IsZero() && !now.Before(nextExpiry)
@@ -279,7 +279,7 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 			// Updates that keep arriving must not hold back a promotion's end.
 			idx.Expire(now)
 		}
-		if expired || (!dirtySince.IsZero() && now.Sub(dirtySince) >= c.cfg.MaxDelay) {
+		if expired || (!dirtySince.IsZero() && time.Since(dirtySince) >= c.cfg.MaxDelay) {
 			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}
 		}
@@ -287,12 +287,14 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 }
 
 // wait returns how long the next read may block before something must be
-// rendered: a pending change or a promotion about to end.
+// rendered: a pending change or a promotion about to end. Coalescing is
+// timed on the real clock; promotions on the data clock (c.now), which tests
+// may fix.
 func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) {
 	var wait time.Duration
 	ok := false
 	if !dirtySince.IsZero() {
-		wait = max(min(c.cfg.Quiet, c.cfg.MaxDelay-c.now().Sub(dirtySince)), time.Millisecond)
+		wait = max(min(c.cfg.Quiet, c.cfg.MaxDelay-time.Since(dirtySince)), time.Millisecond)
 		ok = true
 	}
 	if !nextExpiry.IsZero() {

@@ -542,6 +542,7 @@ func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()
+		srv.Close()
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("consumer run: %v", err)

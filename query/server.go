@@ -106,8 +106,12 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 	return s, nil
 }
 
-// Handler is the server's http.Handler, for tests and embedding.
+// Handler is the server's http.Handler, for tests and embedding. Whoever
+// uses it without Run or Serve calls Close when done.
 func (s *Server) Handler() http.Handler { return s.echo }
+
+// Close releases the response cache. Serve does it when it returns.
+func (s *Server) Close() { s.responses.Close() }
 
 // Run listens on the configured address until ctx ends, then fails
 // readiness, waits DrainDelay, and shuts down gracefully.
@@ -121,7 +125,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 // Serve is Run on an existing listener.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	defer s.responses.Close()
+	defer s.Close()
 	hs := &http.Server{
 		Handler:           s.echo,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
@@ -145,10 +149,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		// In-flight requests outlived the timeout: cut them off.
+		hs.Close()
 	}
 	<-errc
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
 	s.log.Info("api stopped")
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/query"
 )
@@ -81,5 +83,38 @@ func TestGracefulDrain(t *testing.T) {
 	}
 	if _, err := http.Get(url + "/healthz"); err == nil {
 		t.Error("server still accepts connections after shutdown")
+	}
+}
+
+// TestNotReadyBeforeCatchUp asks a pod whose consumer has not caught up:
+// data endpoints answer 503 not-ready with Retry-After, readiness fails, and
+// liveness holds.
+func TestNotReadyBeforeCatchUp(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/readyz"} {
+		resp, body := get(t, hs.URL+path)
+		var pr contracts.Problem
+		decode(t, body, &pr)
+		if resp.StatusCode != http.StatusServiceUnavailable || pr.Code != contracts.CodeNotReady || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s before catch-up: got %d %s (Retry-After %q), want 503 not-ready with Retry-After", path, resp.StatusCode, body, resp.Header.Get("Retry-After"))
+		}
+	}
+	if resp, _ := get(t, hs.URL+"/healthz"); resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz before catch-up: got %d, want 200", resp.StatusCode)
 	}
 }

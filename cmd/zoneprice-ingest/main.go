@@ -38,42 +38,27 @@ func sources() map[string]app.SourceFactory {
 func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zoneprice-ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	natsURL := app.String(fs, getenv, "nats-url", "NATS_URL", "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
-	creds := app.String(fs, getenv, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
-	names := app.String(fs, getenv, "sources", "ZONEPRICE_SOURCES", "sample", "comma-separated ingest sources")
-	logFormat := app.String(fs, getenv, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
-	logLevel := app.String(fs, getenv, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
-	once := fs.Bool("once", false, "publish one round and exit")
-	interval, err := app.Duration(fs, getenv, "interval", "ZONEPRICE_INGEST_INTERVAL", time.Hour, "time between fetches of each source")
-	if err != nil {
-		return err
-	}
-	replicas, err := app.Int(fs, getenv, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)")
+	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
+	ing, err := app.RegisterIngestFlags(fs, getenv)
 	if err != nil {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := app.Logger(stderr, *logFormat, *logLevel)
+	if err := ing.Validate(); err != nil {
+		return err
+	}
+	log, err := common.Logger(stderr)
 	if err != nil {
 		return err
 	}
-	reg := app.Registry()
-	nc, js, err := app.Connect(*natsURL, "zoneprice-ingest", *creds, log)
+	nc, js, err := common.Connect(common.NATSURL, "zoneprice-ingest", log)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	if err := app.Provision(ctx, js, *replicas, log); err != nil {
-		return err
-	}
-	cfg := ingest.DefaultRunnerConfig()
-	cfg.Interval = *interval
-	if *once {
-		cfg.Interval = 0
-	}
-	runners, err := app.Ingest(js, *names, sources(), getenv, cfg, log, reg)
+	runners, err := ing.Runners(ctx, js, sources(), getenv, log, app.Registry())
 	if err != nil {
 		return err
 	}

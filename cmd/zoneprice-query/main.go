@@ -28,10 +28,7 @@ func main() {
 func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zoneprice-query", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	natsURL := app.String(fs, getenv, "nats-url", "NATS_URL", "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
-	creds := app.String(fs, getenv, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
-	logFormat := app.String(fs, getenv, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
-	logLevel := app.String(fs, getenv, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
+	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
 	q, err := app.RegisterQueryFlags(fs, getenv)
 	if err != nil {
 		return err
@@ -39,17 +36,16 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := app.Logger(stderr, *logFormat, *logLevel)
+	log, err := common.Logger(stderr)
 	if err != nil {
 		return err
 	}
-	reg := app.Registry()
-	nc, js, err := app.Connect(*natsURL, "zoneprice-query", *creds, log)
+	nc, js, err := common.Connect(common.NATSURL, "zoneprice-query", log)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	consumer, server, err := app.Query(js, q, log, reg)
+	consumer, server, err := app.Query(js, q, log, app.Registry())
 	if err != nil {
 		return err
 	}

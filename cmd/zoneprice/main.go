@@ -40,18 +40,11 @@ func sources() map[string]app.SourceFactory {
 func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zoneprice", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	natsURL := app.String(fs, getenv, "nats-url", "NATS_URL", "", "NATS server to join; empty starts an embedded server")
-	creds := app.String(fs, getenv, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
-	dataDir := app.String(fs, getenv, "data-dir", "ZONEPRICE_DATA_DIR", "data/nats", "embedded JetStream store directory")
-	embedded := app.String(fs, getenv, "embedded-listen", "ZONEPRICE_EMBEDDED_LISTEN", "127.0.0.1:4222", `address the embedded NATS listens on for other processes ("" for in-process only)`)
-	names := app.String(fs, getenv, "sources", "ZONEPRICE_SOURCES", "sample", "comma-separated ingest sources")
-	logFormat := app.String(fs, getenv, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
-	logLevel := app.String(fs, getenv, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
-	interval, err := app.Duration(fs, getenv, "interval", "ZONEPRICE_INGEST_INTERVAL", time.Hour, "time between fetches of each source")
-	if err != nil {
-		return err
-	}
-	replicas, err := app.Int(fs, getenv, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)")
+	common := app.RegisterCommon(fs, getenv, "", "NATS server to join; empty starts an embedded server")
+	var dataDir, embedded string
+	app.StringVar(fs, getenv, &dataDir, "data-dir", "ZONEPRICE_DATA_DIR", "data/nats", "embedded JetStream store directory")
+	app.StringVar(fs, getenv, &embedded, "embedded-listen", "ZONEPRICE_EMBEDDED_LISTEN", "127.0.0.1:4222", `address the embedded NATS listens on for other processes ("" for in-process only)`)
+	ing, err := app.RegisterIngestFlags(fs, getenv)
 	if err != nil {
 		return err
 	}
@@ -62,16 +55,19 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log, err := app.Logger(stderr, *logFormat, *logLevel)
+	if err := ing.Validate(); err != nil {
+		return err
+	}
+	log, err := common.Logger(stderr)
 	if err != nil {
 		return err
 	}
 	reg := app.Registry()
 
-	url := *natsURL
+	url := common.NATSURL
 	var dial []nats.Option
 	if url == "" {
-		srv, err := app.StartEmbedded(*dataDir, *embedded, log)
+		srv, err := app.StartEmbedded(dataDir, embedded, log)
 		if err != nil {
 			return err
 		}
@@ -80,17 +76,12 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		url = srv.ClientURL()
 		dial = append(dial, nats.InProcessServer(srv))
 	}
-	nc, js, err := app.Connect(url, "zoneprice", *creds, log, dial...)
+	nc, js, err := common.Connect(url, "zoneprice", log, dial...)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	if err := app.Provision(ctx, js, *replicas, log); err != nil {
-		return err
-	}
-	rcfg := ingest.DefaultRunnerConfig()
-	rcfg.Interval = *interval
-	runners, err := app.Ingest(js, *names, sources(), getenv, rcfg, log, reg)
+	runners, err := ing.Runners(ctx, js, sources(), getenv, log, reg)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func start(t testing.TB, port int, storeDir string) *server.Server {
 	if err != nil {
 		t.Fatalf("new nats server: %v", err)
 	}
-	go srv.Start()
+	srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats server not ready within 10s")
 	}

@@ -31,38 +31,37 @@ import (
 // pass their own.
 type Env func(string) string
 
-// String registers a string flag whose default comes from an environment
-// variable when that is set.
-func String(fs *flag.FlagSet, getenv Env, name, env, def, usage string) *string {
-	if v := getenv(env); v != "" {
-		def = v
-	}
-	return fs.String(name, def, usage+" (env "+env+")")
-}
-
-// Duration is String for durations; a malformed environment value is an
-// error naming the variable.
-func Duration(fs *flag.FlagSet, getenv Env, name, env string, def time.Duration, usage string) (*time.Duration, error) {
+// DurationVar registers a duration flag whose default comes from an
+// environment variable when that is set; a malformed value is an error
+// naming the variable.
+func DurationVar(fs *flag.FlagSet, getenv Env, p *time.Duration, name, env string, def time.Duration, usage string) error {
 	if v := getenv(env); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", env, err)
+			return fmt.Errorf("%s: %w", env, err)
 		}
 		def = d
 	}
-	return fs.Duration(name, def, usage+" (env "+env+")"), nil
+	fs.DurationVar(p, name, def, usage+" (env "+env+")")
+	return nil
 }
 
-// Int is String for integers.
-func Int(fs *flag.FlagSet, getenv Env, name, env string, def int, usage string) (*int, error) {
+// IntVar is DurationVar for integers.
+func IntVar(fs *flag.FlagSet, getenv Env, p *int, name, env string, def int, usage string) error {
 	if v := getenv(env); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", env, err)
+			return fmt.Errorf("%s: %w", env, err)
 		}
 		def = n
 	}
-	return fs.Int(name, def, usage+" (env "+env+")"), nil
+	fs.IntVar(p, name, def, usage+" (env "+env+")")
+	return nil
+}
+
+// StringVar is DurationVar for strings.
+func StringVar(fs *flag.FlagSet, getenv Env, p *string, name, env, def, usage string) {
+	fs.StringVar(p, name, envOr(getenv, env, def), usage+" (env "+env+")")
 }
 
 // Logger returns a structured logger: "json" (the default, for machines) or
@@ -148,19 +147,16 @@ func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *s
 type QueryFlags struct {
 	Server   query.Config
 	Consumer query.ConsumerConfig
-	drain    *time.Duration
 }
 
 // RegisterQueryFlags declares the query service's flags.
 func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: query.DefaultConsumerConfig()}
-	fs.StringVar(&q.Server.Addr, "listen", envOr(getenv, "ZONEPRICE_LISTEN", q.Server.Addr), "API listen address (env ZONEPRICE_LISTEN)")
-	fs.StringVar(&q.Consumer.Currency, "currency", envOr(getenv, "ZONEPRICE_CURRENCY", q.Consumer.Currency), "currency prices are shown in (env ZONEPRICE_CURRENCY)")
-	drain, err := Duration(fs, getenv, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown")
-	if err != nil {
+	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
+	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
+	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
-	q.drain = drain
 	return q, nil
 }
 
@@ -174,9 +170,6 @@ func envOr(getenv Env, key, def string) string {
 // Query composes a query service on js: the consumer and the HTTP server.
 // It returns the parts so callers can add them to their errgroup.
 func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, *query.Server, error) {
-	if q.drain != nil {
-		q.Server.DrainDelay = *q.drain
-	}
 	consumer, err := query.NewConsumer(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)

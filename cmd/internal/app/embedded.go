@@ -38,7 +38,7 @@ func StartEmbedded(dir, listen string, log *slog.Logger) (*server.Server, error)
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
-	go srv.Start()
+	srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("embedded nats: not ready within 30s (is %s already in use? see --embedded-listen)", listen)

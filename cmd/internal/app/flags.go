@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// Common are the settings every command has: where NATS is, its
+// credentials, and logging.
+type Common struct {
+	NATSURL   string
+	Creds     string
+	logFormat string
+	logLevel  string
+}
+
+// RegisterCommon declares the common flags; defaultNATS is the NATS URL used
+// when neither the flag nor NATS_URL is set.
+func RegisterCommon(fs *flag.FlagSet, getenv Env, defaultNATS, natsUsage string) *Common {
+	c := &Common{}
+	StringVar(fs, getenv, &c.NATSURL, "nats-url", "NATS_URL", defaultNATS, natsUsage)
+	StringVar(fs, getenv, &c.Creds, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
+	StringVar(fs, getenv, &c.logFormat, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
+	StringVar(fs, getenv, &c.logLevel, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
+	return c
+}
+
+// Logger returns the logger the flags ask for.
+func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
+	return Logger(w, c.logFormat, c.logLevel)
+}
+
+// Connect dials url (the flag's, unless the caller started its own server)
+// as client name.
+func (c *Common) Connect(url, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
+	return Connect(url, name, c.Creds, log, extra...)
+}
+
+// IngestFlags are the settings of commands that run ingesters.
+type IngestFlags struct {
+	Sources  string
+	Interval time.Duration
+	Replicas int
+	Once     bool
+}
+
+// RegisterIngestFlags declares the ingest flags.
+func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
+	f := &IngestFlags{}
+	StringVar(fs, getenv, &f.Sources, "sources", "ZONEPRICE_SOURCES", "sample", "comma-separated ingest sources")
+	if err := DurationVar(fs, getenv, &f.Interval, "interval", "ZONEPRICE_INGEST_INTERVAL", time.Hour, "time between fetches of each source"); err != nil {
+		return nil, err
+	}
+	if err := IntVar(fs, getenv, &f.Replicas, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)"); err != nil {
+		return nil, err
+	}
+	once, err := strconv.ParseBool(envOr(getenv, "ZONEPRICE_ONCE", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("ZONEPRICE_ONCE: %w", err)
+	}
+	fs.BoolVar(&f.Once, "once", once, "publish one round and exit (env ZONEPRICE_ONCE)")
+	return f, nil
+}
+
+// Validate reports settings that cannot work, naming the flag.
+func (f *IngestFlags) Validate() error {
+	if f.Replicas < 1 || f.Replicas > 5 {
+		return fmt.Errorf("--replicas (ZONEPRICE_STREAM_REPLICAS): %d is not between 1 and 5", f.Replicas)
+	}
+	if f.Interval <= 0 {
+		return fmt.Errorf("--interval (ZONEPRICE_INGEST_INTERVAL): %v must be positive", f.Interval)
+	}
+	return nil
+}
+
+// Runners provisions the streams and builds a runner per named source.
+func (f *IngestFlags) Runners(ctx context.Context, js jetstream.JetStream, registry map[string]SourceFactory, getenv Env, log *slog.Logger, reg prometheus.Registerer) ([]*ingest.Runner, error) {
+	if err := Provision(ctx, js, f.Replicas, log); err != nil {
+		return nil, err
+	}
+	cfg := ingest.DefaultRunnerConfig()
+	cfg.Interval = f.Interval
+	if f.Once {
+		cfg.Interval = 0
+	}
+	return Ingest(js, f.Sources, registry, getenv, cfg, log, reg)
+}
