@@ -395,14 +395,17 @@ func TestGarbageCountedAndSkipped(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	p := startPod(t, js)
 
-	bad := priceSet("alpha", ".com", 100, 100, 100, "XYZ")
+	bad := priceSet("g3", ".com", 100, 100, 100, "XYZ")
 	badBody, _ := json.Marshal(bad)
 	elsewhere, _ := json.Marshal(priceSet("bravo", ".net", 100, 100, 100, "USD"))
+	// One subject each: the stream keeps one message per subject, so a
+	// second message on a subject could replace the first before the pod
+	// reads it.
 	garbage := []struct{ subject, body, reason string }{
 		{contracts.PriceSubject("alpha", ".com"), "{not json", "malformed_json"},
-		{contracts.PriceSubject("alpha", ".com"), `{"v":1,"kind":"bogus"}`, "unknown_kind"},
-		{contracts.PriceSubject("alpha", ".com"), string(badBody), "invalid"},
-		{contracts.PriceSubject("alpha", ".com"), string(elsewhere), "subject_mismatch"},
+		{contracts.PriceSubject("g2", ".com"), `{"v":1,"kind":"bogus"}`, "unknown_kind"},
+		{contracts.PriceSubject("g3", ".com"), string(badBody), "invalid"},
+		{contracts.PriceSubject("g4", ".com"), string(elsewhere), "subject_mismatch"},
 	}
 	ctx := context.Background()
 	for _, g := range garbage {
