@@ -558,3 +558,42 @@ func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry
 	}
 	return &pod{consumer: c, url: hs.URL, reg: reg}
 }
+
+// TestLateAndGarbageConverge publishes a late document (observed before the
+// one it replaces) and garbage: a pod that saw them arrive and a pod started
+// afterwards must answer the same. The stream's order is the authority, and
+// garbage is put right by its owner's next publish.
+func TestLateAndGarbageConverge(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	a := startPod(t, js)
+
+	late := priceSet("alpha", ".com", 1, 1, 1, "USD")
+	late.ObservedAt = epoch.Add(-time.Hour)
+	publish(t, js, late)
+	if _, err := js.Publish(context.Background(), contracts.PriceSubject("bravo", ".com"), []byte("{garbage")); err != nil {
+		t.Fatal(err)
+	}
+	repaired := priceSet("bravo", ".com", 1099, 1199, 1099, "USD")
+	repaired.ObservedAt = epoch.Add(time.Hour)
+	publish(t, js, repaired)
+	// A sentinel after everything: once pod a shows it, it has applied all
+	// that came before (the stream is ordered).
+	publish(t, js, priceSet("zulu", ".co.uk", 1, 1, 1, "USD"))
+	eventually(t, "pod a to apply everything", func() bool {
+		got, reg := a.minRegister(t, ".co.uk")
+		return got == "0.01" && reg == "zulu"
+	})
+	if got, reg := a.minRegister(t, ".com"); got != "0.01" || reg != "alpha" {
+		t.Errorf("pod a .com minimum: got %s by %s, want the late 0.01 by alpha (stream order wins)", got, reg)
+	}
+
+	b := startPod(t, js)
+	for _, path := range []string{"/api/domains", "/api/comparison/zones", "/api/comparison/.com", "/api/comparison/.co.uk"} {
+		_, ba := get(t, a.url+path)
+		_, bb := get(t, b.url+path)
+		if !bytes.Equal(ba, bb) {
+			t.Errorf("%s differs between a running and a new pod:\n a: %s\n b: %s", path, ba, bb)
+		}
+	}
+}
