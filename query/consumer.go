@@ -73,6 +73,17 @@ func NewConsumer(js jetstream.JetStream, cfg ConsumerConfig, log *slog.Logger, r
 	if err != nil {
 		return nil, err
 	}
+	connected := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "zoneprice_nats_connected", Help: "1 while the NATS connection is up.",
+	}, func() float64 {
+		if js.Conn().IsConnected() {
+			return 1
+		}
+		return 0
+	})
+	if err := reg.Register(connected); err != nil {
+		return nil, fmt.Errorf("register consumer metrics: %w", err)
+	}
 	c := &Consumer{js: js, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{})}
 	c.snap.Store(cache.NewIndex(cfg.Currency).Snapshot())
 	return c, nil
@@ -182,6 +193,9 @@ func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, id
 				}
 				b.items = append(b.items, item{msg: msg, seq: meta.Sequence.Stream})
 				b.last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
+				if b.last || len(b.items) == catchBatch {
+					c.m.pending.Set(float64(meta.NumPending))
+				}
 			}
 			batches <- b
 			if b.last {
@@ -268,6 +282,7 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 			c.reject(msg, 0, "no_metadata", err)
 			continue
 		}
+		c.m.pending.Set(float64(meta.NumPending))
 		in := item{msg: msg, seq: meta.Sequence.Stream}
 		in.ev, in.err = dec.Decode(msg.Data())
 		if c.apply(idx, &in) && dirtySince.IsZero() {
@@ -350,6 +365,9 @@ func (c *Consumer) publish(idx *cache.Index) time.Time {
 	c.m.registrars.Set(float64(s.Registrars))
 	c.m.bodyBytes.Set(float64(s.BodyBytes))
 	c.m.version.Set(float64(s.Version))
+	if !s.AsOf.IsZero() {
+		c.m.asOf.Set(float64(s.AsOf.UnixNano()) / 1e9)
+	}
 	return idx.NextExpiry()
 }
 
@@ -370,6 +388,8 @@ type consumerMetrics struct {
 	ready        prometheus.Gauge
 	catchup      prometheus.Gauge
 	buildSeconds prometheus.Histogram
+	pending      prometheus.Gauge
+	asOf         prometheus.Gauge
 	zones        prometheus.Gauge
 	prices       prometheus.Gauge
 	registrars   prometheus.Gauge
@@ -398,6 +418,12 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 			Name: "zoneprice_snapshot_build_seconds", Help: "Time to render a new snapshot.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 9),
 		}),
+		pending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_consumer_pending_messages", Help: "Messages the stream held beyond the last one read (consumer lag).",
+		}),
+		asOf: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_snapshot_as_of_timestamp_seconds", Help: "Newest observed_at in the served data; time() minus it is the data's age.",
+		}),
 		zones:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_zones", Help: "Zones with at least one price."}),
 		prices:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_prices", Help: "Current registrar price sets."}),
 		registrars: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_registrars", Help: "Registrars with at least one price."}),
@@ -407,7 +433,7 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	for o := range m.outcomes {
 		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
 	}
-	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
+	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.asOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
 		}

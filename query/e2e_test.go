@@ -357,8 +357,21 @@ func TestHTTPSemantics(t *testing.T) {
 			t.Errorf("%s: got %d %s, want 200", path, resp.StatusCode, body)
 		}
 	}
-	if resp, body := get(t, p.url+"/metrics"); resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("zoneprice_http_requests_total")) {
-		t.Errorf("/metrics: got %d without zoneprice_http_requests_total", resp.StatusCode)
+	resp, metrics := get(t, p.url+"/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/metrics: got %d, want 200", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`zoneprice_http_requests_total{code="200",method="GET",route="/api/domains"}`,
+		"zoneprice_nats_connected 1",
+		"zoneprice_consumer_ready 1",
+		"zoneprice_consumer_pending_messages 0",
+		"zoneprice_index_zones 3",
+		"zoneprice_snapshot_as_of_timestamp_seconds 1.795176e+09",
+	} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
 		t.Errorf("metric lint: %v %v", err, problems)

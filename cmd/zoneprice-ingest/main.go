@@ -39,6 +39,8 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	fs := flag.NewFlagSet("zoneprice-ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
+	var metricsAddr string
+	app.StringVar(fs, getenv, &metricsAddr, "metrics-listen", "ZONEPRICE_METRICS_LISTEN", ":9091", `address of /metrics and /healthz ("" for none)`)
 	ing, err := app.RegisterIngestFlags(fs, getenv)
 	if err != nil {
 		return err
@@ -58,13 +60,29 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	defer nc.Close()
-	runners, err := ing.Runners(ctx, js, sources(), getenv, log, app.Registry())
+	reg := app.Registry()
+	runners, err := ing.Runners(ctx, js, sources(), getenv, log, reg)
 	if err != nil {
 		return err
 	}
-	parts := make([]func(context.Context) error, 0, len(runners))
+	if ing.Once {
+		// One round and out: nothing would scrape a server that stops
+		// as soon as the round ends.
+		metricsAddr = ""
+	}
+	parts := make([]func(context.Context) error, 0, len(runners)+1)
 	for _, r := range runners {
 		parts = append(parts, r.Run)
 	}
-	return app.RunAll(ctx, parts...)
+	if metricsAddr == "" {
+		return app.RunAll(ctx, parts...)
+	}
+	metrics := app.NewMetricsServer(metricsAddr, reg, log)
+	// The metrics server runs until the runners are done (or ctx ends).
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	return app.RunAll(ctx,
+		func(ctx context.Context) error { defer stop(); return app.RunAll(ctx, parts...) },
+		func(context.Context) error { return metrics.Run(rctx) },
+	)
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -39,5 +42,43 @@ func TestUnknownSource(t *testing.T) {
 	err := run(ctx, []string{"--once", "--sources", "nope", "--nats-url", srv.ClientURL()}, func(string) string { return "" }, &stderr)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(`--sources (ZONEPRICE_SOURCES): unknown source "nope"`)) {
 		t.Errorf("got %v, want an error naming --sources and the unknown source", err)
+	}
+}
+
+// TestServesMetrics runs the ingester as a service: Prometheus can scrape
+// its per-source metrics.
+func TestServesMetrics(t *testing.T) {
+	srv := natstest.Server(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr bytes.Buffer
+	args := []string{"--nats-url", srv.ClientURL(), "--metrics-listen", addr}
+	go func() { done <- run(ctx, args, func(string) string { return "" }, &stderr) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if bytes.Contains(body, []byte(`zoneprice_ingest_fetches_total{outcome="ok",source="sample"} 1`)) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no successful sample fetch on /metrics within 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

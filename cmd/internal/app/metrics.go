@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MetricsServer serves /metrics and /healthz for a command that has no API
+// of its own (the ingester), so Prometheus can scrape it too.
+type MetricsServer struct {
+	addr string
+	srv  *http.Server
+	log  *slog.Logger
+}
+
+// NewMetricsServer serves gatherer on addr.
+func NewMetricsServer(addr string, gatherer prometheus.Gatherer, log *slog.Logger) *MetricsServer {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"ok"}`))
+	})
+	return &MetricsServer{addr: addr, log: log, srv: &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}}
+}
+
+// Run serves until ctx ends.
+func (m *MetricsServer) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", m.addr)
+	if err != nil {
+		return fmt.Errorf("--metrics-listen (ZONEPRICE_METRICS_LISTEN): %w", err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- m.srv.Serve(ln) }()
+	m.log.Info("metrics listening", "addr", ln.Addr().String())
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve metrics: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = m.srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
