@@ -38,6 +38,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Responses bounds the derived-response cache.
 	Responses cache.ResponsesConfig
+	// AccessLog logs every request at info level; otherwise requests are
+	// logged at debug level only.
+	AccessLog bool
 }
 
 // DefaultConfig listens on :8080.
@@ -78,6 +81,9 @@ type Server struct {
 	echo      *echo.Echo
 	draining  atomic.Bool
 	m         *httpMetrics
+	ids       *requestIDs
+	// accessLevel is the level requests are logged at.
+	accessLevel slog.Level
 }
 
 // NewServer builds the server and its routes. Metrics are registered on reg
@@ -95,7 +101,11 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 		responses.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m}
+	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m,
+		ids: newRequestIDs(), accessLevel: slog.LevelDebug}
+	if cfg.AccessLog {
+		s.accessLevel = slog.LevelInfo
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -193,7 +203,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case errors.As(err, &he) && he.Code < 500:
 		p = contracts.NewProblem(he.Code, "http-"+strconv.Itoa(he.Code), http.StatusText(he.Code), fmt.Sprint(he.Message))
 	default:
-		s.log.Error("internal error", "path", c.Request().URL.Path, "err", err)
+		s.log.Error("internal error", "path", c.Request().URL.Path, "request_id", c.Get(requestIDKey), "err", err)
 		p = contracts.NewProblem(http.StatusInternalServerError, contracts.CodeInternal, "Internal error",
 			"the server failed to answer; it has been logged")
 	}

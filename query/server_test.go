@@ -1,11 +1,14 @@
 package query_test
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,4 +120,66 @@ func TestNotReadyBeforeCatchUp(t *testing.T) {
 	if resp, _ := get(t, hs.URL+"/healthz"); resp.StatusCode != http.StatusOK {
 		t.Errorf("/healthz before catch-up: got %d, want 200", resp.StatusCode)
 	}
+}
+
+// TestRequestIDsAndAccessLog checks that every response carries a request
+// id (the client's when it sent a sane one) and that the access log, when
+// asked for, names it.
+func TestRequestIDsAndAccessLog(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	reg := prometheus.NewRegistry()
+	var logs syncBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), slog.New(slog.DiscardHandler), reg, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := query.DefaultConfig()
+	cfg.AccessLog = true
+	srv, err := query.NewServer(cfg, c, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+
+	resp, _ := get(t, hs.URL+"/api/domains")
+	generated := resp.Header.Get("X-Request-Id")
+	resp2, _ := get(t, hs.URL+"/api/domains")
+	if generated == "" || generated == resp2.Header.Get("X-Request-Id") {
+		t.Errorf("generated ids: got %q and %q, want two different non-empty ids", generated, resp2.Header.Get("X-Request-Id"))
+	}
+	if resp, _ := get(t, hs.URL+"/healthz", "X-Request-Id", "client-42"); resp.Header.Get("X-Request-Id") != "client-42" {
+		t.Errorf("client id: got %q, want client-42 echoed", resp.Header.Get("X-Request-Id"))
+	}
+	if resp, _ := get(t, hs.URL+"/healthz", "X-Request-Id", "bad id with spaces"); resp.Header.Get("X-Request-Id") == "bad id with spaces" {
+		t.Error("an id with spaces was echoed, want a generated one")
+	}
+	for _, want := range []string{`"id":"` + generated + `"`, `"id":"client-42"`, `"route":"/api/domains"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("access log lacks %s:\n%s", want, logs.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

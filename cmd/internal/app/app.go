@@ -154,6 +154,11 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: query.DefaultConsumerConfig()}
 	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
 	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
+	access, err := strconv.ParseBool(envOr(getenv, "ZONEPRICE_ACCESS_LOG", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("ZONEPRICE_ACCESS_LOG: %w", err)
+	}
+	fs.BoolVar(&q.Server.AccessLog, "access-log", access, "log every request at info level (env ZONEPRICE_ACCESS_LOG)")
 	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
