@@ -75,6 +75,7 @@ type Runner struct {
 
 type runnerMetrics struct {
 	fetches     *prometheus.CounterVec
+	fetchTime   prometheus.Histogram
 	published   prometheus.Counter
 	duplicates  prometheus.Counter
 	withdrawn   prometheus.Counter
@@ -93,6 +94,10 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_fetches_total", Help: "Price list fetches by outcome.", ConstLabels: labels,
 		}, []string{"outcome"}),
+		fetchTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "zoneprice_ingest_fetch_duration_seconds", Help: "Time to fetch and parse a price list.", ConstLabels: labels,
+			Buckets: prometheus.ExponentialBuckets(0.01, 3, 9),
+		}),
 		published: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_events_published_total", Help: "Events published and acknowledged by the stream.", ConstLabels: labels,
 		}),
@@ -109,7 +114,7 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.published, m.duplicates, m.withdrawn, m.invalid, m.lastSuccess} {
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.lastSuccess} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
@@ -161,7 +166,9 @@ func (r *Runner) FirstRound() <-chan struct{} { return r.first }
 // Once fetches the list one time and publishes what changed.
 func (r *Runner) Once(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	start := time.Now()
 	list, err := r.src.Fetch(fctx)
+	r.m.fetchTime.Observe(time.Since(start).Seconds())
 	cancel()
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()

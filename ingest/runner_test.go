@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
@@ -262,5 +263,20 @@ func TestRunnerRepairsOverwrittenSubject(t *testing.T) {
 	}
 	if ps, ok := h.current(t, "a", ".net").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 200 {
 		t.Errorf("a .net after the repair round: got %T, want its price set back", h.current(t, "a", ".net"))
+	}
+}
+
+// TestRunnerMetricNames lints the runner's metric names and help texts.
+func TestRunnerMetricNames(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := testutil.GatherAndLint(h.reg)
+	if err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_events_published_total"); got != 1 {
+		t.Errorf("published: got %v, want 1", got)
 	}
 }
