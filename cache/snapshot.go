@@ -1,9 +1,12 @@
 package cache
 
 import (
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Body is one rendered response: its JSON bytes and a strong ETag derived
@@ -13,9 +16,15 @@ type Body struct {
 	ETag string
 }
 
+// newBody wraps rendered bytes with their ETag: a 64-bit xxHash of the body
+// and its length. It must be the same in every pod (a load balancer mixes
+// them), so it is a fixed hash of the bytes alone; a cryptographic hash is
+// not needed to tell versions of one URL apart and cost several times more
+// over the whole catalog.
 func newBody(b []byte) *Body {
-	sum := sha256.Sum256(b)
-	return &Body{JSON: b, ETag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(b))
+	return &Body{JSON: b, ETag: `"` + hex.EncodeToString(sum[:]) + "-" + strconv.FormatUint(uint64(len(b)), 36) + `"`}
 }
 
 // Snapshot is an immutable, fully rendered view of the index at one data

@@ -165,9 +165,9 @@ type item struct {
 const catchBatch = 1024
 
 // catchUp replays the stream until it has applied everything it held at
-// start (its last sequence then, or nothing pending). A reader goroutine
-// collects batches of messages while this one decodes the previous batch on
-// every core and applies it in stream order, so reading overlaps decoding.
+// start (its last sequence then, or nothing pending). Three stages overlap:
+// a reader collects batches of messages, a decoder decodes each batch on
+// every core, and this goroutine applies them in stream order.
 // It reports done when ctx ended.
 func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index, startLast uint64) (done bool, err error) {
 	type batch struct {
@@ -203,24 +203,35 @@ func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, id
 			}
 		}
 	}()
-	// The reader ends after the last batch or an error; wait for it either
-	// way, so that follow owns the iterator alone.
-	defer func() {
-		for range batches {
+	// A second stage decodes each batch while this goroutine applies the
+	// previous one.
+	decoded := make(chan batch, 1)
+	go func() {
+		defer close(decoded)
+		decoders := make([]*contracts.Decoder, runtime.GOMAXPROCS(0))
+		for i := range decoders {
+			decoders[i] = &contracts.Decoder{}
+		}
+		for b := range batches {
+			if b.err == nil {
+				decodeAll(b.items, decoders)
+			}
+			decoded <- b
 		}
 	}()
-	decoders := make([]*contracts.Decoder, runtime.GOMAXPROCS(0))
-	for i := range decoders {
-		decoders[i] = &contracts.Decoder{}
-	}
-	for b := range batches {
+	// Both stages end after the last batch or an error; wait for them
+	// either way, so that follow owns the iterator alone.
+	defer func() {
+		for range decoded {
+		}
+	}()
+	for b := range decoded {
 		if b.err != nil {
 			if ctx.Err() != nil {
 				return true, nil
 			}
 			return false, fmt.Errorf("consume %s: %w", contracts.StateStream, b.err)
 		}
-		decodeAll(b.items, decoders)
 		for i := range b.items {
 			c.apply(idx, &b.items[i])
 		}
