@@ -63,21 +63,45 @@ func (o *opState) current(t int64) int64 {
 	return o.regular
 }
 
+// symbol numbers a string that many prices repeat (a registrar, a
+// currency, a source). Entries hold symbols instead of strings so that they
+// hold no pointers at all: the garbage collector never has to scan the
+// index's hundreds of thousands of entries.
+type symbol uint32
+
+// symbols is the Index's table of them.
+type symbols struct {
+	ids   map[string]symbol
+	names []string
+}
+
+func (t *symbols) id(s string) symbol {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	id := symbol(len(t.names))
+	t.ids[s] = id
+	t.names = append(t.names, s)
+	return id
+}
+
+func (t *symbols) name(id symbol) string { return t.names[id] }
+
 // priceEntry is a registrar's current state for one zone. After a
 // withdrawal it stays as a tombstone (live false) so that a late, older
 // price set cannot revive it.
 type priceEntry struct {
 	live     bool
 	ops      [3]opState
-	currency string // interned
-	source   string // interned
+	currency symbol
+	source   symbol
 	seq      uint64
 	observed int64 // Unix nanoseconds
 }
 
 type zoneEntry struct {
 	zone     contracts.Zone
-	prices   map[string]priceEntry
+	prices   map[symbol]priceEntry // by registrar
 	live     int // live entries
 	meta     *contracts.ZoneMeta
 	metaSeq  uint64
@@ -106,9 +130,8 @@ type Index struct {
 	version  uint64
 	prices   int
 	// registrars counts each registrar's live price sets.
-	registrars map[string]int
-	// strs interns the strings every price repeats (currencies, sources).
-	strs map[string]string
+	registrars map[symbol]int
+	syms       symbols
 	snap *Snapshot
 }
 
@@ -116,7 +139,7 @@ type Index struct {
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[string]int{}, strs: map[string]string{}, rates: map[string]ratesEntry{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[symbol]int{}, syms: symbols{ids: map[string]symbol{}}, rates: map[string]ratesEntry{}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -128,7 +151,7 @@ func (x *Index) entry(zone string) *zoneEntry {
 		nz, _ := contracts.NormalizeZone(zone)
 		// Most zones end up priced by most registrars: size for them now
 		// rather than growing the map (and copying its entries) repeatedly.
-		z = &zoneEntry{zone: nz, prices: make(map[string]priceEntry, len(x.registrars))}
+		z = &zoneEntry{zone: nz, prices: make(map[symbol]priceEntry, len(x.registrars))}
 		x.zones[zone] = z
 	}
 	return z
@@ -174,23 +197,15 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 	return Unchanged
 }
 
-func (x *Index) intern(s string) string {
-	if v, ok := x.strs[s]; ok {
-		return v
-	}
-	x.strs[s] = s
-	return s
-}
-
 // entryOf turns a price set into the index's compact form. A price set has
 // one currency (contracts validates that).
 func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
-	e := priceEntry{live: true, source: x.intern(set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
+	e := priceEntry{live: true, source: x.syms.id(set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
 	for i, op := range [3]*contracts.OpPrice{set.Register, set.Renew, set.Transfer} {
 		if op == nil {
 			continue
 		}
-		e.currency = x.intern(op.Regular.Currency)
+		e.currency = x.syms.id(op.Regular.Currency)
 		o := &e.ops[i]
 		o.offered = true
 		o.regular = op.Regular.Amount
@@ -211,7 +226,8 @@ func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
 
 func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
 	z := x.entry(zone)
-	cur, known := z.prices[registrar]
+	reg := x.syms.id(registrar)
+	cur, known := z.prices[reg]
 	if known && seq <= cur.seq {
 		return Redelivered
 	}
@@ -219,7 +235,7 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	if set != nil {
 		next = x.entryOf(set, seq)
 	}
-	z.prices[registrar] = next
+	z.prices[reg] = next
 	switch {
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
@@ -229,15 +245,15 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	case next.live && !cur.live:
 		z.live++
 		x.prices++
-		x.registrars[registrar]++
+		x.registrars[reg]++
 		if z.live == 1 {
 			x.sorted = nil
 		}
 	case !next.live && cur.live:
 		z.live--
 		x.prices--
-		if x.registrars[registrar]--; x.registrars[registrar] == 0 {
-			delete(x.registrars, registrar)
+		if x.registrars[reg]--; x.registrars[reg] == 0 {
+			delete(x.registrars, reg)
 		}
 		if z.live == 0 {
 			x.sorted = nil

@@ -61,11 +61,11 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	times := &timeText{}
 	at := now.Unix()
 	var asOf int64
-	for reg, p := range z.prices {
+	for id, p := range z.prices {
 		if !p.live {
 			continue
 		}
-		r := row{registrar: reg, entry: p, converted: true, fmtCache: times}
+		r := row{registrar: x.syms.name(id), entry: p, converted: true, fmtCache: times}
 		for i := range p.ops {
 			op := &p.ops[i]
 			if !op.offered {
@@ -76,7 +76,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 					z.expiry = end
 				}
 			}
-			r.native[i] = contracts.Price{Amount: op.current(at), Currency: p.currency}
+			r.native[i] = contracts.Price{Amount: op.current(at), Currency: x.syms.name(p.currency)}
 			r.has[i] = true
 			c, ok := x.table.Convert(r.native[i], x.currency)
 			if !ok {
@@ -162,7 +162,7 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 	b = append(b, `{"registrar":`...)
 	b = appendString(b, r.registrar)
 	b = append(b, `,"source":`...)
-	b = appendString(b, r.entry.source)
+	b = appendString(b, x.syms.name(r.entry.source))
 	for op := range 3 {
 		b = append(b, ',')
 		b = appendString(b, opNames[op])
@@ -225,7 +225,7 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		}
 		b = appendString(b, opNames[i])
 		b = append(b, `:{"regular":`...)
-		regular := contracts.Price{Amount: op.regular, Currency: r.entry.currency}
+		regular := contracts.Price{Amount: op.regular, Currency: x.syms.name(r.entry.currency)}
 		if c, ok := x.table.Convert(regular, x.currency); ok && r.converted {
 			b = contracts.AppendAmount(b, c.Amount, x.exp)
 		} else {
