@@ -13,6 +13,9 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 )
 
+// Header values shared by every response, set without the allocation and
+// canonicalisation of Header.Set on the hot path. Nothing may modify them in
+// place.
 var (
 	contentTypeJSON = []string{"application/json"}
 	cacheControl    = []string{"no-cache"}
