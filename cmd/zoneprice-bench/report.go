@@ -19,8 +19,10 @@ const (
 	targetHTTPRatio    = 0.85
 	targetReady        = 3 * time.Second
 	targetCatchupRatio = 1.5
-	targetFreshP99     = 100 * time.Millisecond
-	targetRSS          = 300 << 20 // bytes
+	// targetApplied is the events a query consumer applies per second.
+	targetApplied  = 100_000
+	targetFreshP99 = 100 * time.Millisecond
+	targetRSS      = 300 << 20 // bytes
 )
 
 // results is everything one run measured; a part that did not run is nil
@@ -235,6 +237,11 @@ func (res *results) writeCatchup(r *report) {
 		ratio := medianDur(c.real).Seconds() / medianDur(c.bare).Seconds()
 		r.line("| Real / bare (of the medians) | | %.2f | | ≤ %.1f | %s |",
 			ratio, targetCatchupRatio, r.verdict("catch-up ratio", ratio <= targetCatchupRatio))
+	}
+	if len(c.real) > 0 {
+		rate := float64(c.messages) / medianDur(c.real).Seconds()
+		r.line("| Events applied per second (messages / real median) | | %s | | ≥ %s | %s |",
+			fmtRate(rate), fmtRate(targetApplied), r.verdict("events applied per second", rate >= targetApplied))
 	}
 	if c.process > 0 {
 		r.line("| zoneprice-query process: exec to /readyz 200 (once) | | %s | | — | info |", fmtSeconds(c.process))
