@@ -102,15 +102,16 @@ type priceEntry struct {
 type zoneEntry struct {
 	zone     contracts.Zone
 	prices   map[symbol]priceEntry // by registrar
-	live     int // live entries
+	live     int                   // live entries
 	meta     *contracts.ZoneMeta
 	metaSeq  uint64
 	fragment []byte // the zone's element of /api/domains; nil when unpriced
 	body     *Body  // its /api/comparison body; nil when unpriced
 	summary  zoneSummary
-	expiry   time.Time // earliest end of a promotion the last render showed
-	asOf     int64     // newest observed_at of the live prices, Unix nanoseconds
-	dirty    bool      // in Index.dirty
+	expiry   time.Time    // earliest end of a promotion the last render showed
+	asOf     int64        // newest observed_at of the live prices, Unix nanoseconds
+	sources  []sourceTime // newest observed_at per source among the live prices
+	dirty    bool         // in Index.dirty
 }
 
 // Index is the authoritative state built from the event stream. It is owned
@@ -132,7 +133,7 @@ type Index struct {
 	// registrars counts each registrar's live price sets.
 	registrars map[symbol]int
 	syms       symbols
-	snap *Snapshot
+	snap       *Snapshot
 }
 
 // NewIndex returns an empty index rendering prices in currency, which must be
@@ -356,9 +357,20 @@ func (x *Index) render(now time.Time) *Snapshot {
 	if asOf > 0 {
 		x.asOf = time.Unix(0, asOf).UTC()
 	}
+	var newest []sourceTime
+	for _, z := range x.sorted {
+		for _, st := range z.sources {
+			newest = noteSource(newest, st.source, st.at)
+		}
+	}
+	sources := make(map[string]time.Time, len(newest))
+	for _, st := range newest {
+		sources[x.syms.name(st.source)] = time.Unix(0, st.at).UTC()
+	}
 	s := &Snapshot{
 		Version:    x.version,
 		AsOf:       x.asOf,
+		Sources:    sources,
 		Prices:     x.prices,
 		Zones:      len(x.sorted),
 		comparison: make(map[string]*Body, len(x.sorted)),
@@ -373,6 +385,23 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.ComparisonZones = newBody(x.renderComparisonZones())
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// sourceTime is the newest observation one source contributed.
+type sourceTime struct {
+	source symbol
+	at     int64 // Unix nanoseconds
+}
+
+// noteSource records an observation of src at t in a short list.
+func noteSource(list []sourceTime, src symbol, t int64) []sourceTime {
+	for i := range list {
+		if list[i].source == src {
+			list[i].at = max(list[i].at, t)
+			return list
+		}
+	}
+	return append(list, sourceTime{source: src, at: t})
 }
 
 // ratesEntry is the last rates event for one base currency.

@@ -54,13 +54,14 @@ type scratch struct {
 func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	z.expiry = time.Time{}
 	if z.live == 0 {
-		z.body, z.fragment, z.summary, z.asOf = nil, nil, zoneSummary{}, 0
+		z.body, z.fragment, z.summary, z.asOf, z.sources = nil, nil, zoneSummary{}, 0, z.sources[:0]
 		return
 	}
 	rows := sc.rows[:0]
 	times := &timeText{}
 	at := now.Unix()
 	var asOf int64
+	z.sources = z.sources[:0]
 	for id, p := range z.prices {
 		if !p.live {
 			continue
@@ -86,6 +87,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 			r.price[i] = c.Amount
 		}
 		asOf = max(asOf, p.observed)
+		z.sources = noteSource(z.sources, p.source, p.observed)
 		rows = append(rows, r)
 	}
 	// Cheapest registration first, ties by registrar id; then see rank.

@@ -35,6 +35,9 @@ type Snapshot struct {
 	Version uint64
 	// AsOf is the newest observed_at in the data.
 	AsOf time.Time
+	// Sources is the newest observed_at of each source's live prices: how
+	// fresh each source is.
+	Sources map[string]time.Time
 	// Domains, Categories and ComparisonZones are the bodies of
 	// /api/domains, /api/domains/categories and /api/comparison/zones.
 	Domains, Categories, ComparisonZones *Body

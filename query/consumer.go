@@ -379,6 +379,10 @@ func (c *Consumer) publish(idx *cache.Index) time.Time {
 	if !s.AsOf.IsZero() {
 		c.m.asOf.Set(float64(s.AsOf.UnixNano()) / 1e9)
 	}
+	c.m.sourceAsOf.Reset() // a source whose prices are all gone has no age
+	for src, t := range s.Sources {
+		c.m.sourceAsOf.WithLabelValues(src).Set(float64(t.UnixNano()) / 1e9)
+	}
 	return idx.NextExpiry()
 }
 
@@ -401,6 +405,7 @@ type consumerMetrics struct {
 	buildSeconds prometheus.Histogram
 	pending      prometheus.Gauge
 	asOf         prometheus.Gauge
+	sourceAsOf   *prometheus.GaugeVec
 	zones        prometheus.Gauge
 	prices       prometheus.Gauge
 	registrars   prometheus.Gauge
@@ -435,6 +440,9 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		asOf: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_snapshot_as_of_timestamp_seconds", Help: "Newest observed_at in the served data; time() minus it is the data's age.",
 		}),
+		sourceAsOf: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "zoneprice_source_as_of_timestamp_seconds", Help: "Newest observed_at of each source's live prices; time() minus it is the source's age.",
+		}, []string{"source"}),
 		zones:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_zones", Help: "Zones with at least one price."}),
 		prices:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_prices", Help: "Current registrar price sets."}),
 		registrars: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_registrars", Help: "Registrars with at least one price."}),
@@ -444,7 +452,7 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	for o := range m.outcomes {
 		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
 	}
-	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.asOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
+	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
 		}

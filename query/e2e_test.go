@@ -368,6 +368,7 @@ func TestHTTPSemantics(t *testing.T) {
 		"zoneprice_consumer_pending_messages 0",
 		"zoneprice_index_zones 3",
 		"zoneprice_snapshot_as_of_timestamp_seconds 1.795176e+09",
+		`zoneprice_source_as_of_timestamp_seconds{source="test"} 1.795176e+09`,
 	} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)
