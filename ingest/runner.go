@@ -114,6 +114,9 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),
 	}
+	for _, outcome := range []string{"ok", "error", "refused"} {
+		m.fetches.WithLabelValues(outcome) // present at zero from the start
+	}
 	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.lastSuccess} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)

@@ -452,6 +452,11 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	for o := range m.outcomes {
 		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
 	}
+	// Every reason exists from the start at zero, so rate() and increase()
+	// see the first rejection.
+	for _, reason := range []string{"malformed_json", "unknown_kind", "invalid", "subject_mismatch", "no_metadata"} {
+		m.rejected.WithLabelValues(reason)
+	}
 	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
