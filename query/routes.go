@@ -22,5 +22,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 	e.Match(read, "/healthz", handleHealthz())
 	e.Match(read, "/readyz", s.handleReadyz())
-	e.Match(read, "/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true})))
+	if s.cfg.MetricsOnAPI {
+		e.Match(read, "/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true})))
+	}
 }

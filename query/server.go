@@ -41,6 +41,11 @@ type Config struct {
 	// AccessLog logs every request at info level; otherwise requests are
 	// logged at debug level only.
 	AccessLog bool
+	// MetricsOnAPI serves /metrics on the API port. It is the default: one
+	// port to scrape, for the all-in-one and for pods. A public deployment
+	// whose load balancer forwards every path moves metrics to an admin port
+	// instead (the commands' --metrics-listen) so the public cannot read them.
+	MetricsOnAPI bool
 }
 
 // DefaultConfig listens on :8080.
@@ -54,6 +59,7 @@ func DefaultConfig() Config {
 		DrainDelay:        0,
 		ShutdownTimeout:   15 * time.Second,
 		Responses:         cache.DefaultResponsesConfig(),
+		MetricsOnAPI:      true,
 	}
 }
 

@@ -45,9 +45,9 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	defer nc.Close()
-	consumer, server, err := app.Query(js, q, log, app.Registry())
+	consumer, parts, err := app.Query(js, q, log, app.Registry())
 	if err != nil {
 		return err
 	}
-	return app.RunAll(ctx, consumer.Run, server.Run)
+	return app.RunAll(ctx, append(parts, consumer.Run)...)
 }

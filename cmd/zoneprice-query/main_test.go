@@ -29,16 +29,11 @@ func TestJoinsExistingNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
-	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_LISTEN": addr}
+	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_LISTEN": addr, "ZONEPRICE_METRICS_LISTEN": metricsAddr}
 	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &stderr) }()
 	defer func() {
 		cancel()
@@ -52,7 +47,7 @@ func TestJoinsExistingNATS(t *testing.T) {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				break
 			}
 		}
 		if time.Now().After(deadline) {
@@ -60,4 +55,28 @@ func TestJoinsExistingNATS(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// With --metrics-listen, metrics move off the public port.
+	if resp, err := http.Get("http://" + addr + "/metrics"); err != nil {
+		t.Errorf("/metrics on the API port: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("/metrics on the API port: got %d, want 404", resp.StatusCode)
+		}
+	}
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics on the metrics port: got %v, want 200", err)
+	}
+	resp.Body.Close()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

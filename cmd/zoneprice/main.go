@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	consumer, server, err := app.Query(js, q, log, reg)
+	consumer, serving, err := app.Query(js, q, log, reg)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		}
 		return consumer.Run(ctx)
 	}
-	parts := []func(context.Context) error{consume, server.Run}
+	parts := append(serving, consume)
 	for _, r := range runners {
 		parts = append(parts, r.Run)
 	}

@@ -147,6 +147,9 @@ func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *s
 type QueryFlags struct {
 	Server   query.Config
 	Consumer query.ConsumerConfig
+	// MetricsAddr, when set, serves /metrics there instead of on the API
+	// port.
+	MetricsAddr string
 }
 
 // RegisterQueryFlags declares the query service's flags.
@@ -154,6 +157,7 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: query.DefaultConsumerConfig()}
 	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
 	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
+	StringVar(fs, getenv, &q.MetricsAddr, "metrics-listen", "ZONEPRICE_METRICS_LISTEN", "", `address of a separate /metrics port ("": on the API port)`)
 	access, err := strconv.ParseBool(envOr(getenv, "ZONEPRICE_ACCESS_LOG", "false"))
 	if err != nil {
 		return nil, fmt.Errorf("ZONEPRICE_ACCESS_LOG: %w", err)
@@ -172,9 +176,11 @@ func envOr(getenv Env, key, def string) string {
 	return def
 }
 
-// Query composes a query service on js: the consumer and the HTTP server.
-// It returns the parts so callers can add them to their errgroup.
-func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, *query.Server, error) {
+// Query composes a query service on js: the consumer, the HTTP server and,
+// when asked for, a separate metrics server. It returns the consumer and the
+// parts to run; callers add them to their errgroup.
+func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, []func(context.Context) error, error) {
+	q.Server.MetricsOnAPI = q.MetricsAddr == ""
 	consumer, err := query.NewConsumer(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)
@@ -183,7 +189,11 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	return consumer, srv, nil
+	parts := []func(context.Context) error{srv.Run}
+	if q.MetricsAddr != "" {
+		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, log.With("part", "metrics")).Run)
+	}
+	return consumer, parts, nil
 }
 
 // SourceFactory builds a source; main registers one per name.
