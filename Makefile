@@ -23,9 +23,12 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+REVISION  := $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS   := -X github.com/zoneprice/zoneprice/cmd/internal/app.revision=$(REVISION)
+
 ## build: static binaries in bin/
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## bench: the benchmark report (wrk on loopback; installs wrk when missing)
 bench: tools-bench build

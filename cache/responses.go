@@ -56,6 +56,9 @@ func NewResponses(cfg ResponsesConfig, reg prometheus.Registerer) (*Responses, e
 		IgnoreInternalCost: true,
 		// Admission policy refusals happen after Set returned true.
 		OnReject: func(*ristretto.Item[*Body]) { rejected.Inc() },
+		// For the cost gauge; the counters cost an atomic add per call,
+		// and only derived responses go through this cache.
+		Metrics: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("response cache: %w", err)
@@ -70,7 +73,13 @@ func NewResponses(cfg ResponsesConfig, reg prometheus.Registerer) (*Responses, e
 		}),
 		rejected: rejected,
 	}
-	for _, m := range []prometheus.Collector{r.hits, r.misses, r.rejected} {
+	cost := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "zoneprice_response_cache_cost_bytes", Help: "Bytes of derived responses the cache holds.",
+	}, func() float64 {
+		m := c.Metrics
+		return float64(m.CostAdded()) - float64(m.CostEvicted())
+	})
+	for _, m := range []prometheus.Collector{r.hits, r.misses, r.rejected, cost} {
 		if err := reg.Register(m); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("register response cache metrics: %w", err)

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,12 +87,40 @@ func Logger(w io.Writer, format, level string) (*slog.Logger, error) {
 // collectors.
 func Registry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
+	version, rev := build()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewBuildInfoCollector(),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "zoneprice_build_info", Help: "Always 1; the labels say which build is running.",
+			ConstLabels: prometheus.Labels{"version": version, "revision": rev, "goversion": runtime.Version()},
+		}, func() float64 { return 1 }),
 	)
 	return reg
+}
+
+// revision is set by the Makefile's build (-ldflags -X) to the git commit;
+// builds that carry VCS information need not.
+var revision string
+
+// build returns the module version and the commit this binary was built
+// from, "unknown" where the build does not say.
+func build() (version, rev string) {
+	version, rev = "unknown", revision
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := info.Main.Version; v != "" {
+			version = v
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && rev == "" {
+				rev = s.Value
+			}
+		}
+	}
+	if rev == "" {
+		rev = "unknown"
+	}
+	return version, rev
 }
 
 // Connect dials NATS and returns a JetStream handle. The connection retries
