@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 )
@@ -49,12 +48,7 @@ func TestUnknownSource(t *testing.T) {
 // its per-source metrics.
 func TestServesMetrics(t *testing.T) {
 	srv := natstest.Server(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := cmdtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
@@ -66,19 +60,8 @@ func TestServesMetrics(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if bytes.Contains(body, []byte(`zoneprice_ingest_fetches_total{outcome="ok",source="sample"} 1`)) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no successful sample fetch on /metrics within 30s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	want := []byte(`zoneprice_ingest_fetches_total{outcome="ok",source="sample"} 1`)
+	cmdtest.Poll(t, "http://"+addr+"/metrics", 30*time.Second, func(status int, body []byte) bool {
+		return status == http.StatusOK && bytes.Contains(body, want)
+	})
 }

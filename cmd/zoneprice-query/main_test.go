@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
@@ -29,7 +30,7 @@ func TestJoinsExistingNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	addr, metricsAddr := cmdtest.FreeAddr(t), cmdtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
@@ -41,20 +42,7 @@ func TestJoinsExistingNATS(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/api/comparison/.com")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no .com comparison within 30s:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmdtest.Poll(t, "http://"+addr+"/api/comparison/.com", 30*time.Second, cmdtest.Status200)
 	// With --metrics-listen, metrics move off the public port.
 	if resp, err := http.Get("http://" + addr + "/metrics"); err != nil {
 		t.Errorf("/metrics on the API port: %v", err)
@@ -69,14 +57,4 @@ func TestJoinsExistingNATS(t *testing.T) {
 		t.Fatalf("/metrics on the metrics port: got %v, want 200", err)
 	}
 	resp.Body.Close()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -5,28 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-)
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
+)
 
 // TestDefaultRun runs the one-command default (embedded NATS, sample source,
 // API) and checks that the first catalog it serves is whole and labelled as
 // sample data, then that it shuts down cleanly.
 func TestDefaultRun(t *testing.T) {
-	addr := freeAddr(t)
+	addr := cmdtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
 	done := make(chan error, 1)
@@ -44,20 +35,7 @@ func TestDefaultRun(t *testing.T) {
 		}
 	})
 
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready within 60s:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmdtest.Poll(t, "http://"+addr+"/readyz", 60*time.Second, cmdtest.Status200)
 	resp, err := http.Get("http://" + addr + "/api/domains")
 	if err != nil {
 		t.Fatal(err)

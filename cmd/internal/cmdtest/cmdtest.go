@@ -1,0 +1,50 @@
+// Package cmdtest helps the commands' tests run a command for real and
+// watch it over HTTP.
+package cmdtest
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// FreeAddr returns a loopback address that nothing listens on now.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Poll GETs url until ok accepts the answer, failing the test with the last
+// answer if that does not happen within the given time.
+func Poll(t testing.TB, url string, within time.Duration, ok func(status int, body []byte) bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	last := "no answer"
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if ok(resp.StatusCode, body) {
+				return
+			}
+			last = resp.Status + ": " + string(body)
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: not as expected within %v; last: %.300s", url, within, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Status200 accepts any 200 answer.
+func Status200(status int, _ []byte) bool { return status == http.StatusOK }
