@@ -110,7 +110,6 @@ func (c *Consumer) IsReady() bool {
 // being served; the client reconnects and the ordered consumer resumes after
 // the last sequence it delivered.
 func (c *Consumer) Run(ctx context.Context) error {
-	start := c.now()
 	var stream jetstream.Stream
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
 		var err error
@@ -125,6 +124,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		case <-time.After(backoff):
 		}
 	}
+	// The replay is timed on the real clock, from the moment the stream is
+	// there; c.now is the data clock, which tests may fix.
+	start := time.Now()
 	state := stream.CachedInfo().State
 	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
@@ -387,7 +389,7 @@ func (c *Consumer) publish(idx *cache.Index) time.Time {
 }
 
 func (c *Consumer) markReady(start time.Time) {
-	d := c.now().Sub(start)
+	d := time.Since(start)
 	c.m.catchup.Set(d.Seconds())
 	c.m.ready.Set(1)
 	close(c.ready)
