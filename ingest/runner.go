@@ -255,8 +255,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 		defer cancel()
 		_ = r.js.DeleteConsumer(dctx, contracts.StateStream, cons.CachedInfo().Name)
 	}()
-	pending := cons.CachedInfo().NumPending
-	if pending == 0 {
+	if cons.CachedInfo().NumPending == 0 {
 		return out, nil
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(1024))
@@ -266,7 +265,9 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	defer it.Stop()
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
-	for range pending {
+	// Read until nothing is pending: a message replaced while this runs
+	// is skipped by the server, and its replacement is read instead.
+	for {
 		msg, err := it.Next()
 		if err != nil {
 			return nil, err
@@ -277,8 +278,14 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 			_, st.live = ev.(*contracts.PriceSet)
 		}
 		out[msg.Subject()] = st
+		meta, err := msg.Metadata()
+		if err != nil {
+			return nil, err
+		}
+		if meta.NumPending == 0 {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
 // plan is what one run publishes.
