@@ -24,6 +24,9 @@ const (
 	Unchanged
 	// Redelivered had a stream sequence the index already applied.
 	Redelivered
+
+	// NumOutcomes counts the outcomes above.
+	NumOutcomes = int(Redelivered) + 1
 )
 
 func (o Outcome) String() string {
@@ -88,8 +91,8 @@ func (t *symbols) id(s string) symbol {
 func (t *symbols) name(id symbol) string { return t.names[id] }
 
 // priceEntry is a registrar's current state for one zone. After a
-// withdrawal it stays as a tombstone (live false) so that a late, older
-// price set cannot revive it.
+// withdrawal it stays as a tombstone (live false), keeping the sequence that
+// makes a redelivered price set harmless.
 type priceEntry struct {
 	live     bool
 	ops      [3]opState

@@ -1064,6 +1064,17 @@ func TestRatesChoiceIndependentOfOrder(t *testing.T) {
 			t.Errorf("chosen base with equal dates: got %s, want EUR", got)
 		}
 	}
+	newer := rates(t0, "USD", map[string]string{"EUR": "0.9000"})
+	newer.Date = "2026-11-21"
+	for _, order := range [][]contracts.Event{{eur, newer}, {newer, eur}} {
+		x := NewIndex("USD")
+		for i, ev := range order {
+			applyAt(t, x, uint64(i+1), ev)
+		}
+		if got := x.table.Base; got != "USD" {
+			t.Errorf("chosen base with a newer USD date: got %s, want USD", got)
+		}
+	}
 }
 
 // A render large enough to be spread over the cores gives the same bytes as

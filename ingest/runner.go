@@ -30,11 +30,16 @@ type RunnerConfig struct {
 	// MinKeepRatio refuses a list in which a registrar has fewer than this
 	// share of the zones of its last good list: nothing is withdrawn.
 	MinKeepRatio float64
+	// Refresh republishes an unchanged document once the stream's copy is
+	// this old, so that observed_at (and every freshness measure built on
+	// it) says when a price was last confirmed, not only when it last
+	// changed. Zero never refreshes.
+	Refresh time.Duration
 }
 
 // DefaultRunnerConfig is a sensible configuration for a live source.
 func DefaultRunnerConfig() RunnerConfig {
-	return RunnerConfig{Interval: time.Hour, Jitter: 5 * time.Minute, Timeout: time.Minute, MinKeepRatio: 0.5}
+	return RunnerConfig{Interval: time.Hour, Jitter: 5 * time.Minute, Timeout: time.Minute, MinKeepRatio: 0.5, Refresh: 24 * time.Hour}
 }
 
 // Validate reports a configuration that cannot work.
@@ -48,6 +53,8 @@ func (c RunnerConfig) Validate() error {
 		return errors.New("timeout must be positive")
 	case c.MinKeepRatio < 0 || c.MinKeepRatio > 1:
 		return errors.New("min keep ratio must be between 0 and 1")
+	case c.Refresh < 0:
+		return errors.New("refresh must not be negative")
 	}
 	return nil
 }
@@ -207,11 +214,13 @@ func (r *Runner) Once(ctx context.Context) error {
 }
 
 // storedEvent is what the stream holds on one subject: a fingerprint of
-// the document (zero when it does not decode) and whether it is a live price
-// set.
+// the document (zero when it does not decode), whether it is a live price
+// set or a withdrawal, and when it was observed.
 type storedEvent struct {
-	fp   [32]byte
-	live bool
+	fp        [32]byte
+	live      bool
+	withdrawn bool
+	observed  time.Time
 }
 
 // stored reads the stream's current message on every subject the list
@@ -275,7 +284,16 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 		var st storedEvent
 		if ev, err := contracts.Decode(msg.Data()); err == nil && contracts.OnSubject(ev, msg.Subject()) {
 			st.fp = fingerprint(ev)
-			_, st.live = ev.(*contracts.PriceSet)
+			switch e := ev.(type) {
+			case *contracts.PriceSet:
+				st.live, st.observed = true, e.ObservedAt
+			case *contracts.Withdrawal:
+				st.withdrawn = true
+			case *contracts.ZoneMeta:
+				st.observed = e.ObservedAt
+			case *contracts.Rates:
+				st.observed = e.ObservedAt
+			}
 		}
 		out[msg.Subject()] = st
 		meta, err := msg.Metadata()
@@ -334,7 +352,9 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 			r.log.Warn("event skipped: invalid", "subject", ev.Subject(), "err", err)
 			return
 		}
-		if st, ok := stored[ev.Subject()]; !ok || st.fp != fingerprint(ev) {
+		st, ok := stored[ev.Subject()]
+		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
+		if !ok || st.fp != fingerprint(ev) || stale {
 			pl.events = append(pl.events, ev)
 		}
 	}
@@ -349,7 +369,10 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 	}
 	for subject, st := range stored {
 		reg, zone, ok := priceSubjectParts(subject)
-		if !ok || !st.live || listed[subject] || registrars[reg] == 0 {
+		// Anything but a withdrawal, including a document that does not
+		// decode, is withdrawn once the list no longer has it: otherwise
+		// garbage there would outlive the zone.
+		if !ok || st.withdrawn || listed[subject] || registrars[reg] == 0 {
 			continue
 		}
 		pl.events = append(pl.events, &contracts.Withdrawal{

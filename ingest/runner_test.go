@@ -280,3 +280,53 @@ func TestRunnerMetricNames(t *testing.T) {
 		t.Errorf("published: got %v, want 1", got)
 	}
 }
+
+// TestRunnerRefreshesUnchanged republishes an unchanged price once the
+// stream's copy is older than Refresh, so observed_at stays meaningful.
+func TestRunnerRefreshesUnchanged(t *testing.T) {
+	h := newHarness(t)
+	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, Refresh: time.Hour},
+		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.r = r
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.lastSeq(t)
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before {
+		t.Errorf("a minute later: published %d, want nothing", got-before)
+	}
+	h.now = h.now.Add(2 * time.Hour)
+	if err := h.once(t, list(set("a", ".com", 100)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+1 {
+		t.Errorf("two hours later: published %d, want the refresh", got-before)
+	}
+	if ps, ok := h.current(t, "a", ".com").(*contracts.PriceSet); !ok || !ps.ObservedAt.Equal(h.now) {
+		t.Errorf("a .com after the refresh: got %+v, want observed now", h.current(t, "a", ".com"))
+	}
+}
+
+// TestRunnerWithdrawsGarbageOfDroppedZone: a subject holding garbage whose
+// zone left the list is withdrawn, so every pod ends up agreeing.
+func TestRunnerWithdrawsGarbageOfDroppedZone(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.js.Publish(context.Background(), contracts.PriceSubject("a", ".net"), []byte("{garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".org", 300)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.current(t, "a", ".net").(*contracts.Withdrawal); !ok {
+		t.Errorf("a .net after it left the list with garbage on it: got %T, want a withdrawal", h.current(t, "a", ".net"))
+	}
+}

@@ -62,6 +62,9 @@ type Consumer struct {
 	m     *consumerMetrics
 	snap  atomic.Pointer[cache.Snapshot]
 	ready chan struct{}
+	// sources are those the source age gauge has series for; only the
+	// consumer goroutine touches it.
+	sources map[string]time.Time
 }
 
 // NewConsumer returns a consumer reading from js.
@@ -381,10 +384,17 @@ func (c *Consumer) publish(idx *cache.Index) time.Time {
 	if !s.AsOf.IsZero() {
 		c.m.asOf.Set(float64(s.AsOf.UnixNano()) / 1e9)
 	}
-	c.m.sourceAsOf.Reset() // a source whose prices are all gone has no age
 	for src, t := range s.Sources {
 		c.m.sourceAsOf.WithLabelValues(src).Set(float64(t.UnixNano()) / 1e9)
 	}
+	// A source whose prices are all gone has no age. Only those series
+	// go: clearing all and setting them again would let a scrape see none.
+	for src := range c.sources {
+		if _, ok := s.Sources[src]; !ok {
+			c.m.sourceAsOf.DeleteLabelValues(src)
+		}
+	}
+	c.sources = s.Sources
 	return idx.NextExpiry()
 }
 
@@ -399,7 +409,7 @@ func (c *Consumer) markReady(start time.Time) {
 
 type consumerMetrics struct {
 	applied      *prometheus.CounterVec
-	outcomes     [4]prometheus.Counter // applied, by cache.Outcome
+	outcomes     [cache.NumOutcomes]prometheus.Counter // applied, by cache.Outcome
 	rejected     *prometheus.CounterVec
 	lastSeq      prometheus.Gauge
 	ready        prometheus.Gauge

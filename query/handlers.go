@@ -84,12 +84,14 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 		if b, ok := snap.Comparison(raw); ok {
 			return writeBody(c, b)
 		}
-		if b, ok := s.responses.Get(snap.Version, raw); ok {
-			return writeBody(c, b)
-		}
+		// The cache is keyed by the decoded segment: the raw parameter
+		// means different things with and without escapes in the path.
 		name, err := zoneParam(c.Request(), raw)
 		if err != nil {
 			return err
+		}
+		if b, ok := s.responses.Get(snap.Version, name); ok {
+			return writeBody(c, b)
 		}
 		zone, err := contracts.NormalizeZone(name)
 		if err != nil {
@@ -104,7 +106,7 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 			return paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
 				"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
 		}
-		s.responses.Set(snap.Version, raw, b)
+		s.responses.Set(snap.Version, name, b)
 		return writeBody(c, b)
 	}
 }

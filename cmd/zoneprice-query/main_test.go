@@ -52,9 +52,5 @@ func TestJoinsExistingNATS(t *testing.T) {
 			t.Errorf("/metrics on the API port: got %d, want 404", resp.StatusCode)
 		}
 	}
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("/metrics on the metrics port: got %v, want 200", err)
-	}
-	resp.Body.Close()
+	cmdtest.Poll(t, "http://"+metricsAddr+"/metrics", 10*time.Second, cmdtest.Status200)
 }
