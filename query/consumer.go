@@ -131,6 +131,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	// there; c.now is the data clock, which tests may fix.
 	start := time.Now()
 	state := stream.CachedInfo().State
+	c.m.headSeq.Set(float64(state.LastSeq))
 	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
 	})
@@ -155,7 +156,38 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	c.publish(idx)
 	c.markReady(start)
+	// The stream's head is watched apart from the consumer, so that a
+	// consumer that stops reading shows a growing lag instead of a frozen one.
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watching sync.WaitGroup
+	watching.Go(func() { c.watchHead(wctx, stream) })
+	defer watching.Wait()
+	defer stopWatch()
 	return c.follow(ctx, it, idx)
+}
+
+// headInterval is how often a pod asks the stream for its last sequence.
+const headInterval = 15 * time.Second
+
+// watchHead exports the stream's last sequence until ctx ends. Lag is that
+// minus zoneprice_consumer_applied_sequence.
+func (c *Consumer) watchHead(ctx context.Context, stream jetstream.Stream) {
+	tick := time.NewTicker(headInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		info, err := stream.Info(ictx)
+		cancel()
+		if err != nil {
+			continue // NATS away: the gauge keeps its last value, nats_connected says why
+		}
+		c.m.headSeq.Set(float64(info.State.LastSeq))
+	}
 }
 
 // item is one message read from the stream, decoded.
@@ -416,6 +448,7 @@ type consumerMetrics struct {
 	catchup      prometheus.Gauge
 	buildSeconds prometheus.Histogram
 	pending      prometheus.Gauge
+	headSeq      prometheus.Gauge
 	asOf         prometheus.Gauge
 	sourceAsOf   *prometheus.GaugeVec
 	zones        prometheus.Gauge
@@ -449,6 +482,9 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		pending: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_consumer_pending_messages", Help: "Messages the stream held beyond the last one read (consumer lag).",
 		}),
+		headSeq: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_stream_last_sequence", Help: "The state stream's last sequence, asked every 15s; minus the applied sequence it is the lag.",
+		}),
 		asOf: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_snapshot_as_of_timestamp_seconds", Help: "Newest observed_at in the served data; time() minus it is the data's age.",
 		}),
@@ -469,7 +505,7 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	for _, reason := range []string{"malformed_json", "unknown_kind", "invalid", "subject_mismatch", "no_metadata"} {
 		m.rejected.WithLabelValues(reason)
 	}
-	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
+	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.headSeq, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
 		}

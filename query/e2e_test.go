@@ -367,6 +367,8 @@ func TestHTTPSemantics(t *testing.T) {
 		"zoneprice_nats_connected 1",
 		"zoneprice_consumer_ready 1",
 		"zoneprice_consumer_pending_messages 0",
+		"zoneprice_stream_last_sequence 10",
+		"zoneprice_consumer_applied_sequence 10",
 		"zoneprice_index_zones 3",
 		"zoneprice_snapshot_as_of_timestamp_seconds 1.795176e+09",
 		`zoneprice_source_as_of_timestamp_seconds{source="test"} 1.795176e+09`,
