@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"os"
 	"strings"
 	"time"
 
@@ -273,4 +274,23 @@ func RunAll(ctx context.Context, parts ...func(context.Context) error) error {
 		g.Go(func() error { return p(ctx) })
 	}
 	return g.Wait()
+}
+
+// Secret reads a credential from the environment: the variable name itself,
+// or the file named by name_FILE, as Docker and Kubernetes mount secrets.
+// Credentials never come from flags, which anyone can read in ps. Setting
+// both is an error, so it is clear which one is used.
+func Secret(getenv Env, name string) (string, error) {
+	v, file := getenv(name), getenv(name+"_FILE")
+	switch {
+	case v != "" && file != "":
+		return "", fmt.Errorf("%s and %s_FILE are both set; set one", name, name)
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("%s_FILE: %w", name, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return v, nil
 }

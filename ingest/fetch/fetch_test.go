@@ -1,0 +1,234 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+)
+
+func client(cfg fetch.Config) *fetch.Client {
+	if cfg.BaseDelay == 0 {
+		cfg.BaseDelay = time.Millisecond
+	}
+	return fetch.New(cfg, nil, slog.New(slog.DiscardHandler))
+}
+
+// sequence answers request n with handlers[n], repeating the last.
+func sequence(t *testing.T, handlers ...http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		handlers[min(i, len(handlers)-1)](w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func status(code int, header ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(`{"status":"ERROR","message":"busy"}`))
+	}
+}
+
+func ok(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }
+}
+
+func TestRetriesServerErrors(t *testing.T) {
+	srv, n := sequence(t, status(500), status(502), ok("list"))
+	resp, err := client(fetch.Config{}).Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "list" || n.Load() != 3 {
+		t.Errorf("got body %q after %d requests, want \"list\" after 3", resp.Body, n.Load())
+	}
+}
+
+func TestGivesUpAfterAttempts(t *testing.T) {
+	srv, n := sequence(t, status(503))
+	_, err := client(fetch.Config{Attempts: 3}).Get(context.Background(), srv.URL, nil)
+	var se *fetch.StatusError
+	if !errors.As(err, &se) || se.Status != 503 {
+		t.Fatalf("err = %v, want a 503 StatusError", err)
+	}
+	if !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), "busy") {
+		t.Errorf("error %q does not say how often it tried and what the server said", err)
+	}
+	if n.Load() != 3 {
+		t.Errorf("%d requests, want 3", n.Load())
+	}
+}
+
+func TestClientErrorNotRetried(t *testing.T) {
+	srv, n := sequence(t, status(403))
+	_, err := client(fetch.Config{}).Get(context.Background(), srv.URL, nil)
+	var se *fetch.StatusError
+	if !errors.As(err, &se) || se.Status != 403 {
+		t.Fatalf("err = %v, want a 403 StatusError", err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("%d requests, want 1: a 403 does not get better by asking again", n.Load())
+	}
+}
+
+func TestRetryAfterHonoured(t *testing.T) {
+	var first time.Time
+	var gap time.Duration
+	srv, _ := sequence(t,
+		func(w http.ResponseWriter, r *http.Request) { first = time.Now(); status(429, "Retry-After", "1")(w, r) },
+		func(w http.ResponseWriter, r *http.Request) { gap = time.Since(first); ok("list")(w, r) },
+	)
+	// BaseDelay is a millisecond: only Retry-After explains a wait of a
+	// second.
+	resp, err := client(fetch.Config{}).Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "list" {
+		t.Errorf("body %q", resp.Body)
+	}
+	if gap < time.Second {
+		t.Errorf("retried %v after a 429 with Retry-After: 1, want at least 1s", gap)
+	}
+}
+
+func TestRetryAfterTooLong(t *testing.T) {
+	srv, n := sequence(t, status(429, "Retry-After", "3600"))
+	_, err := client(fetch.Config{MaxRetryAfter: time.Minute}).Get(context.Background(), srv.URL, nil)
+	if err == nil || !strings.Contains(err.Error(), "retry after 1h0m0s") {
+		t.Fatalf("err = %v, want one naming the hour the server asked for", err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("%d requests, want 1", n.Load())
+	}
+}
+
+func TestRetryAfterPastDeadline(t *testing.T) {
+	srv, _ := sequence(t, status(503, "Retry-After", "30"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := client(fetch.Config{}).Get(ctx, srv.URL, nil)
+	if err == nil || !strings.Contains(err.Error(), "past the fetch's deadline") {
+		t.Fatalf("err = %v, want one saying the retry would miss the deadline", err)
+	}
+}
+
+func TestTimeoutRetried(t *testing.T) {
+	release := make(chan struct{})
+	srv, n := sequence(t,
+		func(http.ResponseWriter, *http.Request) { <-release },
+		ok("list"),
+	)
+	// Cleanups run last first: release the stuck handler before the
+	// server's Close waits for it.
+	t.Cleanup(func() { close(release) })
+	hc := &http.Client{Timeout: 100 * time.Millisecond}
+	c := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	resp, err := c.Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "list" || n.Load() != 2 {
+		t.Errorf("got %q after %d requests, want the list on the second", resp.Body, n.Load())
+	}
+}
+
+func TestTruncatedBodyRetried(t *testing.T) {
+	srv, n := sequence(t,
+		func(w http.ResponseWriter, _ *http.Request) {
+			// Promise more than is sent, then cut the connection.
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(`{"pricing":{`))
+			panic(http.ErrAbortHandler)
+		},
+		ok("list"),
+	)
+	resp, err := client(fetch.Config{}).Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "list" || n.Load() != 2 {
+		t.Errorf("got %q after %d requests", resp.Body, n.Load())
+	}
+}
+
+func TestConditionalRequests(t *testing.T) {
+	var gotINM, gotIMS atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotINM.Store(r.Header.Get("If-None-Match"))
+		gotIMS.Store(r.Header.Get("If-Modified-Since"))
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", "Fri, 20 Nov 2026 10:00:00 GMT")
+		_, _ = w.Write([]byte("list v1"))
+	}))
+	t.Cleanup(srv.Close)
+	c := client(fetch.Config{})
+	first, err := c.Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.NotModified || gotINM.Load() != "" {
+		t.Fatalf("first request was conditional (If-None-Match %q)", gotINM.Load())
+	}
+	second, err := c.Get(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotINM.Load() != `"v1"` || gotIMS.Load() != "Fri, 20 Nov 2026 10:00:00 GMT" {
+		t.Errorf("second request sent If-None-Match %q, If-Modified-Since %q", gotINM.Load(), gotIMS.Load())
+	}
+	if !second.NotModified || string(second.Body) != "list v1" {
+		t.Errorf("304 answered NotModified=%v body %q, want the remembered body", second.NotModified, second.Body)
+	}
+}
+
+func TestUserAgentAndBodyResent(t *testing.T) {
+	var agents, bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 64)
+		k, _ := r.Body.Read(b)
+		agents = append(agents, r.UserAgent())
+		bodies = append(bodies, string(b[:k]))
+		if len(agents) == 1 {
+			w.WriteHeader(500)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	_, err := client(fetch.Config{}).Do(context.Background(), fetch.Request{Method: http.MethodPost, URL: srv.URL, Body: []byte("{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range agents {
+		if agents[i] != fetch.DefaultUserAgent || bodies[i] != "{}" {
+			t.Errorf("request %d: User-Agent %q body %q", i+1, agents[i], bodies[i])
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	srv, _ := sequence(t, ok(strings.Repeat("x", 2048)))
+	_, err := client(fetch.Config{MaxBody: 1024}).Get(context.Background(), srv.URL, nil)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1024 bytes") {
+		t.Fatalf("err = %v, want the body limit named", err)
+	}
+}
