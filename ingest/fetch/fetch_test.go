@@ -89,7 +89,10 @@ func TestRetryAfterHonoured(t *testing.T) {
 	var first time.Time
 	var gap time.Duration
 	srv, _ := sequence(t,
-		func(w http.ResponseWriter, r *http.Request) { first = time.Now(); status(429, "Retry-After", "1")(w, r) },
+		func(w http.ResponseWriter, r *http.Request) {
+			first = time.Now()
+			status(429, "Retry-After", "1")(w, r)
+		},
 		func(w http.ResponseWriter, r *http.Request) { gap = time.Since(first); ok("list")(w, r) },
 	)
 	// BaseDelay is a millisecond: only Retry-After explains a wait of a

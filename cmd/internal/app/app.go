@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"os"
 	"strings"
 	"time"
 
