@@ -3,6 +3,7 @@ package contracts
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -146,6 +147,15 @@ var (
 	categoryPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 	datePattern     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 )
+
+// SampleRegistrarPrefix starts the id of every synthetic sample registrar.
+// Sample prices stand in for real ones where no registrar can be reached; a
+// consumer holding any other registrar's live price hides them, so that
+// sample and real prices never appear in one response.
+const SampleRegistrarPrefix = "sample-"
+
+// IsSampleRegistrar reports whether id names a synthetic sample registrar.
+func IsSampleRegistrar(id string) bool { return strings.HasPrefix(id, SampleRegistrarPrefix) }
 
 // ValidRegistrar reports whether id is a well-formed registrar id: lower-case
 // letters, digits and inner hyphens, as it must be to be a subject token.

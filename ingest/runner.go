@@ -78,6 +78,8 @@ type Runner struct {
 	m         *runnerMetrics
 	first     chan struct{} // closed after Run's first round
 	firstOnce sync.Once
+	wake      chan struct{} // a buffered request for an early round
+	after     []func(*List)
 }
 
 type runnerMetrics struct {
@@ -133,6 +135,7 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 		src: src, pub: NewPublisher(js), cfg: cfg, log: log.With("source", src.Name()), now: now, m: m,
 		js:    js,
 		first: make(chan struct{}),
+		wake:  make(chan struct{}, 1),
 	}, nil
 }
 
@@ -160,13 +163,30 @@ func (r *Runner) Run(ctx context.Context) error {
 		if r.cfg.Jitter > 0 {
 			wait += rand.N(r.cfg.Jitter)
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return nil
-		case <-time.After(wait):
+		case <-t.C:
+		case <-r.wake:
+			t.Stop()
 		}
 	}
 }
+
+// Wake asks a running Run for its next round now rather than at the end of
+// its interval. Requests made while a round runs fold into one.
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// AfterSuccess registers f to be called with the list after every round
+// that published it whole. It must be called before Run.
+func (r *Runner) AfterSuccess(f func(*List)) { r.after = append(r.after, f) }
 
 // FirstRound is closed once Run has finished its first fetch, whether it
 // published or failed. The all-in-one command waits for it before it starts
@@ -209,7 +229,10 @@ func (r *Runner) Once(ctx context.Context) error {
 	r.m.fetches.WithLabelValues("ok").Inc()
 	r.m.lastSuccess.Set(float64(r.now().Unix()))
 	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", pl.withdrawn, "invalid", pl.invalid,
-		"prices", len(list.Prices), "zones", len(list.Zones))
+		"prices", len(list.Prices), "zones", len(list.Zones), "retired", len(list.Retired))
+	for _, f := range r.after {
+		f(list)
+	}
 	return nil
 }
 
@@ -233,6 +256,12 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	seen := map[string]bool{}
 	for i := range list.Prices {
 		if reg := list.Prices[i].Registrar; !seen[reg] && contracts.ValidRegistrar(reg) {
+			seen[reg] = true
+			filters = append(filters, contracts.RegistrarPriceFilter(reg))
+		}
+	}
+	for _, reg := range list.Retired {
+		if !seen[reg] && contracts.ValidRegistrar(reg) {
 			seen[reg] = true
 			filters = append(filters, contracts.RegistrarPriceFilter(reg))
 		}
@@ -345,6 +374,13 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 			return nil, fmt.Errorf("%w: registrar %s lists %d zones, the stream holds %d", ErrShrunk, reg, n, prev)
 		}
 	}
+	retired := map[string]bool{}
+	for _, reg := range list.Retired {
+		if registrars[reg] > 0 {
+			return nil, fmt.Errorf("registrar %s is both listed and retired", reg)
+		}
+		retired[reg] = true
+	}
 	add := func(ev contracts.Event) {
 		if err := ev.Validate(); err != nil {
 			pl.invalid++
@@ -372,7 +408,7 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		// Anything but a withdrawal, including a document that does not
 		// decode, is withdrawn once the list no longer has it: otherwise
 		// garbage there would outlive the zone.
-		if !ok || st.withdrawn || listed[subject] || registrars[reg] == 0 {
+		if !ok || st.withdrawn || listed[subject] || (registrars[reg] == 0 && !retired[reg]) {
 			continue
 		}
 		pl.events = append(pl.events, &contracts.Withdrawal{

@@ -330,3 +330,68 @@ func TestRunnerWithdrawsGarbageOfDroppedZone(t *testing.T) {
 		t.Errorf("a .net after it left the list with garbage on it: got %T, want a withdrawal", h.current(t, "a", ".net"))
 	}
 }
+
+func TestRunnerRetiresRegistrar(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 1), set("a", ".net", 2), set("b", ".com", 3)), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Retiring a is not a shrunken list: every price of a goes, b stays.
+	l := list(set("b", ".com", 3))
+	l.Retired = []string{"a"}
+	if err := h.once(t, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, zone := range []string{".com", ".net"} {
+		if _, ok := h.current(t, "a", zone).(*contracts.Withdrawal); !ok {
+			t.Errorf("a %s after retiring a: got %T, want a withdrawal", zone, h.current(t, "a", zone))
+		}
+	}
+	if _, ok := h.current(t, "b", ".com").(*contracts.PriceSet); !ok {
+		t.Errorf("b .com: got %T, want its price set", h.current(t, "b", ".com"))
+	}
+	// Retiring again publishes nothing new.
+	before := h.lastSeq(t)
+	if err := h.once(t, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before {
+		t.Errorf("a second retirement published: last seq %d, want %d", got, before)
+	}
+}
+
+func TestRunnerRefusesListedAndRetired(t *testing.T) {
+	h := newHarness(t)
+	l := list(set("a", ".com", 1))
+	l.Retired = []string{"a"}
+	if err := h.once(t, l, nil); err == nil {
+		t.Fatal("a list that lists and retires the same registrar was published")
+	}
+}
+
+func TestRunnerWakeAndAfterSuccess(t *testing.T) {
+	h := newHarness(t)
+	h.src.list = list(set("a", ".com", 1))
+	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Interval: time.Hour, Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := make(chan int, 4)
+	r.AfterSuccess(func(l *ingest.List) { rounds <- len(l.Prices) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-rounds // the first round
+	// The interval is an hour: only Wake explains a second round.
+	r.Wake()
+	select {
+	case got := <-rounds:
+		if got != 1 {
+			t.Errorf("AfterSuccess saw %d prices, want 1", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Wake did not start a round")
+	}
+}

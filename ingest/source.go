@@ -22,9 +22,13 @@ type Source interface {
 // List is what a Source returns. Prices may span several registrars; every
 // registrar that appears in Prices is one the source speaks for, so a zone of
 // that registrar missing from the next list is withdrawn. Zones and Rates are
-// optional.
+// optional. Retired names registrars the source speaks for but no longer
+// lists at all: every live price of theirs is withdrawn, which the shrink
+// guard would otherwise refuse. It is how a stand-in source (the sample)
+// steps aside once real prices exist.
 type List struct {
-	Prices []contracts.PriceSet
-	Zones  []contracts.ZoneMeta
-	Rates  []contracts.Rates
+	Prices  []contracts.PriceSet
+	Zones   []contracts.ZoneMeta
+	Rates   []contracts.Rates
+	Retired []string
 }

@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Fallback runs a stand-in source, the sample, only for as long as no real
+// registrar price exists. Each fetch looks at the stream: while every live
+// price belongs to a sample registrar (contracts.IsSampleRegistrar), it
+// returns the stand-in's prices, and its rates for any base no other source
+// has published; once a real price exists it returns a list that retires
+// every sample registrar, so the sample is withdrawn. Zone metadata is left
+// to the zone source that runs beside it, so the two never overwrite each
+// other. Consumers hide sample prices as soon as a real one exists
+// (contracts.SampleRegistrarPrefix), so nothing mixes while the withdrawals
+// are on their way.
+type Fallback struct {
+	src Source
+	js  jetstream.JetStream
+	log *slog.Logger
+}
+
+var _ Source = (*Fallback)(nil)
+
+// NewFallback wraps the stand-in source src.
+func NewFallback(src Source, js jetstream.JetStream, log *slog.Logger) *Fallback {
+	return &Fallback{src: src, js: js, log: log.With("source", src.Name())}
+}
+
+// Name implements Source.
+func (f *Fallback) Name() string { return f.src.Name() }
+
+// Fetch implements Source.
+func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
+	list, err := f.src.Fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := f.js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		return nil, fmt.Errorf("look for real prices: %w", err)
+	}
+	real, err := realPriceExists(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("look for real prices: %w", err)
+	}
+	if real {
+		var retired []string
+		seen := map[string]bool{}
+		for i := range list.Prices {
+			if reg := list.Prices[i].Registrar; !seen[reg] {
+				seen[reg] = true
+				retired = append(retired, reg)
+			}
+		}
+		f.log.Info("real prices exist; the sample steps aside", "registrars", len(retired))
+		return &List{Retired: retired}, nil
+	}
+	f.log.Warn("no real registrar prices on the stream; serving the labelled sample until a live source succeeds")
+	out := &List{Prices: list.Prices}
+	for _, r := range list.Rates {
+		free, err := ratesFree(ctx, stream, r.Subject(), r.Source)
+		if err != nil {
+			return nil, err
+		}
+		if free {
+			out.Rates = append(out.Rates, r)
+		}
+	}
+	return out, nil
+}
+
+// realPriceExists reports whether the stream holds a live price set of a
+// registrar that is not a sample registrar.
+func realPriceExists(ctx context.Context, stream jetstream.Stream) (bool, error) {
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(contracts.PriceSubjectPrefix+">"))
+	if err != nil {
+		return false, err
+	}
+	for subject := range info.State.Subjects {
+		reg, _, ok := priceSubjectParts(subject)
+		if !ok || contracts.IsSampleRegistrar(reg) {
+			continue
+		}
+		msg, err := stream.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if ev, err := contracts.Decode(msg.Data); err == nil {
+			if _, live := ev.(*contracts.PriceSet); live {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// ratesFree reports whether subject is empty or holds a document from
+// source itself, so that publishing there overwrites nobody else's.
+func ratesFree(ctx context.Context, stream jetstream.Stream, subject, source string) (bool, error) {
+	msg, err := stream.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", subject, err)
+	}
+	ev, err := contracts.Decode(msg.Data)
+	if err != nil {
+		return true, nil // garbage belongs to nobody
+	}
+	r, ok := ev.(*contracts.Rates)
+	return ok && r.Source == source, nil
+}

@@ -1,0 +1,118 @@
+package ingest_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+func rates(source, usd string) contracts.Rates {
+	return contracts.Rates{
+		V: contracts.SchemaVersion, Kind: contracts.KindRates, Base: "EUR", Date: "2026-11-20",
+		Rates: map[string]string{"USD": usd}, ObservedAt: t0, Source: source,
+	}
+}
+
+func fallbackRunner(t *testing.T, h *harness, src ingest.Source) *ingest.Runner {
+	t.Helper()
+	fb := ingest.NewFallback(src, h.js, slog.New(slog.DiscardHandler))
+	r, err := ingest.NewRunner(fb, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestFallbackStepsAsideForRealPrices(t *testing.T) {
+	h := newHarness(t)
+	stand := &listSource{list: &ingest.List{
+		Prices: []contracts.PriceSet{set("sample-a", ".com", 1), set("sample-a", ".net", 2)},
+		Rates:  []contracts.Rates{rates("sample", "1.08")},
+	}}
+	fb := fallbackRunner(t, h, stand)
+	if err := fb.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.current(t, "sample-a", ".com").(*contracts.PriceSet); !ok {
+		t.Fatalf("with no real prices the sample was not published: got %T", h.current(t, "sample-a", ".com"))
+	}
+	// A real registrar's price arrives; the sample's next round retires it.
+	if err := h.once(t, list(set("porkbun", ".com", 968)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := fb.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, zone := range []string{".com", ".net"} {
+		if _, ok := h.current(t, "sample-a", zone).(*contracts.Withdrawal); !ok {
+			t.Errorf("sample-a %s after real prices arrived: got %T, want a withdrawal", zone, h.current(t, "sample-a", zone))
+		}
+	}
+	if _, ok := h.current(t, "porkbun", ".com").(*contracts.PriceSet); !ok {
+		t.Error("the real price was touched")
+	}
+}
+
+func TestFallbackLeavesOthersRates(t *testing.T) {
+	h := newHarness(t)
+	// Real rates are on the stream before the sample runs.
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{rates("ecb", "1.0523")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stand := &listSource{list: &ingest.List{
+		Prices: []contracts.PriceSet{set("sample-a", ".com", 1)},
+		Rates:  []contracts.Rates{rates("sample", "1.08")},
+	}}
+	if err := fallbackRunner(t, h, stand).Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.js.Stream(context.Background(), contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.GetLastMsgForSubject(context.Background(), contracts.RatesSubject("EUR"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := contracts.Decode(m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := ev.(*contracts.Rates); !ok || r.Source != "ecb" {
+		t.Errorf("EUR rates after the sample ran: got %+v, want the ecb's", ev)
+	}
+	if _, ok := h.current(t, "sample-a", ".com").(*contracts.PriceSet); !ok {
+		t.Error("the sample's prices were not published")
+	}
+}
+
+func TestFileSource(t *testing.T) {
+	path := t.TempDir() + "/list.txt"
+	parse := func(body []byte, observed time.Time) (*ingest.List, error) {
+		s := set("a", "."+string(body), 1)
+		s.ObservedAt = observed
+		return list(s), nil
+	}
+	src := ingest.NewFileSource("a", path, parse, func() time.Time { return t0 })
+	if _, err := src.Fetch(context.Background()); err == nil {
+		t.Fatal("a missing file gave no error")
+	}
+	if err := os.WriteFile(path, []byte("com"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := src.Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Prices) != 1 || l.Prices[0].Zone != ".com" || !l.Prices[0].ObservedAt.Equal(t0) {
+		t.Errorf("got %+v, want the file's one price observed at t0", l.Prices)
+	}
+}
