@@ -106,6 +106,7 @@ type zoneEntry struct {
 	zone     contracts.Zone
 	prices   map[symbol]priceEntry // by registrar
 	live     int                   // live entries
+	sample   int                   // live entries of sample registrars
 	meta     *contracts.ZoneMeta
 	metaSeq  uint64
 	fragment []byte // the zone's element of /api/domains; nil when unpriced
@@ -135,6 +136,10 @@ type Index struct {
 	prices   int
 	// registrars counts each registrar's live price sets.
 	registrars map[symbol]int
+	// Sample registrars' live prices and registrars, and whether the last
+	// render hid them because a real registrar's price exists.
+	samplePrices, sampleRegs int
+	hideSample               bool
 	syms       symbols
 	snap       *Snapshot
 }
@@ -240,6 +245,7 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 		next = x.entryOf(set, seq)
 	}
 	z.prices[reg] = next
+	sample := contracts.IsSampleRegistrar(registrar)
 	switch {
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
@@ -247,19 +253,34 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 		x.schedule(z)
 		return Unchanged
 	case next.live && !cur.live:
+		was := x.visible(z)
 		z.live++
 		x.prices++
-		x.registrars[reg]++
-		if z.live == 1 {
+		if x.registrars[reg]++; x.registrars[reg] == 1 && sample {
+			x.sampleRegs++
+		}
+		if sample {
+			z.sample++
+			x.samplePrices++
+		}
+		if (was == 0) != (x.visible(z) == 0) {
 			x.sorted = nil
 		}
 	case !next.live && cur.live:
+		was := x.visible(z)
 		z.live--
 		x.prices--
 		if x.registrars[reg]--; x.registrars[reg] == 0 {
 			delete(x.registrars, reg)
+			if sample {
+				x.sampleRegs--
+			}
 		}
-		if z.live == 0 {
+		if sample {
+			z.sample--
+			x.samplePrices--
+		}
+		if (was == 0) != (x.visible(z) == 0) {
 			x.sorted = nil
 		}
 	case !next.live:
@@ -321,7 +342,27 @@ func (x *Index) Build(now time.Time) *Snapshot {
 	return x.snap
 }
 
+// visible is the number of a zone's live prices the next render shows.
+func (x *Index) visible(z *zoneEntry) int {
+	if x.hideSample {
+		return z.live - z.sample
+	}
+	return z.live
+}
+
+// hidden reports whether a registrar's prices are left out of responses:
+// sample registrars are, once any real registrar has a live price, so that
+// sample and real prices never appear together.
+func (x *Index) hidden(registrar string) bool {
+	return x.hideSample && contracts.IsSampleRegistrar(registrar)
+}
+
 func (x *Index) render(now time.Time) *Snapshot {
+	if hide := len(x.registrars) > x.sampleRegs; hide != x.hideSample {
+		x.hideSample = hide
+		x.allDirty = true
+		x.sorted = nil
+	}
 	if x.allDirty {
 		for _, z := range x.zones {
 			x.schedule(z)
@@ -337,7 +378,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 	if x.sorted == nil {
 		x.sorted = make([]*zoneEntry, 0, len(x.zones))
 		for _, z := range x.zones {
-			if z.live > 0 {
+			if x.visible(z) > 0 {
 				x.sorted = append(x.sorted, z)
 			}
 		}
@@ -374,7 +415,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 		Version:    x.version,
 		AsOf:       x.asOf,
 		Sources:    sources,
-		Prices:     x.prices,
+		Prices:     x.prices - x.hiddenCount(x.samplePrices),
 		Zones:      len(x.sorted),
 		comparison: make(map[string]*Body, len(x.sorted)),
 	}
@@ -382,12 +423,20 @@ func (x *Index) render(now time.Time) *Snapshot {
 		s.comparison[z.zone.ASCII] = z.body
 		s.BodyBytes += int64(len(z.body.JSON))
 	}
-	s.Registrars = len(x.registrars)
+	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	s.Domains = newBody(x.renderDomains())
 	s.Categories = newBody(x.renderCategories())
 	s.ComparisonZones = newBody(x.renderComparisonZones())
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// hiddenCount is n when sample prices are hidden, else zero.
+func (x *Index) hiddenCount(n int) int {
+	if x.hideSample {
+		return n
+	}
+	return 0
 }
 
 // sourceTime is the newest observation one source contributed.

@@ -1110,3 +1110,45 @@ func TestParallelRenderMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
+	f := newFeed(t, "USD")
+	f.apply(
+		priced("sample-alpha", ".com", t0, "USD", 1000, 1200, 900),
+		priced("sample-alpha", ".net", t0, "USD", 1100, 1300, 1000),
+		priced("sample-bravo", ".net", t0, "USD", 1150, 1350, 1050),
+	)
+	s := f.x.Build(t0)
+	if s.Zones != 2 || s.Prices != 3 || s.Registrars != 2 {
+		t.Fatalf("sample only: zones/prices/registrars = %d/%d/%d, want 2/3/2", s.Zones, s.Prices, s.Registrars)
+	}
+
+	// A real registrar prices .com: the sample disappears everywhere,
+	// including .net, which only the sample prices.
+	f.apply(priced("porkbun", ".com", at(time.Minute), "USD", 968, 1082, 968))
+	s = f.x.Build(at(time.Minute))
+	if got, want := comparison(t, s, ".com").registrars(), []string{"porkbun"}; !slices.Equal(got, want) {
+		t.Errorf(".com rows with a real price = %v, want %v", got, want)
+	}
+	if _, ok := s.Comparison(".net"); ok {
+		t.Error(".net, priced only by the sample, still answers beside real prices")
+	}
+	d := decode[domainsJSON](t, s.Domains.JSON)
+	if d.Count != 1 || d.Zones[0].Zone != ".com" || d.Zones[0].Registrars != 1 {
+		t.Errorf("domains = %+v, want only .com with one registrar", d)
+	}
+	if s.Zones != 1 || s.Prices != 1 || s.Registrars != 1 {
+		t.Errorf("with a real price: zones/prices/registrars = %d/%d/%d, want 1/1/1", s.Zones, s.Prices, s.Registrars)
+	}
+
+	// The sample steps aside for good; the real registrar withdraws too,
+	// and what the sample still holds comes back rather than nothing.
+	f.apply(withdrawal("porkbun", ".com", at(2*time.Minute)))
+	s = f.x.Build(at(2 * time.Minute))
+	if got, want := comparison(t, s, ".net").registrars(), []string{"sample-alpha", "sample-bravo"}; !slices.Equal(got, want) {
+		t.Errorf(".net rows with no real price left = %v, want %v", got, want)
+	}
+	if s.Zones != 2 || s.Prices != 3 {
+		t.Errorf("after the real withdrawal: zones/prices = %d/%d, want 2/3", s.Zones, s.Prices)
+	}
+}

@@ -53,7 +53,7 @@ type scratch struct {
 
 func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	z.expiry = time.Time{}
-	if z.live == 0 {
+	if x.visible(z) == 0 {
 		z.body, z.fragment, z.summary, z.asOf, z.sources = nil, nil, zoneSummary{}, 0, z.sources[:0]
 		return
 	}
@@ -63,7 +63,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	var asOf int64
 	z.sources = z.sources[:0]
 	for id, p := range z.prices {
-		if !p.live {
+		if !p.live || x.hidden(x.syms.name(id)) {
 			continue
 		}
 		r := row{registrar: x.syms.name(id), entry: p, converted: true, fmtCache: times}
