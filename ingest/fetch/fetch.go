@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -226,8 +227,12 @@ func (c *Client) attempt(ctx context.Context, req Request) (*Response, time.Dura
 	}
 	resp, err := c.hc.Do(hr)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, err
+		var dns *net.DNSError
+		if ctx.Err() != nil || (errors.As(err, &dns) && dns.IsNotFound) {
+			// A host that does not exist will not exist in a second
+			// either: the runner's next round tries again, and a
+			// machine with no internet starts without waiting.
+			return nil, 0, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
 		}
 		return nil, 0, retryableError{fmt.Errorf("%s %s: %w", req.Method, req.URL, err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -233,5 +234,23 @@ func TestBodyLimit(t *testing.T) {
 	_, err := client(fetch.Config{MaxBody: 1024}).Get(context.Background(), srv.URL, nil)
 	if err == nil || !strings.Contains(err.Error(), "larger than 1024 bytes") {
 		t.Fatalf("err = %v, want the body limit named", err)
+	}
+}
+
+func TestUnknownHostNotRetried(t *testing.T) {
+	var dials atomic.Int32
+	hc := &http.Client{Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			dials.Add(1)
+			return nil, &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}
+		},
+	}}
+	c := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	_, err := c.Get(context.Background(), "http://api.example.invalid/pricing", nil)
+	if err == nil || !strings.Contains(err.Error(), "no such host") {
+		t.Fatalf("err = %v, want the DNS failure", err)
+	}
+	if dials.Load() != 1 {
+		t.Errorf("%d dials, want 1: an unknown host is not retried", dials.Load())
 	}
 }
