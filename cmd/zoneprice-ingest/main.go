@@ -12,11 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 )
 
 func main() {
@@ -25,13 +23,6 @@ func main() {
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "zoneprice-ingest:", err)
 		os.Exit(1)
-	}
-}
-
-// sources are the ingest sources this build knows, by name.
-func sources() map[string]app.SourceFactory {
-	return map[string]app.SourceFactory{
-		"sample": func(app.Env) (ingest.Source, error) { return sample.New(time.Now), nil },
 	}
 }
 
@@ -61,7 +52,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	}
 	defer nc.Close()
 	reg := app.Registry()
-	runners, err := ing.Runners(ctx, js, sources(), getenv, log, reg)
+	ingesters, err := ing.Ingesters(ctx, js, sources.Registry(), getenv, log, reg)
 	if err != nil {
 		return err
 	}
@@ -70,10 +61,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		// as soon as the round ends.
 		metricsAddr = ""
 	}
-	parts := make([]func(context.Context) error, 0, len(runners)+1)
-	for _, r := range runners {
-		parts = append(parts, r.Run)
-	}
+	parts := ingesters.Parts
 	if metricsAddr == "" {
 		return app.RunAll(ctx, parts...)
 	}

@@ -12,13 +12,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 )
 
 func main() {
@@ -27,13 +25,6 @@ func main() {
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "zoneprice:", err)
 		os.Exit(1)
-	}
-}
-
-// sources are the ingest sources this build knows, by name.
-func sources() map[string]app.SourceFactory {
-	return map[string]app.SourceFactory{
-		"sample": func(app.Env) (ingest.Source, error) { return sample.New(time.Now), nil },
 	}
 }
 
@@ -81,7 +72,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return err
 	}
 	defer nc.Close()
-	runners, err := ing.Runners(ctx, js, sources(), getenv, log, reg)
+	ingesters, err := ing.Ingesters(ctx, js, sources.Registry(), getenv, log, reg)
 	if err != nil {
 		return err
 	}
@@ -92,7 +83,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	// Consume only after each source's first round, so that the first
 	// catalog this process serves is whole rather than half published.
 	consume := func(ctx context.Context) error {
-		for _, r := range runners {
+		for _, r := range ingesters.Runners {
 			select {
 			case <-r.FirstRound():
 			case <-ctx.Done():
@@ -102,9 +93,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return consumer.Run(ctx)
 	}
 	parts := append(serving, consume)
-	for _, r := range runners {
-		parts = append(parts, r.Run)
-	}
+	parts = append(parts, ingesters.Parts...)
 	fmt.Fprintf(stdout, "zoneprice: API on %s (NATS %s); Ctrl-C stops\n", q.Server.Addr, url)
 	return app.RunAll(ctx, parts...)
 }

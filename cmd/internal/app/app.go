@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +25,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query"
 )
 
@@ -227,38 +225,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	return consumer, parts, nil
 }
 
-// SourceFactory builds a source; main registers one per name.
-type SourceFactory func(getenv Env) (ingest.Source, error)
-
-// Ingest builds a runner for each named source from the registry.
-func Ingest(js jetstream.JetStream, names string, registry map[string]SourceFactory, getenv Env, cfg ingest.RunnerConfig, log *slog.Logger, reg prometheus.Registerer) ([]*ingest.Runner, error) {
-	var runners []*ingest.Runner
-	for name := range strings.SplitSeq(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		factory, ok := registry[name]
-		if !ok {
-			return nil, fmt.Errorf("--sources (ZONEPRICE_SOURCES): unknown source %q (known: %s)", name, known(registry))
-		}
-		src, err := factory(getenv)
-		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", name, err)
-		}
-		r, err := ingest.NewRunner(src, js, cfg, log.With("part", "ingest"), reg, time.Now)
-		if err != nil {
-			return nil, err
-		}
-		runners = append(runners, r)
-	}
-	if len(runners) == 0 {
-		return nil, errors.New("--sources (ZONEPRICE_SOURCES): no source named")
-	}
-	return runners, nil
-}
-
-func known(registry map[string]SourceFactory) string {
+func known(registry map[string]SourceSpec) string {
 	names := make([]string, 0, len(registry))
 	for n := range registry {
 		names = append(names, n)

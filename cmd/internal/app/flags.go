@@ -50,6 +50,7 @@ func (c *Common) Connect(url, name string, log *slog.Logger, extra ...nats.Optio
 // IngestFlags are the settings of commands that run ingesters.
 type IngestFlags struct {
 	Sources  string
+	File     string
 	Interval time.Duration
 	Replicas int
 	Once     bool
@@ -58,7 +59,8 @@ type IngestFlags struct {
 // RegisterIngestFlags declares the ingest flags.
 func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
 	f := &IngestFlags{}
-	StringVar(fs, getenv, &f.Sources, "sources", "ZONEPRICE_SOURCES", "sample", "comma-separated ingest sources")
+	StringVar(fs, getenv, &f.Sources, "sources", "ZONEPRICE_SOURCES", AutoSources, `comma-separated ingest sources, or "auto"`)
+	StringVar(fs, getenv, &f.File, "file", "ZONEPRICE_IMPORT_FILE", "", "import a saved response of the one source named by --sources instead of fetching it")
 	if err := DurationVar(fs, getenv, &f.Interval, "interval", "ZONEPRICE_INGEST_INTERVAL", time.Hour, "time between fetches of each source"); err != nil {
 		return nil, err
 	}
@@ -84,8 +86,9 @@ func (f *IngestFlags) Validate() error {
 	return nil
 }
 
-// Runners provisions the streams and builds a runner per named source.
-func (f *IngestFlags) Runners(ctx context.Context, js jetstream.JetStream, registry map[string]SourceFactory, getenv Env, log *slog.Logger, reg prometheus.Registerer) ([]*ingest.Runner, error) {
+// Ingesters provisions the streams and builds the runners of the selected
+// sources from registry.
+func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, registry map[string]SourceSpec, getenv Env, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
 	if err := Provision(ctx, js, f.Replicas, log); err != nil {
 		return nil, err
 	}
@@ -94,5 +97,5 @@ func (f *IngestFlags) Runners(ctx context.Context, js jetstream.JetStream, regis
 	if f.Once {
 		cfg.Interval = 0
 	}
-	return Ingest(js, f.Sources, registry, getenv, cfg, log, reg)
+	return Ingest(js, f.Sources, f.File, IngestConfig{Registry: registry, Getenv: getenv, Runner: cfg}, log, reg)
 }

@@ -1,0 +1,180 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+)
+
+// AutoSources is the --sources value that picks sources by what the machine
+// has: every keyless live source, each source needing credentials whose
+// credentials are set, and the sample as a fallback that steps aside once a
+// real price arrives.
+const AutoSources = "auto"
+
+// Deps are what a source is built from.
+type Deps struct {
+	Getenv Env
+	Client *fetch.Client
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// SourceSpec is one ingest source a build knows, registered by name in the
+// commands' source table.
+type SourceSpec struct {
+	// New builds the live source.
+	New func(Deps) (ingest.Source, error)
+	// Parse reads a saved response of the source for --file; nil when the
+	// source has no saved form.
+	Parse ingest.ParseFunc
+	// Auto runs the source under --sources auto: always when Switch is
+	// empty, else when one of the environment variables it names (or
+	// its _FILE form) is set.
+	Auto   bool
+	Switch []string
+	// Fallback marks the stand-in source: under auto it runs wrapped in
+	// ingest.Fallback, after the live price sources' first rounds.
+	Fallback bool
+	// Prices marks a source that publishes registrar prices; under auto
+	// each of its successful rounds wakes the fallback.
+	Prices bool
+}
+
+// Ingesters are the runners of the named sources and the parts that run
+// them.
+type Ingesters struct {
+	Runners []*ingest.Runner
+	Parts   []func(context.Context) error
+}
+
+// IngestConfig is what building the ingesters needs beyond the flags.
+type IngestConfig struct {
+	Registry map[string]SourceSpec
+	Getenv   Env
+	Runner   ingest.RunnerConfig
+	// HTTP is the client live sources fetch with; nil means
+	// http.DefaultClient. The runner's timeout bounds each fetch.
+	HTTP *http.Client
+}
+
+// Ingest builds a runner for each source names selects: a comma-separated
+// list, or AutoSources. With file set, names must be one source that can
+// parse a saved response, and the runner reads the file instead of the
+// network.
+func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
+	selected, auto, err := selectSources(names, c.Registry, c.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if file != "" && (auto || len(selected) != 1) {
+		return nil, errors.New("--file (ZONEPRICE_IMPORT_FILE): name exactly one source with --sources")
+	}
+	deps := Deps{
+		Getenv: c.Getenv,
+		Client: fetch.New(fetch.Config{}, c.HTTP, log.With("part", "fetch")),
+		Log:    log.With("part", "ingest"),
+		Now:    time.Now,
+	}
+	out := &Ingesters{}
+	var fallback *ingest.Runner
+	var priceRunners []*ingest.Runner
+	for _, name := range selected {
+		spec := c.Registry[name]
+		var src ingest.Source
+		switch {
+		case file != "":
+			if spec.Parse == nil {
+				return nil, fmt.Errorf("--file (ZONEPRICE_IMPORT_FILE): source %s has no saved form to import", name)
+			}
+			src = ingest.NewFileSource(name, file, spec.Parse, deps.Now)
+		default:
+			if src, err = spec.New(deps); err != nil {
+				return nil, fmt.Errorf("source %s: %w", name, err)
+			}
+			if auto && spec.Fallback {
+				src = ingest.NewFallback(src, js, deps.Log)
+			}
+		}
+		r, err := ingest.NewRunner(src, js, c.Runner, deps.Log, reg, deps.Now)
+		if err != nil {
+			return nil, err
+		}
+		out.Runners = append(out.Runners, r)
+		switch {
+		case auto && spec.Fallback:
+			fallback = r
+		case auto && spec.Prices:
+			priceRunners = append(priceRunners, r)
+		default:
+			out.Parts = append(out.Parts, r.Run)
+		}
+	}
+	for _, r := range priceRunners {
+		if fallback != nil {
+			r.AfterSuccess(func(l *ingest.List) {
+				if len(l.Prices) > 0 {
+					fallback.Wake()
+				}
+			})
+		}
+		out.Parts = append(out.Parts, r.Run)
+	}
+	if fallback != nil {
+		// The fallback decides by what the stream holds, so it runs
+		// after the live sources have had their first try.
+		out.Parts = append(out.Parts, func(ctx context.Context) error {
+			for _, r := range priceRunners {
+				select {
+				case <-r.FirstRound():
+				case <-ctx.Done():
+					return nil
+				}
+			}
+			return fallback.Run(ctx)
+		})
+	}
+	return out, nil
+}
+
+// selectSources returns the source names to run, in a stable order.
+func selectSources(names string, registry map[string]SourceSpec, getenv Env) (selected []string, auto bool, err error) {
+	if strings.TrimSpace(names) == AutoSources {
+		for name, spec := range registry {
+			if spec.Auto && (len(spec.Switch) == 0 || slices.ContainsFunc(spec.Switch, func(v string) bool {
+				return getenv(v) != "" || getenv(v+"_FILE") != ""
+			})) {
+				selected = append(selected, name)
+			}
+		}
+		slices.Sort(selected)
+		return selected, true, nil
+	}
+	seen := map[string]bool{}
+	for name := range strings.SplitSeq(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
+			continue
+		}
+		if _, ok := registry[name]; !ok {
+			return nil, false, fmt.Errorf("--sources (ZONEPRICE_SOURCES): unknown source %q (known: %s, or %s)", name, known(registry), AutoSources)
+		}
+		seen[name] = true
+		selected = append(selected, name)
+	}
+	if len(selected) == 0 {
+		return nil, false, errors.New("--sources (ZONEPRICE_SOURCES): no source named")
+	}
+	return selected, false, nil
+}
