@@ -140,8 +140,8 @@ type Index struct {
 	// render hid them because a real registrar's price exists.
 	samplePrices, sampleRegs int
 	hideSample               bool
-	syms       symbols
-	snap       *Snapshot
+	syms                     symbols
+	snap                     *Snapshot
 }
 
 // NewIndex returns an empty index rendering prices in currency, which must be
