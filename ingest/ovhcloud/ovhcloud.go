@@ -1,0 +1,455 @@
+// Package ovhcloud reads OVHcloud's public domain order catalog, one GET
+// without a key:
+//
+//	https://eu.api.ovh.com/1.0/order/catalog/public/domain?ovhSubsidiary=FR
+//
+// It is large (about 30 MB) and shaped like every OVHcloud order catalog:
+// "catalogId", "locale" {"currencyCode","subsidiary","taxRate"}, "plans",
+// "products", "addons", "planFamilies". Each plan is one zone: its
+// "planCode" is the zone without a dot ("com", "co.uk", "com.pl",
+// "xn--6frz82g") and its "invoiceName" the dotted name (".com", or
+// ".xn--6frz82g (.移动)" for an IDN). Its "pricings" list one entry per
+// way to buy it, each with "capacities", "mode", "phase", "interval",
+// "intervalUnit", "price", "tax" and "promotions".
+//
+// How the catalog is read, decision by decision:
+//
+//   - Prices are integers in 10^-8 of the locale's currency ("price":
+//     799000000 is 7.99), converted exactly with money.FromScaled, rounding
+//     half up to the minor unit. They are BEFORE VAT: "tax" holds the VAT
+//     and locale.taxRate its rate, which this package does not add. The
+//     currency is the locale's (EUR for FR, GBP for GB, PLN for PL, ...); an
+//     unknown currency fails the whole catalog.
+//   - Registration is the "create-default" pricing whose capacities include
+//     "installation" (["installation","renew"], phase 0: creation with its
+//     first year). Renewal is the "create-default" pricing whose only
+//     capacity is "renew" (phase 1). Transfer is the "transfer-default"
+//     pricing whose capacities include "installation". Only a one-year
+//     pricing counts: interval 12 with intervalUnit "month", or interval 1
+//     with "year". Other modes ("create-premium", "transfer-premium",
+//     "transfer-aftermarket1", "restore-default", ...) are premium,
+//     aftermarket or restore prices that depend on the name or are not one
+//     of the three operations: ignored. A missing pricing means the
+//     operation is not offered (nil); when two matching pricings disagree
+//     the operation is left out as ambiguous.
+//   - A price of 999,999 currency units or more (99999900000000) is
+//     OVHcloud's placeholder for a price set per name (premium, dynamic):
+//     left out, as if not offered. A price of 0 is a real, free operation
+//     (a .co.uk transfer costs nothing). A price that is not a
+//     non-negative integer makes the plan unusable.
+//   - A promotion on a chosen pricing becomes the operation's promotion
+//     when it runs at the observation time (startDate not after it,
+//     endDate after it or absent): its price is "total"."value" (or the
+//     price less "discount"."value" when there is no total), its end the
+//     endDate. A promotion that is no discount, has ended, has not started
+//     or does not decode is ignored; of several, the cheapest wins.
+//   - A plan is skipped when its planCode is not a zone
+//     (contracts.NormalizeZone fails), when a label ends in "-premium" (a
+//     premium variant, not a zone), when its dotted invoiceName names
+//     another zone than its planCode (a variant plan), when it has no
+//     usable default pricing (a premium-only zone), when it does not decode,
+//     or when its zone was already listed.
+//   - A body that is not one complete JSON object (truncated, an error page)
+//     or has no plans fails the fetch: never a partial list. An OVHcloud
+//     API error ({"class":...,"message":...}) is named in the error.
+//
+// Skipped plans are counted; the error names them only when nothing usable
+// remains.
+package ovhcloud
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and OVHcloud's registrar id.
+const Name = "ovhcloud"
+
+// DefaultSubsidiary is the OVHcloud subsidiary whose catalog is read when
+// none is configured.
+const DefaultSubsidiary = "FR"
+
+// DefaultURL is the catalog of the default subsidiary.
+const DefaultURL = "https://eu.api.ovh.com/1.0/order/catalog/public/domain?ovhSubsidiary=FR"
+
+// priceScale is the power of ten OVHcloud scales catalog prices by.
+const priceScale = 8
+
+// placeholder is the smallest scaled price read as OVHcloud's stand-in for
+// a price that depends on the name: 999,999 currency units.
+const placeholder int64 = 999_999 * 100_000_000
+
+// apiHost returns the API that serves a subsidiary's catalog: Europe,
+// North America (which also serves Asia-Pacific and the rest of the world)
+// or the United States.
+func apiHost(subsidiary string) (string, bool) {
+	switch subsidiary {
+	case "CZ", "DE", "ES", "EU", "FI", "FR", "GB", "IE", "IT", "LT", "MA", "NL", "PL", "PT", "SN", "TN":
+		return "eu.api.ovh.com", true
+	case "ASIA", "AU", "CA", "IN", "QC", "SG", "WE", "WS":
+		return "ca.api.ovh.com", true
+	case "US":
+		return "api.us.ovhcloud.com", true
+	}
+	return "", false
+}
+
+// Config configures a Source.
+type Config struct {
+	// URL is the catalog to read. Empty means the catalog of Subsidiary on
+	// the API that serves it; when set, it is used as is and Subsidiary is
+	// ignored.
+	URL string
+	// Subsidiary is the OVHcloud subsidiary whose prices to read ("FR",
+	// "GB", "PL", "WE", ...); empty means DefaultSubsidiary. Prices are in
+	// its currency.
+	Subsidiary string
+}
+
+// Validate reports a configuration that cannot work, naming the field.
+func (c Config) Validate() error {
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("ovhcloud URL %q is not an absolute http or https URL", c.URL)
+		}
+		return nil
+	}
+	if _, ok := apiHost(c.subsidiary()); !ok {
+		return fmt.Errorf("ovhcloud subsidiary %q is not one OVHcloud has", c.Subsidiary)
+	}
+	return nil
+}
+
+func (c Config) subsidiary() string {
+	if c.Subsidiary == "" {
+		return DefaultSubsidiary
+	}
+	return strings.ToUpper(strings.TrimSpace(c.Subsidiary))
+}
+
+// url is the catalog the configuration reads.
+func (c Config) url() string {
+	if c.URL != "" {
+		return c.URL
+	}
+	sub := c.subsidiary()
+	host, _ := apiHost(sub)
+	return "https://" + host + "/1.0/order/catalog/public/domain?ovhSubsidiary=" + url.QueryEscape(sub)
+}
+
+// Source fetches OVHcloud's domain catalog.
+type Source struct {
+	url    string
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("ovhcloud source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Source{url: cfg.url(), client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// Fetch implements ingest.Source. The catalog is fetched conditionally:
+// its answer depends on the URL alone.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
+	if err != nil {
+		return nil, fmt.Errorf("fetch ovhcloud price list: %w", err)
+	}
+	return Parse(resp.Body, s.now())
+}
+
+// catalog is the part of the catalog this package reads. Plans stay raw so
+// that one odd plan costs only its zone.
+type catalog struct {
+	Locale *struct {
+		CurrencyCode string `json:"currencyCode"`
+		Subsidiary   string `json:"subsidiary"`
+	} `json:"locale"`
+	Plans []json.RawMessage `json:"plans"`
+	// An API error instead of a catalog.
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+type plan struct {
+	PlanCode    string    `json:"planCode"`
+	InvoiceName string    `json:"invoiceName"`
+	Pricings    []pricing `json:"pricings"`
+}
+
+type pricing struct {
+	Capacities   []string        `json:"capacities"`
+	Mode         string          `json:"mode"`
+	Interval     json.Number     `json:"interval"`
+	IntervalUnit string          `json:"intervalUnit"`
+	Price        json.Number     `json:"price"`
+	Promotions   json.RawMessage `json:"promotions"`
+}
+
+type promotion struct {
+	StartDate string `json:"startDate"`
+	EndDate   string `json:"endDate"`
+	Total     *struct {
+		Value json.Number `json:"value"`
+	} `json:"total"`
+	Discount *struct {
+		Value json.Number `json:"value"`
+	} `json:"discount"`
+}
+
+// Parse reads one catalog body into a list of price sets observed at
+// observed. See the package comment for how each quirk is read.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	var c catalog
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, fmt.Errorf("decode ovhcloud catalog: %w", err)
+	}
+	if c.Plans == nil && c.Message != "" {
+		if c.Class != "" {
+			return nil, fmt.Errorf("ovhcloud answered %s: %s", c.Class, c.Message)
+		}
+		return nil, fmt.Errorf("ovhcloud answered: %s", c.Message)
+	}
+	if c.Locale == nil {
+		return nil, errors.New("ovhcloud catalog has no locale")
+	}
+	cur := c.Locale.CurrencyCode
+	if _, ok := contracts.CurrencyExponent(cur); !ok {
+		return nil, fmt.Errorf("ovhcloud catalog currency %q is unknown", cur)
+	}
+	if len(c.Plans) == 0 {
+		return nil, errors.New("ovhcloud catalog has no plans")
+	}
+	var (
+		prices  []contracts.PriceSet
+		skipped []string
+		seen    = map[string]bool{}
+	)
+	for i, raw := range c.Plans {
+		ps, err := parsePlan(raw, cur, observed)
+		if err == nil && seen[ps.Zone] {
+			err = fmt.Errorf("zone %s listed twice", ps.Zone)
+		}
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("plan %d: %v", i, err))
+			continue
+		}
+		seen[ps.Zone] = true
+		prices = append(prices, ps)
+	}
+	if len(prices) == 0 {
+		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(skipped), summary(skipped))
+	}
+	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
+	return &ingest.List{Prices: prices}, nil
+}
+
+// summary lists the first few reasons plans were skipped.
+func summary(reasons []string) string {
+	const show = 5
+	if len(reasons) <= show {
+		return strings.Join(reasons, "; ")
+	}
+	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
+}
+
+// parsePlan turns one plan into a price set, or says why it cannot.
+func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.PriceSet, error) {
+	var p plan
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return contracts.PriceSet{}, fmt.Errorf("does not decode: %w", err)
+	}
+	z, err := contracts.NormalizeZone(p.PlanCode)
+	if err != nil {
+		return contracts.PriceSet{}, err
+	}
+	for _, label := range strings.Split(z.ASCII[1:], ".") {
+		if strings.HasSuffix(label, "-premium") {
+			return contracts.PriceSet{}, fmt.Errorf("plan code %q is a premium variant", p.PlanCode)
+		}
+	}
+	if name, ok := strings.CutPrefix(p.InvoiceName, "."); ok {
+		name, _, _ = strings.Cut(name, " ") // ".xn--6frz82g (.移动)"
+		if inv, err := contracts.NormalizeZone(name); err != nil || inv.ASCII != z.ASCII {
+			return contracts.PriceSet{}, fmt.Errorf("plan code %q is invoiced as %q, another zone", p.PlanCode, p.InvoiceName)
+		}
+	}
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
+		ObservedAt: observed, Source: Name,
+	}
+	for _, op := range []struct {
+		name, mode string
+		install    bool
+		dst        **contracts.OpPrice
+	}{
+		{"register", "create-default", true, &ps.Register},
+		{"renew", "create-default", false, &ps.Renew},
+		{"transfer", "transfer-default", true, &ps.Transfer},
+	} {
+		o, err := opPrice(p.Pricings, op.mode, op.install, cur, observed)
+		if err != nil {
+			return contracts.PriceSet{}, fmt.Errorf("%s: %w", op.name, err)
+		}
+		*op.dst = o
+	}
+	if ps.Register == nil && ps.Renew == nil && ps.Transfer == nil {
+		return contracts.PriceSet{}, fmt.Errorf("plan %q has no one-year default price", p.PlanCode)
+	}
+	return ps, nil
+}
+
+// opPrice finds the one-year pricing of mode for an operation: with
+// installation among its capacities (register, transfer) or with renew as
+// its only capacity (renew). nil means not offered.
+func opPrice(pricings []pricing, mode string, install bool, cur string, observed time.Time) (*contracts.OpPrice, error) {
+	var (
+		found  *pricing
+		scaled int64
+	)
+	for i := range pricings {
+		pr := &pricings[i]
+		if pr.Mode != mode || !oneYear(pr) {
+			continue
+		}
+		if install != slices.Contains(pr.Capacities, "installation") ||
+			(!install && !slices.Equal(pr.Capacities, []string{"renew"})) {
+			continue
+		}
+		v, err := scaledInt(pr.Price)
+		if err != nil {
+			return nil, fmt.Errorf("price: %w", err)
+		}
+		if found != nil && v != scaled {
+			return nil, nil // two prices for one thing: ambiguous
+		}
+		found, scaled = pr, v
+	}
+	if found == nil || scaled >= placeholder {
+		return nil, nil
+	}
+	regular, err := money.FromScaled(scaled, priceScale, cur)
+	if err != nil {
+		return nil, err
+	}
+	o := &contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
+	o.Promo = bestPromotion(found.Promotions, scaled, cur, observed)
+	if o.Promo != nil && o.Promo.Price.Amount >= regular {
+		o.Promo = nil // a discount that rounds away is none
+	}
+	return o, nil
+}
+
+// oneYear reports whether a pricing is for a one-year term.
+func oneYear(pr *pricing) bool {
+	n, err := strconv.Atoi(pr.Interval.String())
+	if err != nil {
+		return false
+	}
+	return (n == 12 && pr.IntervalUnit == "month") || (n == 1 && pr.IntervalUnit == "year")
+}
+
+// scaledInt reads a catalog price: a non-negative JSON integer.
+func scaledInt(n json.Number) (int64, error) {
+	v, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an integer price", n)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("negative price %d", v)
+	}
+	return v, nil
+}
+
+// bestPromotion returns the cheapest promotion of a pricing priced scaled
+// that runs at observed, or nil.
+func bestPromotion(raw json.RawMessage, scaled int64, cur string, observed time.Time) *contracts.Promo {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
+		return nil
+	}
+	var promos []json.RawMessage
+	if err := json.Unmarshal(raw, &promos); err != nil {
+		return nil
+	}
+	var best *contracts.Promo
+	bestScaled := scaled
+	for _, r := range promos {
+		var p promotion
+		if err := json.Unmarshal(r, &p); err != nil {
+			continue
+		}
+		if p.StartDate != "" {
+			start, err := time.Parse(time.RFC3339, p.StartDate)
+			if err != nil || start.After(observed) {
+				continue
+			}
+		}
+		var ends *time.Time
+		if p.EndDate != "" {
+			end, err := time.Parse(time.RFC3339, p.EndDate)
+			if err != nil || !observed.Before(end) {
+				continue
+			}
+			end = end.UTC()
+			ends = &end
+		}
+		var price int64
+		switch {
+		case p.Total != nil && p.Total.Value != "":
+			v, err := scaledInt(p.Total.Value)
+			if err != nil {
+				continue
+			}
+			price = v
+		case p.Discount != nil && p.Discount.Value != "":
+			d, err := scaledInt(p.Discount.Value)
+			if err != nil || d > scaled {
+				continue
+			}
+			price = scaled - d
+		default:
+			continue
+		}
+		if price >= bestScaled {
+			continue
+		}
+		amount, err := money.FromScaled(price, priceScale, cur)
+		if err != nil {
+			continue
+		}
+		bestScaled = price
+		best = &contracts.Promo{Price: contracts.Price{Amount: amount, Currency: cur}, EndsAt: ends}
+	}
+	return best
+}

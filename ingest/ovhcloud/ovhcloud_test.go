@@ -1,0 +1,650 @@
+package ovhcloud_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+const catalogPath = "/1.0/order/catalog/public/domain"
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeAPI serves OVHcloud's catalog route: it checks the request is the
+// documented GET, plays scripted responses first, then serves its current
+// body with an ETag so that conditional requests can be answered.
+type fakeAPI struct {
+	mu          sync.Mutex
+	body        []byte
+	steps       []http.HandlerFunc
+	requests    int
+	notModified int
+	bad         []string
+}
+
+func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, string) {
+	t.Helper()
+	f := &fakeAPI{body: body}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, b := range f.bad {
+			t.Errorf("unexpected request: %s", b)
+		}
+	})
+	return f, srv.URL + catalogPath + "?ovhSubsidiary=FR"
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.requests++
+	if r.Method != http.MethodGet || r.URL.Path != catalogPath || r.URL.Query().Get("ovhSubsidiary") != "FR" {
+		f.bad = append(f.bad, r.Method+" "+r.URL.String())
+	}
+	var step http.HandlerFunc
+	if len(f.steps) > 0 {
+		step, f.steps = f.steps[0], f.steps[1:]
+	}
+	body := f.body
+	etag := fmt.Sprintf(`"%d-%d"`, len(body), body[len(body)/2])
+	if step == nil && r.Header.Get("If-None-Match") == etag {
+		f.notModified++
+	}
+	f.mu.Unlock()
+	if step != nil {
+		step(w, r)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(body)
+}
+
+func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = body
+	f.steps = append(f.steps, steps...)
+}
+
+func (f *fakeAPI) counts() (requests, notModified int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests, f.notModified
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"class":"Server::InternalServerError","message":"Internal server error"}`, code)
+	}
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *ovhcloud.Source {
+	t.Helper()
+	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	src, err := ovhcloud.New(ovhcloud.Config{URL: url}, client, func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	out := map[string]contracts.PriceSet{}
+	for _, p := range list.Prices {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Zone, err)
+		}
+		if p.Registrar != ovhcloud.Name || p.Source != ovhcloud.Name || !p.ObservedAt.Equal(observed) {
+			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
+		}
+		if _, dup := out[p.Zone]; dup {
+			t.Errorf("zone %s listed twice", p.Zone)
+		}
+		out[p.Zone] = p
+	}
+	return out
+}
+
+func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: eur(cents)} }
+
+func promo(cents, promoCents int64, ends *time.Time) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: eur(cents), Promo: &contracts.Promo{Price: eur(promoCents), EndsAt: ends}}
+}
+
+func at(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
+func show(o *contracts.OpPrice) string {
+	if o == nil {
+		return "not offered"
+	}
+	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
+	if o.Promo != nil {
+		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
+		if o.Promo.EndsAt != nil {
+			s += " until " + o.Promo.EndsAt.Format(time.RFC3339)
+		}
+		s += ")"
+	}
+	return s
+}
+
+func TestFetch(t *testing.T) {
+	_, url := newFakeAPI(t, fixture(t, "catalog_fr.json"))
+	list, err := newSource(t, url, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byZone(t, list)
+	if len(got) != 14 {
+		t.Errorf("got %d zones, want 14 (15 plans less the premium-only one)", len(got))
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"cheap first year", ".com", op(799), op(1349), op(799)},
+		{"renewal below creation", ".org", op(1249), op(878), op(878)},
+		{"ccTLD", ".fr", op(699), op(999), op(699)},
+		{"second-level zone", ".co.uk", op(719), op(999), op(0)},
+		{"second-level zone of another country", ".com.pl", op(1259), op(1409), op(1259)},
+		{"no transfer pricing", ".eu", op(499), op(899), nil},
+		{"IDN", ".xn--6frz82g", op(2999), op(3499), op(3499)},
+		{"running promotion rounds half up", ".app", promo(1499, 1199, at("2026-12-31T22:59:59Z")), op(1749), op(1749)},
+		{"ended promotion is ignored", ".info", op(349), op(2459), op(1999)},
+		{"placeholder creation price", ".luxe", nil, op(2999), op(2999)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			for _, c := range []struct {
+				op        string
+				got, want *contracts.OpPrice
+			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
+				}
+			}
+		})
+	}
+	if _, ok := got[".game"]; ok {
+		t.Error(".game has only premium placeholder prices but is listed")
+	}
+}
+
+// plans builds a catalog body around plan objects, in the locale given.
+func plans(currency string, plans ...string) string {
+	return `{"catalogId":2387,"locale":{"currencyCode":"` + currency + `","subsidiary":"FR","taxRate":20},"plans":[` +
+		strings.Join(plans, ",") + `],"products":[],"addons":[],"planFamilies":[]}`
+}
+
+// pricing is one catalog pricing entry; extra is appended inside the object.
+func pricing(mode, caps string, interval int, unit string, price, extra string) string {
+	return fmt.Sprintf(`{"capacities":%s,"mode":%q,"phase":0,"interval":%d,"intervalUnit":%q,"price":%s,"tax":0,"promotions":[]%s}`,
+		caps, mode, interval, unit, price, extra)
+}
+
+func plan(code, invoice string, pricings ...string) string {
+	return fmt.Sprintf(`{"planCode":%q,"invoiceName":%q,"product":"domain","pricingType":"rental","pricings":[%s]}`,
+		code, invoice, strings.Join(pricings, ","))
+}
+
+const (
+	create = `["installation","renew"]`
+	renew  = `["renew"]`
+)
+
+// com is a plain plan, so that a body whose other plan is skipped still
+// parses.
+var com = plan("com", ".com", pricing("create-default", create, 12, "month", "799000000", ""))
+
+func TestParseQuirks(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string
+	}{
+		{
+			name: "locale currency",
+			body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
+				pricing("create-default", renew, 12, "month", "899000000", ""))),
+			zone: ".co.uk", want: set(".co.uk", gbp(699), gbp(899), nil),
+		},
+		{
+			name: "one year written as a year",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
+			zone: ".net", want: set(".net", op(1099), nil, nil),
+		},
+		{
+			name: "multi-year pricing is not a one-year price",
+			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 24, "month", "2198000000", ""))),
+			zone: ".net",
+		},
+		{
+			name: "pricings that disagree leave the operation out",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+				pricing("create-default", create, 12, "month", "1199000000", ""),
+				pricing("create-default", renew, 12, "month", "1519000000", ""))),
+			zone: ".net", want: set(".net", nil, op(1519), nil),
+		},
+		{
+			name: "free transfer is kept",
+			body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
+				pricing("transfer-default", create, 12, "month", "0", ""))),
+			zone: ".uk", want: set(".uk", op(699), nil, op(0)),
+		},
+		{
+			name: "premium modes are not default prices",
+			body: plans("EUR", com, plan("game", ".game", pricing("create-premium", create, 12, "month", "1999000000", ""),
+				pricing("transfer-aftermarket1", create, 12, "month", "999000000", ""))),
+			zone: ".game",
+		},
+		{
+			name: "premium variant plan code",
+			body: plans("EUR", com, plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", ""))),
+			zone: ".com-premium",
+		},
+		{
+			name: "plan invoiced as another zone",
+			body: plans("EUR", plan("comx", ".com", pricing("create-default", create, 12, "month", "4999000000", "")),
+				plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""))),
+			zone: ".comx",
+		},
+		{
+			name: "unicode plan code",
+			body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
+			zone: ".xn--6frz82g", want: set(".xn--6frz82g", op(2999), nil, nil),
+		},
+		{
+			name: "duplicate zone keeps the first",
+			body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
+			zone: ".com", want: set(".com", op(799), nil, nil),
+		},
+		{
+			name: "fractional price skips the plan",
+			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
+			zone: ".net",
+		},
+		{
+			name: "negative price skips the plan",
+			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
+			zone: ".net",
+		},
+		{
+			name: "plan that is not an object is skipped",
+			body: plans("EUR", com, `"net"`),
+			zone: ".com", want: set(".com", op(799), nil, nil),
+		},
+		{
+			name: "promotion from its discount without an end",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+				`,"promotions":[{"name":"N","startDate":"2026-11-01T00:00:00+01:00","discount":{"tax":0,"value":500000000},"type":"fixed_amount"}]`))),
+			zone: ".net", want: set(".net", promo(1099, 599, nil), nil, nil),
+		},
+		{
+			name: "promotion not started yet is ignored",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+				`,"promotions":[{"startDate":"2026-12-01T00:00:00+01:00","endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
+			zone: ".net", want: set(".net", op(1099), nil, nil),
+		},
+		{
+			name: "cheapest of two running promotions",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+				`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","total":{"value":899000000}},{"endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
+			zone: ".net", want: set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
+		},
+		{
+			name: "promotion that rounds to no discount is ignored",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+				`,"promotions":[{"total":{"value":1098900000}}]`))),
+			zone: ".net", want: set(".net", op(1099), nil, nil),
+		},
+		{
+			name: "promotion dearer than the price is ignored",
+			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+				`,"promotions":[{"total":{"value":1299000000}}]`))),
+			zone: ".net", want: set(".net", op(1099), nil, nil),
+		},
+		{name: "api error", body: string(fixture(t, "error.json")), wantErr: "Invalid value for ovhSubsidiary"},
+		{name: "unknown currency", body: plans("XYZ", com), wantErr: `currency "XYZ"`},
+		{name: "no locale", body: `{"plans":[` + com + `]}`, wantErr: "no locale"},
+		{name: "no plans", body: plans("EUR"), wantErr: "no plans"},
+		{
+			name:    "only plans that cannot be used",
+			body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
+			wantErr: "no usable zone",
+		},
+		{name: "truncated", body: string(fixture(t, "catalog_fr.json")[:4000]), wantErr: "decode ovhcloud catalog"},
+		{name: "html", body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", wantErr: "decode ovhcloud catalog"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := ovhcloud.Parse([]byte(tt.body), observed)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Error("Parse returned a list with its error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := byZone(t, list)[tt.zone]
+			switch {
+			case tt.want == nil && ok:
+				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
+			case tt.want != nil && !ok:
+				t.Errorf("%s is missing", tt.zone)
+			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
+				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
+					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			}
+		})
+	}
+}
+
+func gbp(pence int64) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: contracts.Price{Amount: pence, Currency: "GBP"}}
+}
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: ovhcloud.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: ovhcloud.Name,
+	}
+}
+
+func TestRetries(t *testing.T) {
+	good := fixture(t, "catalog_fr.json")
+	t.Run("500s then success", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		f.serve(good, status(http.StatusInternalServerError), status(http.StatusServiceUnavailable))
+		list, err := newSource(t, url, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 14 {
+			t.Errorf("got %d zones, want 14", len(list.Prices))
+		}
+		if n, _ := f.counts(); n != 3 {
+			t.Errorf("server saw %d requests, want 3", n)
+		}
+	})
+	t.Run("timeout then success", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			select { // hang until the client gives up
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		list, err := newSource(t, url, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 14 {
+			t.Errorf("got %d zones, want 14", len(list.Prices))
+		}
+		if n, _ := f.counts(); n != 2 {
+			t.Errorf("server saw %d requests, want 2", n)
+		}
+	})
+	t.Run("429 with Retry-After then success", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"class":"Client::TooManyRequests","message":"Too many requests"}`, http.StatusTooManyRequests)
+		})
+		list, err := newSource(t, url, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 14 {
+			t.Errorf("got %d zones, want 14", len(list.Prices))
+		}
+		if n, _ := f.counts(); n != 2 {
+			t.Errorf("server saw %d requests, want 2", n)
+		}
+	})
+	t.Run("400 is not retried", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, string(fixture(t, "error.json")), http.StatusBadRequest)
+		})
+		_, err := newSource(t, url, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch ovhcloud price list") {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
+		}
+		if n, _ := f.counts(); n != 1 {
+			t.Errorf("server saw %d requests, want 1", n)
+		}
+	})
+	t.Run("unchanged catalog answers 304", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		src := newSource(t, url, nil)
+		first, err := src.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := src.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, nm := f.counts(); n != 2 || nm != 1 {
+			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Error("the list read from a 304 differs from the first")
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	good := fixture(t, "catalog_fr.json")
+	for _, tt := range []struct {
+		name, body, wantErr string
+	}{
+		{"truncated", string(good[:len(good)/2]), "decode ovhcloud catalog"},
+		{"malformed", `{"catalogId":2387,"locale":{"currencyCode":"EUR"},"plans":{"com":{}}}`, "decode ovhcloud catalog"},
+		{"api error", string(fixture(t, "error.json")), "Client::BadRequest"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, good)
+			src := newSource(t, url, nil)
+			h := ingesttest.New(t, src)
+			if err := h.Once(t); err != nil {
+				t.Fatal(err)
+			}
+			before := h.Prices(t, ovhcloud.Name)
+			if len(before) != 14 {
+				t.Fatalf("first round published %d zones, want 14", len(before))
+			}
+
+			f.serve([]byte(tt.body))
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if err := h.Once(t); err == nil {
+				t.Fatal("second round with a bad body succeeded")
+			}
+			if after := h.Prices(t, ovhcloud.Name); !reflect.DeepEqual(after, before) {
+				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, url := newFakeAPI(t, fixture(t, "catalog_fr.json"))
+	h := ingesttest.New(t, newSource(t, url, nil))
+	if err := h.Once(t); err != nil {
+		t.Fatal(err)
+	}
+	before := h.Prices(t, ovhcloud.Name)
+
+	f.serve(fixture(t, "catalog_shrunk.json"))
+	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
+	}
+	if after := h.Prices(t, ovhcloud.Name); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
+	}
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     ovhcloud.Config
+		wantURL string
+		wantErr string
+	}{
+		{name: "default", cfg: ovhcloud.Config{}, wantURL: ovhcloud.DefaultURL},
+		{name: "european subsidiary", cfg: ovhcloud.Config{Subsidiary: "GB"},
+			wantURL: "https://eu.api.ovh.com/1.0/order/catalog/public/domain?ovhSubsidiary=GB"},
+		{name: "lower case", cfg: ovhcloud.Config{Subsidiary: "pl"},
+			wantURL: "https://eu.api.ovh.com/1.0/order/catalog/public/domain?ovhSubsidiary=PL"},
+		{name: "rest of the world", cfg: ovhcloud.Config{Subsidiary: "WE"},
+			wantURL: "https://ca.api.ovh.com/1.0/order/catalog/public/domain?ovhSubsidiary=WE"},
+		{name: "united states", cfg: ovhcloud.Config{Subsidiary: "US"},
+			wantURL: "https://api.us.ovhcloud.com/1.0/order/catalog/public/domain?ovhSubsidiary=US"},
+		{name: "explicit URL wins", cfg: ovhcloud.Config{URL: "http://127.0.0.1:8080/catalog", Subsidiary: "GB"},
+			wantURL: "http://127.0.0.1:8080/catalog"},
+		{name: "unknown subsidiary", cfg: ovhcloud.Config{Subsidiary: "ZZ"}, wantErr: "subsidiary"},
+		{name: "relative URL", cfg: ovhcloud.Config{URL: "/catalog"}, wantErr: "URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.cfg.CatalogURL(); got != tt.wantURL {
+				t.Errorf("URL = %s, want %s", got, tt.wantURL)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := ovhcloud.New(ovhcloud.Config{Subsidiary: "ZZ"}, client, nil); err == nil {
+		t.Error("New accepted an invalid config")
+	}
+	if _, err := ovhcloud.New(ovhcloud.Config{}, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := ovhcloud.New(ovhcloud.Config{}, client, nil)
+	if err != nil || src.Name() != ovhcloud.Name {
+		t.Errorf("New(default) = %v, %v", src, err)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no fixtures: %v", err)
+	}
+	// A whole catalog is slow to mutate and slower to minimise (each new
+	// find is minimised for up to a minute), so a large fixture is seeded
+	// plan by plan, each plan alone in a catalog; small ones whole.
+	for _, name := range files {
+		body := fixture(f, filepath.Base(name))
+		if len(body) < 4096 {
+			f.Add(body)
+			continue
+		}
+		var cat struct{ Plans []json.RawMessage }
+		if err := json.Unmarshal(body, &cat); err != nil {
+			f.Fatal(err)
+		}
+		for _, p := range cat.Plans {
+			f.Add([]byte(plans("EUR", string(p))))
+		}
+	}
+	f.Add([]byte(plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+		`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","discount":{"value":99000000}}]`)))))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := ovhcloud.Parse(body, observed)
+		if err != nil {
+			if list != nil {
+				t.Fatal("Parse returned a list with its error")
+			}
+			return
+		}
+		if len(list.Prices) == 0 {
+			t.Fatal("Parse returned an empty list without an error")
+		}
+		seen := map[string]bool{}
+		for _, p := range list.Prices {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("invalid price set %s: %v", p.Zone, err)
+			}
+			if seen[p.Zone] {
+				t.Fatalf("zone %s listed twice", p.Zone)
+			}
+			seen[p.Zone] = true
+			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
+					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,400 @@
+// Package porkbun reads Porkbun's public price list: one POST to
+// https://api.porkbun.com/api/json/v3/pricing/get (API v3, no key, body
+// "{}") answers with every zone Porkbun sells, in US dollars:
+//
+//	{"status":"SUCCESS","pricing":{"com":{"registration":"11.08",
+//	 "renewal":"11.08","transfer":"11.08","coupons":[]}, ...}}
+//
+// Porkbun's documentation (porkbun.com/api/json/v3/documentation and
+// porkbun.com/llms/pricing) shows POST; newer API versions also answer
+// GET on read endpoints, but POST with "{}" is the documented form and is
+// what this package sends. The request is not conditional: its answer is
+// not keyed by the URL alone.
+//
+// How the format is read, decision by decision:
+//
+//   - "status" other than "SUCCESS" (Porkbun answers {"status":"ERROR",
+//     "message":...,"code":...}, sometimes with HTTP 200) fails the whole
+//     fetch, naming the message. A body that is not one complete JSON
+//     object (truncated, HTML from a proxy) fails too: never a partial list.
+//   - Each key of "pricing" is a zone of its own. Second-level zones such as
+//     "co.uk" or "com.mx" are priced as themselves, never folded into their
+//     parent. Keys are normalised with contracts.NormalizeZone; a key that
+//     does not normalise is skipped.
+//   - An entry with a non-empty "specialType" (today only "handshake") is a
+//     Handshake name, not a DNS root zone: skipped. null or "" is a normal
+//     zone.
+//   - Prices are USD decimal strings, sometimes with thousands separators
+//     ("2,060.23"); a JSON number is read by its literal digits. A missing,
+//     null, "" or "n/a" price means Porkbun does not offer that operation
+//     (nil). Any other unreadable price makes the whole zone unusable: it is
+//     skipped rather than published with an operation silently missing.
+//   - "0.00" is a real price: Porkbun transfers some zones free (.uk,
+//     .co.uk) and says so with "0.00". But an entry whose every offered
+//     operation is "0.00" is Porkbun's stand-in for a zone it does not sell
+//     (it answers "0.00" for .pl and .com.pl): skipped.
+//   - "coupons" is [] when empty (PHP's json_encode of an empty array) and an
+//     object keyed by the operation when a coupon runs, e.g.
+//     {"registration":{"code":"AWESOMENESS","max_per_user":1,
+//     "first_year_only":"yes","type":"amount","amount":1}}; max_per_user and
+//     amount arrive both as numbers and as strings. A coupon under
+//     "registration", "renewal" or "transfer" becomes a promotion on that
+//     operation: type "amount" takes the amount in dollars off the regular
+//     price; type "percent" (or "percentage"; no live example has been
+//     seen) takes that percentage off, but only when the result is a whole
+//     number of cents, because Porkbun does not say how it rounds. A discount larger than the price, a zero discount, another
+//     type, another key, a non-object "coupons" or a coupon that does not
+//     decode is ignored: the regular price stands. Porkbun gives no end
+//     date, so the promotion has none. first_year_only only matters for
+//     multi-year terms and max_per_user for an account's later orders; every
+//     price here is one year's for one name, so both are ignored.
+//   - A zone listed twice (a Unicode key and its A-label) keeps the first in
+//     key order.
+//
+// Skipped entries are counted; the error names them only when nothing
+// usable remains.
+package porkbun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and Porkbun's registrar id.
+const Name = "porkbun"
+
+// DefaultURL is Porkbun's public pricing endpoint.
+const DefaultURL = "https://api.porkbun.com/api/json/v3/pricing/get"
+
+// currency is the only currency Porkbun prices in.
+const currency = "USD"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the pricing endpoint; empty means DefaultURL.
+	URL string
+}
+
+// Validate reports a configuration that cannot work, naming the field.
+func (c Config) Validate() error {
+	if c.URL == "" {
+		return nil
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("porkbun URL %q is not an absolute http or https URL", c.URL)
+	}
+	return nil
+}
+
+// Source fetches Porkbun's price list.
+type Source struct {
+	url    string
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("porkbun source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	u := cfg.URL
+	if u == "" {
+		u = DefaultURL
+	}
+	return &Source{url: u, client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// Fetch implements ingest.Source.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	resp, err := s.client.Do(ctx, fetch.Request{
+		Method: http.MethodPost,
+		URL:    s.url,
+		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}},
+		Body:   []byte("{}"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fetch porkbun price list: %w", err)
+	}
+	return Parse(resp.Body, s.now())
+}
+
+// response is the envelope of /pricing/get. Entries stay raw so that one
+// odd entry costs only its zone.
+type response struct {
+	Status  string                     `json:"status"`
+	Message string                     `json:"message"`
+	Code    string                     `json:"code"`
+	Pricing map[string]json.RawMessage `json:"pricing"`
+}
+
+type entry struct {
+	Registration json.RawMessage `json:"registration"`
+	Renewal      json.RawMessage `json:"renewal"`
+	Transfer     json.RawMessage `json:"transfer"`
+	SpecialType  json.RawMessage `json:"specialType"`
+	Coupons      json.RawMessage `json:"coupons"`
+}
+
+type coupon struct {
+	Type   json.RawMessage `json:"type"`
+	Amount json.RawMessage `json:"amount"`
+}
+
+// Parse reads one response body of the pricing endpoint into a list of
+// price sets observed at observed. See the package comment for how each
+// quirk of the format is read.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("decode porkbun price list: %w", err)
+	}
+	if r.Status != "SUCCESS" {
+		msg := r.Message
+		if r.Code != "" {
+			msg = r.Code + ": " + msg
+		}
+		if r.Status == "" && msg == "" {
+			return nil, errors.New("porkbun price list has no status")
+		}
+		return nil, fmt.Errorf("porkbun answered status %q: %s", r.Status, msg)
+	}
+	if len(r.Pricing) == 0 {
+		return nil, errors.New("porkbun price list has no zones")
+	}
+	keys := make([]string, 0, len(r.Pricing))
+	for k := range r.Pricing {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+
+	var (
+		prices  []contracts.PriceSet
+		skipped []string
+		seen    = map[string]bool{}
+	)
+	for _, key := range keys {
+		ps, err := parseEntry(key, r.Pricing[key], observed)
+		if err == nil && seen[ps.Zone] {
+			err = fmt.Errorf("zone %s listed twice", ps.Zone)
+		}
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%q: %v", key, err))
+			continue
+		}
+		seen[ps.Zone] = true
+		prices = append(prices, ps)
+	}
+	if len(prices) == 0 {
+		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(skipped), summary(skipped))
+	}
+	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
+	return &ingest.List{Prices: prices}, nil
+}
+
+// summary lists the first few reasons entries were skipped.
+func summary(reasons []string) string {
+	const show = 5
+	if len(reasons) <= show {
+		return strings.Join(reasons, "; ")
+	}
+	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
+}
+
+// parseEntry turns one entry of "pricing" into a price set, or says why it
+// cannot.
+func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	var e entry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return contracts.PriceSet{}, fmt.Errorf("entry does not decode: %w", err)
+	}
+	if special, err := specialType(e.SpecialType); err != nil || special != "" {
+		if err != nil {
+			return contracts.PriceSet{}, err
+		}
+		return contracts.PriceSet{}, fmt.Errorf("special type %q is not a DNS zone", special)
+	}
+	z, err := contracts.NormalizeZone(key)
+	if err != nil {
+		return contracts.PriceSet{}, err
+	}
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
+		ObservedAt: observed, Source: Name,
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **contracts.OpPrice
+	}{
+		{"registration", e.Registration, &ps.Register},
+		{"renewal", e.Renewal, &ps.Renew},
+		{"transfer", e.Transfer, &ps.Transfer},
+	} {
+		op, err := opPrice(f.raw)
+		if err != nil {
+			return contracts.PriceSet{}, fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.dst = op
+	}
+	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
+	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
+		return contracts.PriceSet{}, errors.New("no operation priced")
+	}
+	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+		return contracts.PriceSet{}, errors.New("every price is 0.00: a zone porkbun does not sell")
+	}
+	applyCoupons(&ps, e.Coupons)
+	return ps, nil
+}
+
+// specialType reads "specialType": a string, or null or absent for a
+// normal zone. Anything else is an unknown marker, not a zone to trust.
+func specialType(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("special type %s is not a string", raw)
+	}
+	return strings.TrimSpace(s), nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// decimalText returns the decimal a JSON string or number holds, as text.
+// Absent and null give money.ErrNoPrice.
+func decimalText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", money.ErrNoPrice
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case string:
+		return t, nil
+	case json.Number:
+		return t.String(), nil
+	}
+	return "", fmt.Errorf("%s is neither a string nor a number", raw)
+}
+
+// opPrice reads one operation's price; nil when it is not offered.
+func opPrice(raw json.RawMessage) (*contracts.OpPrice, error) {
+	text, err := decimalText(raw)
+	if err == nil {
+		var amount int64
+		amount, err = money.Parse(text, currency)
+		if err == nil {
+			return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}, nil
+		}
+	}
+	if errors.Is(err, money.ErrNoPrice) {
+		return nil, nil
+	}
+	return nil, err
+}
+
+// applyCoupons turns the coupons Porkbun lists for a zone into promotions,
+// as the package comment describes; a coupon it cannot read exactly leaves
+// the regular price alone.
+func applyCoupons(ps *contracts.PriceSet, raw json.RawMessage) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return // [] when there is none
+	}
+	var coupons map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &coupons); err != nil {
+		return
+	}
+	for key, dst := range map[string]*contracts.OpPrice{
+		"registration": ps.Register, "renewal": ps.Renew, "transfer": ps.Transfer,
+	} {
+		c, ok := coupons[key]
+		if !ok || dst == nil {
+			continue
+		}
+		if price, ok := couponPrice(dst.Regular.Amount, c); ok {
+			dst.Promo = &contracts.Promo{Price: contracts.Price{Amount: price, Currency: currency}}
+		}
+	}
+}
+
+// couponPrice is the price of an operation costing regular cents once the
+// coupon is applied, if that can be known exactly and is a discount.
+func couponPrice(regular int64, raw json.RawMessage) (int64, bool) {
+	var c coupon
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return 0, false
+	}
+	var typ string
+	if err := json.Unmarshal(c.Type, &typ); err != nil {
+		return 0, false
+	}
+	text, err := decimalText(c.Amount)
+	if err != nil {
+		return 0, false
+	}
+	var discount int64
+	switch strings.ToLower(strings.TrimSpace(typ)) {
+	case "amount":
+		discount, err = money.Parse(text, currency)
+		if err != nil {
+			return 0, false
+		}
+	case "percent", "percentage":
+		// Hundredths of a percent, exactly: more decimals than that would
+		// be rounded by money.Parse, and the result would be a guess.
+		if _, frac, _ := strings.Cut(strings.TrimSpace(text), "."); len(strings.TrimRight(frac, "0")) > 2 {
+			return 0, false
+		}
+		bp, err := money.Parse(text, currency) // percent × 100
+		if err != nil || bp > 100*100 || regular > math.MaxInt64/(100*100) {
+			return 0, false
+		}
+		if regular*bp%(100*100) != 0 {
+			return 0, false // Porkbun's rounding is not documented
+		}
+		discount = regular * bp / (100 * 100)
+	default:
+		return 0, false
+	}
+	if discount <= 0 || discount > regular {
+		return 0, false
+	}
+	return regular - discount, true
+}

@@ -1,0 +1,547 @@
+package porkbun_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/porkbun"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeAPI speaks Porkbun's pricing endpoint: it checks the request is the
+// documented POST with "{}", plays scripted responses first, then serves
+// its current body.
+type fakeAPI struct {
+	mu       sync.Mutex
+	body     []byte
+	steps    []http.HandlerFunc
+	requests int
+	bad      []string // requests that were not what Porkbun expects
+}
+
+func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, *httptest.Server) {
+	t.Helper()
+	f := &fakeAPI{body: body}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, b := range f.bad {
+			t.Errorf("unexpected request: %s", b)
+		}
+	})
+	return f, srv
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	got, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.requests++
+	if r.Method != http.MethodPost || string(got) != "{}" || r.Header.Get("Content-Type") != "application/json" {
+		f.bad = append(f.bad, r.Method+" "+string(got)+" "+r.Header.Get("Content-Type"))
+	}
+	var step http.HandlerFunc
+	if len(f.steps) > 0 {
+		step, f.steps = f.steps[0], f.steps[1:]
+	}
+	body := f.body
+	f.mu.Unlock()
+	if step != nil {
+		step(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = body
+	f.steps = append(f.steps, steps...)
+}
+
+func (f *fakeAPI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, http.StatusText(code), code)
+	}
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *porkbun.Source {
+	t.Helper()
+	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	src, err := porkbun.New(porkbun.Config{URL: url}, client, func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	out := map[string]contracts.PriceSet{}
+	for _, p := range list.Prices {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Zone, err)
+		}
+		if p.Registrar != porkbun.Name || p.Source != porkbun.Name || !p.ObservedAt.Equal(observed) {
+			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
+		}
+		if _, dup := out[p.Zone]; dup {
+			t.Errorf("zone %s listed twice", p.Zone)
+		}
+		out[p.Zone] = p
+	}
+	return out
+}
+
+func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+
+func promo(cents, promoCents int64) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+}
+
+func TestFetch(t *testing.T) {
+	_, srv := newFakeAPI(t, fixture(t, "pricing.json"))
+	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byZone(t, list)
+	if len(got) != 19 {
+		t.Errorf("got %d zones, want 19 (23 entries less 2 Handshake names and 2 all-zero stand-ins)", len(got))
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"plain", ".com", op(1108), op(1108), op(1108)},
+		{"cheap first year", ".org", op(798), op(1184), op(1184)},
+		{"second-level zone is its own", ".co.uk", op(432), op(566), op(0)},
+		{"second-level zone beside its parent", ".com.mx", op(2852), op(2852), op(2852)},
+		{"free transfer", ".uk", op(432), op(566), op(0)},
+		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
+		{"amount coupon", ".de", promo(555, 455), op(411), op(411)},
+		{"coupon larger than the price is ignored", ".quest", op(110), op(2262), op(2262)},
+		{"exact percent coupon", ".xyz", promo(1200, 960), op(1366), op(1366)},
+		{"empty coupon object", ".shop", op(123), op(3117), op(3117)},
+		{"n/a transfer is not offered", ".es", op(599), op(836), nil},
+		{"empty transfer is not offered", ".online", op(126), op(2574), nil},
+		{"IDN A-label", ".xn--q9jyb4c", op(861), op(2858), op(2858)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			for _, c := range []struct {
+				op        string
+				got, want *contracts.OpPrice
+			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
+				}
+			}
+		})
+	}
+	for _, zone := range []string{".0z", ".doge", ".pl", ".com.pl", ".co"} {
+		if _, ok := got[zone]; ok {
+			t.Errorf("%s is listed; it should be skipped", zone)
+		}
+	}
+}
+
+func show(o *contracts.OpPrice) string {
+	if o == nil {
+		return "not offered"
+	}
+	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
+	if o.Promo != nil {
+		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
+		if o.Promo.EndsAt != nil {
+			s += " until " + o.Promo.EndsAt.String()
+		}
+		s += ")"
+	}
+	return s
+}
+
+// TestParseQuirks covers the format's quirks one body at a time.
+func TestParseQuirks(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string              // non-empty: Parse fails with this in the message
+	}{
+		{
+			name: "prices as JSON numbers",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+		},
+		{
+			name: "missing operation",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+		},
+		{
+			name: "free registration is kept",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
+			zone: ".com", want: set(".com", op(0), op(1108), op(1108)),
+		},
+		{
+			name: "upper-case key",
+			body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+		},
+		{
+			name: "unicode key",
+			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+		},
+		{
+			name: "unicode key and its A-label keep the first",
+			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+		},
+		{
+			name: "unreadable price skips the zone",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			zone: ".com",
+		},
+		{
+			name: "unknown special type skips the zone",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			zone: ".com",
+		},
+		{
+			name: "entry that is not an object skips the zone",
+			body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			zone: ".com",
+		},
+		{
+			name: "key that is not a zone is skipped",
+			body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			zone: ".foo bar",
+		},
+		{
+			name: "amount coupon as a string",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
+			zone: ".com", want: set(".com", promo(1108, 858), op(1108), op(1108)),
+		},
+		{
+			name: "coupon that makes the name free",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			zone: ".com", want: set(".com", promo(100, 0), op(1108), op(1108)),
+		},
+		{
+			name: "transfer coupon",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), promo(1108, 1008)),
+		},
+		{
+			name: "inexact percent coupon is left out",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+		},
+		{
+			name: "unknown coupon type is ignored",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+		},
+		{
+			name: "coupon for an operation not offered is ignored",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+		},
+		{
+			name: "populated coupon array is ignored",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+		},
+		{
+			name:    "error status names the message",
+			body:    string(fixture(t, "error.json")),
+			wantErr: "Too many requests",
+		},
+		{
+			name:    "only zones that cannot be used",
+			body:    `{"status":"SUCCESS","pricing":{"0z":{"registration":"1.00","specialType":"handshake"},"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"}}}`,
+			wantErr: "no usable zone",
+		},
+		{name: "no pricing", body: `{"status":"SUCCESS"}`, wantErr: "no zones"},
+		{name: "no status", body: `{"pricing":{"com":{"registration":"1.00"}}}`, wantErr: "no status"},
+		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode porkbun price list"},
+		{name: "truncated", body: string(fixture(t, "pricing.json")[:300]), wantErr: "decode porkbun price list"},
+		{name: "pricing is a list", body: `{"status":"SUCCESS","pricing":[]}`, wantErr: "decode porkbun price list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := porkbun.Parse([]byte(tt.body), observed)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Errorf("Parse returned a list with its error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := byZone(t, list)[tt.zone]
+			switch {
+			case tt.want == nil && ok:
+				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
+			case tt.want != nil && !ok:
+				t.Errorf("%s is missing", tt.zone)
+			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
+				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
+					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			}
+		})
+	}
+}
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: porkbun.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: porkbun.Name,
+	}
+}
+
+func TestRetries(t *testing.T) {
+	good := fixture(t, "pricing.json")
+	t.Run("500s then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		f.serve(good, status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 19 {
+			t.Errorf("got %d zones, want 19", len(list.Prices))
+		}
+		if got := f.count(); got != 3 {
+			t.Errorf("server saw %d requests, want 3", got)
+		}
+	})
+	t.Run("timeout then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			select { // hang until the client gives up
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		src := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond})
+		list, err := src.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 19 {
+			t.Errorf("got %d zones, want 19", len(list.Prices))
+		}
+		if got := f.count(); got != 2 {
+			t.Errorf("server saw %d requests, want 2", got)
+		}
+	})
+	t.Run("429 with Retry-After then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"status":"ERROR","message":"rate limited"}`, http.StatusTooManyRequests)
+		})
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != 19 {
+			t.Errorf("got %d zones, want 19", len(list.Prices))
+		}
+		if got := f.count(); got != 2 {
+			t.Errorf("server saw %d requests, want 2", got)
+		}
+	})
+	t.Run("400 is not retried", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, `{"status":"ERROR","code":"INVALID_TLD","message":"none of the requested TLDs is sold"}`, http.StatusBadRequest)
+		})
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch porkbun price list") {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
+		}
+		if got := f.count(); got != 1 {
+			t.Errorf("server saw %d requests, want 1", got)
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	good := fixture(t, "pricing.json")
+	for _, tt := range []struct {
+		name, body, wantErr string
+	}{
+		{"truncated", string(good[:len(good)/2]), "decode porkbun price list"},
+		{"malformed", `<html><head><title>503</title></head></html>`, "decode porkbun price list"},
+		{"error status", string(fixture(t, "error.json")), "RATE_LIMITED"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := newFakeAPI(t, good)
+			src := newSource(t, srv.URL, nil)
+			h := ingesttest.New(t, src)
+			if err := h.Once(t); err != nil {
+				t.Fatal(err)
+			}
+			before := h.Prices(t, porkbun.Name)
+			if len(before) != 19 {
+				t.Fatalf("first round published %d zones, want 19", len(before))
+			}
+
+			f.serve([]byte(tt.body))
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if err := h.Once(t); err == nil {
+				t.Fatal("second round with a bad body succeeded")
+			}
+			if after := h.Prices(t, porkbun.Name); !reflect.DeepEqual(after, before) {
+				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, srv := newFakeAPI(t, fixture(t, "pricing.json"))
+	h := ingesttest.New(t, newSource(t, srv.URL, nil))
+	if err := h.Once(t); err != nil {
+		t.Fatal(err)
+	}
+	before := h.Prices(t, porkbun.Name)
+
+	f.serve(fixture(t, "pricing_shrunk.json"))
+	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
+	}
+	if after := h.Prices(t, porkbun.Name); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
+	}
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     porkbun.Config
+		wantErr bool
+	}{
+		{"default", porkbun.Config{}, false},
+		{"https", porkbun.Config{URL: porkbun.DefaultURL}, false},
+		{"relative", porkbun.Config{URL: "/pricing/get"}, true},
+		{"ftp", porkbun.Config{URL: "ftp://api.porkbun.com/"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "URL") {
+				t.Errorf("error %q does not name the field", err)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := porkbun.New(porkbun.Config{URL: "nope"}, client, nil); err == nil {
+		t.Error("New accepted an invalid config")
+	}
+	if _, err := porkbun.New(porkbun.Config{}, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := porkbun.New(porkbun.Config{}, client, nil)
+	if err != nil || src.Name() != porkbun.Name {
+		t.Errorf("New(default) = %v, %v", src, err)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no fixtures: %v", err)
+	}
+	for _, name := range files {
+		f.Add(fixture(f, filepath.Base(name)))
+	}
+	f.Add([]byte(`{"status":"SUCCESS","pricing":{"com":{"registration":"1","coupons":{"registration":{"type":"percent","amount":"100"}}}}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := porkbun.Parse(body, observed)
+		if err != nil {
+			if list != nil {
+				t.Fatal("Parse returned a list with its error")
+			}
+			return
+		}
+		if len(list.Prices) == 0 {
+			t.Fatal("Parse returned an empty list without an error")
+		}
+		seen := map[string]bool{}
+		for _, p := range list.Prices {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("invalid price set %s: %v", p.Zone, err)
+			}
+			if seen[p.Zone] {
+				t.Fatalf("zone %s listed twice", p.Zone)
+			}
+			seen[p.Zone] = true
+			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
+					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
+				}
+			}
+		}
+	})
+}
