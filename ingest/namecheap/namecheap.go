@@ -1,0 +1,551 @@
+// Package namecheap reads Namecheap's domain price list through its XML API:
+// one call of the command namecheap.users.getPricing with
+// ProductType=DOMAIN (and no ActionName, ProductCategory or ProductName, so
+// that one response holds every action of every zone) to
+// https://api.namecheap.com/xml.response. The answer looks like this (see
+// namecheap.com/support/api/methods/users/get-pricing, and for the live
+// attribute set the responses recorded by github.com/rqt/namecheap):
+//
+//	<ApiResponse Status="OK" xmlns="http://api.namecheap.com/xml.response">
+//	  <Errors/><Warnings/>
+//	  <RequestedCommand>namecheap.users.getPricing</RequestedCommand>
+//	  <CommandResponse Type="namecheap.users.getPricing">
+//	    <UserGetPricingResult>
+//	      <ProductType Name="domains">
+//	        <ProductCategory Name="register">
+//	          <Product Name="com">
+//	            <Price Duration="1" DurationType="YEAR" Price="10.28"
+//	              PricingType="MULTIPLE" AdditionalCost="0.18"
+//	              RegularPrice="13.98" RegularPriceType="MULTIPLE"
+//	              RegularAdditionalCost="0.18" RegularAdditionalCostType="MULTIPLE"
+//	              YourPrice="10.28" YourPriceType="MULTIPLE"
+//	              YourAdditonalCost="0.18" YourAdditonalCostType="MULTIPLE"
+//	              PromotionPrice="0.0" Currency="USD"/>
+//	            <Price Duration="2" .../>
+//
+// The API needs four credentials on every call: ApiUser, ApiKey, UserName
+// and ClientIp (the whitelisted IPv4 address the calls come from). They are
+// sent as an application/x-www-form-urlencoded POST body, as Namecheap's own
+// Go SDK (github.com/namecheap/go-namecheap-sdk) sends them, rather than in
+// the query string the documentation's examples use: the fetch client logs
+// and reports request URLs, and the API key must never appear in a log.
+// Every error this package returns has the key replaced by "[REDACTED]" all
+// the same, in case the server echoes it.
+//
+// How the format is read, decision by decision:
+//
+//   - Status other than "OK", or any <Error> under <Errors>, fails the whole
+//     fetch with each error's Number and text (Namecheap answers
+//     <Errors><Error Number="1011150">Invalid request IP: …</Error></Errors>
+//     with HTTP 200). A body that is not one complete <ApiResponse> document
+//     (truncated, HTML from a proxy) fails too: never a partial list.
+//   - The documentation shows ProductType Name="DOMAIN" and category names
+//     in upper case ("REGISTER"); the live API answers Name="domains" and
+//     lower case ("register"). Both are read, in any case. Other product
+//     types (SSL certificates, privacy) are ignored, and so are categories
+//     other than register, renew and transfer ("reactivate", "restore"…).
+//   - Each Product Name is a zone of its own: second-level zones such as
+//     "co.uk" are priced as themselves. Names are normalised with
+//     contracts.NormalizeZone; one that does not normalise is skipped.
+//   - A product has one <Price> row per term. Only the row with Duration="1"
+//     and DurationType="YEAR" is read: every price published is one year's.
+//     A product with no such row (a zone registered for two years at least)
+//     does not offer that operation for one year: nil. A product missing
+//     from a category does not offer that operation either.
+//   - RegularPrice is the regular price. Price is Namecheap's "final price
+//     (it can be from regular, userprice, special price, promo price, tier
+//     price)": when it is lower than RegularPrice it is a promotion (with no
+//     end date: Namecheap gives none); when it is higher, the customer pays
+//     it, so it becomes the regular price. YourPrice is the calling
+//     account's own price (pricing tiers) and is not read; nor is
+//     PromotionPrice, the price with the coupon given in PromotionCode, which
+//     this package never sends, nor the old CouponPrice. The API account is
+//     meant to be an ordinary retail account, for which Price is the public
+//     price of the day.
+//   - The ICANN fee is charged on top of the price: RegularAdditionalCost is
+//     added to RegularPrice and AdditionalCost to Price, each falling back to
+//     the other when absent (the fee does not depend on a sale). The
+//     misspelled YourAdditonalCost belongs to YourPrice and is not read. An
+//     absent or empty fee is zero.
+//   - Namecheap writes "0.0" where it has no value (PromotionPrice="0.0"), so
+//     a zero or empty RegularPrice is no price: Price stands alone as the
+//     regular price; when Price is zero or empty too, the operation is not
+//     offered (nil). A zero Price beside a real RegularPrice is no promotion.
+//     Any other unreadable amount (letters, a negative number) makes the
+//     whole zone unusable: it is skipped rather than published with an
+//     operation silently missing.
+//   - Each row names its Currency; a row without one is in US dollars, the
+//     only currency the API bills in. A zone whose operations are priced in
+//     different currencies is skipped.
+//   - A product listed twice in one category keeps its first listing; two
+//     names that normalise to one zone (a Unicode name and its A-label)
+//     likewise keep the first.
+//
+// Skipped zones are counted; the error names them only when nothing usable
+// remains.
+package namecheap
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and Namecheap's registrar id.
+const Name = "namecheap"
+
+// DefaultURL is Namecheap's production API endpoint.
+const DefaultURL = "https://api.namecheap.com/xml.response"
+
+// SandboxURL is Namecheap's sandbox API endpoint, which needs a sandbox
+// account and key of its own.
+const SandboxURL = "https://api.sandbox.namecheap.com/xml.response"
+
+// Command is the API command this package calls.
+const Command = "namecheap.users.getPricing"
+
+// The environment variables main reads the configuration from; validation
+// errors name them.
+const (
+	EnvAPIUser  = "ZONEPRICE_NAMECHEAP_API_USER"
+	EnvAPIKey   = "ZONEPRICE_NAMECHEAP_API_KEY"
+	EnvUserName = "ZONEPRICE_NAMECHEAP_USERNAME"
+	EnvClientIP = "ZONEPRICE_NAMECHEAP_CLIENT_IP"
+	EnvURL      = "ZONEPRICE_NAMECHEAP_URL"
+)
+
+// defaultCurrency is the currency of a row that names none.
+const defaultCurrency = "USD"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the API endpoint; empty means DefaultURL.
+	URL string
+	// APIUser is the account the API key belongs to (ApiUser).
+	APIUser string
+	// APIKey is the API key (ApiKey). It is a secret: it is sent in the
+	// request body only and redacted from every error.
+	APIKey string
+	// UserName is the account the command runs for (UserName); empty means
+	// APIUser, which is what it nearly always is.
+	UserName string
+	// ClientIP is the IPv4 address Namecheap has whitelisted for the API
+	// key (ClientIp).
+	ClientIP string
+}
+
+// Validate reports a configuration that cannot work, naming the
+// environment variable to set.
+func (c Config) Validate() error {
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s: namecheap URL %q is not an absolute http or https URL", EnvURL, c.URL)
+		}
+	}
+	switch {
+	case strings.TrimSpace(c.APIUser) == "":
+		return fmt.Errorf("%s is required: the namecheap API user", EnvAPIUser)
+	case strings.TrimSpace(c.APIKey) == "":
+		return fmt.Errorf("%s is required: the namecheap API key", EnvAPIKey)
+	case strings.TrimSpace(c.ClientIP) == "":
+		return fmt.Errorf("%s is required: the IPv4 address namecheap has whitelisted for the API key", EnvClientIP)
+	}
+	if ip, err := netip.ParseAddr(strings.TrimSpace(c.ClientIP)); err != nil || !ip.Is4() {
+		return fmt.Errorf("%s: %q is not an IPv4 address (namecheap accepts only IPv4)", EnvClientIP, c.ClientIP)
+	}
+	return nil
+}
+
+// Source fetches Namecheap's price list.
+type Source struct {
+	url    string
+	form   url.Values
+	key    string
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("namecheap source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	u := cfg.URL
+	if u == "" {
+		u = DefaultURL
+	}
+	user := strings.TrimSpace(cfg.UserName)
+	if user == "" {
+		user = strings.TrimSpace(cfg.APIUser)
+	}
+	form := url.Values{
+		"ApiUser":     {strings.TrimSpace(cfg.APIUser)},
+		"ApiKey":      {strings.TrimSpace(cfg.APIKey)},
+		"UserName":    {user},
+		"ClientIp":    {strings.TrimSpace(cfg.ClientIP)},
+		"Command":     {Command},
+		"ProductType": {"DOMAIN"},
+	}
+	return &Source{url: u, form: form, key: strings.TrimSpace(cfg.APIKey), client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// Fetch implements ingest.Source.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	resp, err := s.client.Do(ctx, fetch.Request{
+		Method: http.MethodPost,
+		URL:    s.url,
+		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/xml, text/xml"}},
+		Body:   []byte(s.form.Encode()),
+	})
+	if err != nil {
+		return nil, s.redact(fmt.Errorf("fetch namecheap price list: %w", err))
+	}
+	list, err := Parse(resp.Body, s.now())
+	if err != nil {
+		return nil, s.redact(err)
+	}
+	return list, nil
+}
+
+// redactedError hides the API key in an error's message but keeps the
+// error it wraps inspectable with errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact replaces the API key, plain or URL-encoded, in err's message.
+func (s *Source) redact(err error) error {
+	msg := err.Error()
+	for _, k := range []string{s.key, url.QueryEscape(s.key), url.PathEscape(s.key)} {
+		if k != "" {
+			msg = strings.ReplaceAll(msg, k, "[REDACTED]")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// apiResponse is the envelope of every API answer. The element names match
+// in any XML namespace.
+type apiResponse struct {
+	XMLName          xml.Name       `xml:"ApiResponse"`
+	Status           string         `xml:"Status,attr"`
+	Errors           []apiError     `xml:"Errors>Error"`
+	RequestedCommand string         `xml:"RequestedCommand"`
+	Result           *pricingResult `xml:"CommandResponse>UserGetPricingResult"`
+}
+
+type apiError struct {
+	Number  string `xml:"Number,attr"`
+	Message string `xml:",chardata"`
+}
+
+type pricingResult struct {
+	ProductTypes []productType `xml:"ProductType"`
+}
+
+type productType struct {
+	Name       string     `xml:"Name,attr"`
+	Categories []category `xml:"ProductCategory"`
+}
+
+type category struct {
+	Name     string    `xml:"Name,attr"`
+	Products []product `xml:"Product"`
+}
+
+type product struct {
+	Name   string     `xml:"Name,attr"`
+	Prices []priceRow `xml:"Price"`
+}
+
+// priceRow holds the attributes of one <Price> row that this package reads;
+// the rest (PricingType, YourPrice, YourAdditonalCost, PromotionPrice…) are
+// described in the package comment and ignored.
+type priceRow struct {
+	Duration              string `xml:"Duration,attr"`
+	DurationType          string `xml:"DurationType,attr"`
+	Price                 string `xml:"Price,attr"`
+	AdditionalCost        string `xml:"AdditionalCost,attr"`
+	RegularPrice          string `xml:"RegularPrice,attr"`
+	RegularAdditionalCost string `xml:"RegularAdditionalCost,attr"`
+	Currency              string `xml:"Currency,attr"`
+}
+
+// operation is where a category's prices go in a price set.
+type operation int
+
+const (
+	opRegister operation = iota
+	opRenew
+	opTransfer
+)
+
+var categories = map[string]operation{"register": opRegister, "renew": opRenew, "transfer": opTransfer}
+
+// zoneEntry gathers one zone's operations across categories.
+type zoneEntry struct {
+	ps   contracts.PriceSet
+	seen [3]bool // operations listed already
+	bad  error   // the first reason the zone cannot be used
+}
+
+// Parse reads one response body of namecheap.users.getPricing into a list
+// of price sets observed at observed. See the package comment for how each
+// quirk of the format is read.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	var r apiResponse
+	if err := xml.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("decode namecheap price list: %w", err)
+	}
+	if !strings.EqualFold(r.Status, "OK") || len(r.Errors) > 0 {
+		return nil, apiErr(r)
+	}
+	if c := strings.TrimSpace(r.RequestedCommand); c != "" && !strings.EqualFold(c, Command) {
+		return nil, fmt.Errorf("namecheap answered command %q, not %s", c, Command)
+	}
+	if r.Result == nil {
+		return nil, errors.New("namecheap price list has no UserGetPricingResult")
+	}
+
+	var (
+		order   []string // zones in order of first appearance
+		zones   = map[string]*zoneEntry{}
+		skipped []string
+		domains bool
+	)
+	for _, pt := range r.Result.ProductTypes {
+		if t := strings.ToLower(strings.TrimSpace(pt.Name)); t != "domains" && t != "domain" {
+			continue
+		}
+		domains = true
+		for _, cat := range pt.Categories {
+			op, ok := categories[strings.ToLower(strings.TrimSpace(cat.Name))]
+			if !ok {
+				continue
+			}
+			for _, p := range cat.Products {
+				z, err := contracts.NormalizeZone(strings.TrimSpace(p.Name))
+				if err != nil {
+					skipped = append(skipped, fmt.Sprintf("%q: %v", p.Name, err))
+					continue
+				}
+				e := zones[z.ASCII]
+				if e == nil {
+					e = &zoneEntry{ps: contracts.PriceSet{
+						V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
+						ObservedAt: observed, Source: Name,
+					}}
+					zones[z.ASCII] = e
+					order = append(order, z.ASCII)
+				}
+				if e.seen[op] || e.bad != nil {
+					continue // listed before: the first listing stands
+				}
+				e.seen[op] = true
+				o, err := opPrice(p.Prices)
+				if err != nil {
+					e.bad = fmt.Errorf("%s %s: %w", cat.Name, p.Name, err)
+					continue
+				}
+				*e.op(op) = o
+			}
+		}
+	}
+	if !domains {
+		return nil, errors.New("namecheap price list has no domain prices")
+	}
+
+	var prices []contracts.PriceSet
+	for _, zone := range order {
+		e := zones[zone]
+		err := e.bad
+		if err == nil {
+			err = checkSet(&e.ps)
+		}
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", zone, err))
+			continue
+		}
+		prices = append(prices, e.ps)
+	}
+	if len(prices) == 0 {
+		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(skipped), summary(skipped))
+	}
+	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
+	return &ingest.List{Prices: prices}, nil
+}
+
+func (e *zoneEntry) op(op operation) **contracts.OpPrice {
+	switch op {
+	case opRegister:
+		return &e.ps.Register
+	case opRenew:
+		return &e.ps.Renew
+	default:
+		return &e.ps.Transfer
+	}
+}
+
+// apiErr translates an answer whose Status is not OK.
+func apiErr(r apiResponse) error {
+	var msgs []string
+	for _, e := range r.Errors {
+		msg := strings.Join(strings.Fields(e.Message), " ")
+		if n := strings.TrimSpace(e.Number); n != "" {
+			msg = "error " + n + ": " + msg
+		}
+		msgs = append(msgs, msg)
+	}
+	if len(msgs) == 0 {
+		if r.Status == "" {
+			return errors.New("namecheap answer has no status")
+		}
+		return fmt.Errorf("namecheap answered status %q without an error message", r.Status)
+	}
+	return fmt.Errorf("namecheap answered status %q: %s", r.Status, strings.Join(msgs, "; "))
+}
+
+// checkSet reports a zone that cannot be published as it stands.
+func checkSet(ps *contracts.PriceSet) error {
+	var cur string
+	priced := false
+	for _, o := range []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer} {
+		if o == nil {
+			continue
+		}
+		priced = true
+		if cur == "" {
+			cur = o.Regular.Currency
+		} else if o.Regular.Currency != cur {
+			return fmt.Errorf("operations priced in both %s and %s", cur, o.Regular.Currency)
+		}
+	}
+	if !priced {
+		return errors.New("no operation priced for one year")
+	}
+	return nil
+}
+
+// opPrice reads one product's one-year price; nil when it has none.
+func opPrice(rows []priceRow) (*contracts.OpPrice, error) {
+	var row *priceRow
+	for i := range rows {
+		if strings.TrimSpace(rows[i].Duration) == "1" && strings.EqualFold(strings.TrimSpace(rows[i].DurationType), "YEAR") {
+			row = &rows[i]
+			break
+		}
+	}
+	if row == nil {
+		return nil, nil
+	}
+	cur := strings.ToUpper(strings.TrimSpace(row.Currency))
+	if cur == "" {
+		cur = defaultCurrency
+	}
+	if _, ok := contracts.CurrencyExponent(cur); !ok {
+		return nil, fmt.Errorf("unknown currency %q", row.Currency)
+	}
+	regular, err := amount(row.RegularPrice, cur)
+	if err != nil {
+		return nil, fmt.Errorf("attribute RegularPrice: %w", err)
+	}
+	final, err := amount(row.Price, cur)
+	if err != nil {
+		return nil, fmt.Errorf("attribute Price: %w", err)
+	}
+	regularFee, err := fee(row.RegularAdditionalCost, row.AdditionalCost, cur)
+	if err != nil {
+		return nil, fmt.Errorf("attribute RegularAdditionalCost: %w", err)
+	}
+	finalFee, err := fee(row.AdditionalCost, row.RegularAdditionalCost, cur)
+	if err != nil {
+		return nil, fmt.Errorf("attribute AdditionalCost: %w", err)
+	}
+	switch {
+	case regular == 0 && final == 0:
+		return nil, nil
+	case regular == 0:
+		return &contracts.OpPrice{Regular: contracts.Price{Amount: final + finalFee, Currency: cur}}, nil
+	case final == 0:
+		return &contracts.OpPrice{Regular: contracts.Price{Amount: regular + regularFee, Currency: cur}}, nil
+	}
+	reg, now := regular+regularFee, final+finalFee
+	switch {
+	case now < reg:
+		return &contracts.OpPrice{
+			Regular: contracts.Price{Amount: reg, Currency: cur},
+			Promo:   &contracts.Promo{Price: contracts.Price{Amount: now, Currency: cur}},
+		}, nil
+	case now > reg:
+		return &contracts.OpPrice{Regular: contracts.Price{Amount: now, Currency: cur}}, nil
+	}
+	return &contracts.OpPrice{Regular: contracts.Price{Amount: reg, Currency: cur}}, nil
+}
+
+// maxAmount bounds every amount read, so that a price plus its fee cannot
+// overflow: no domain costs a trillion.
+const maxAmount = 1 << 52
+
+// amount reads a price attribute in minor units; empty is zero.
+func amount(s, cur string) (int64, error) {
+	v, err := money.Parse(s, cur)
+	if errors.Is(err, money.ErrNoPrice) && strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if v > maxAmount {
+		return 0, fmt.Errorf("price %q is implausibly large", s)
+	}
+	return v, nil
+}
+
+// fee reads a fee attribute, falling back to another when it is absent.
+func fee(s, fallback, cur string) (int64, error) {
+	if strings.TrimSpace(s) == "" {
+		s = fallback
+	}
+	return amount(s, cur)
+}
+
+// summary lists the first few reasons zones were skipped.
+func summary(reasons []string) string {
+	const show = 5
+	if len(reasons) <= show {
+		return strings.Join(reasons, "; ")
+	}
+	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
+}

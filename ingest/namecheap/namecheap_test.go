@@ -1,0 +1,700 @@
+package namecheap_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/namecheap"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// The credentials the tests configure; the key must never show in an error.
+const (
+	apiUser  = "zonepriceapi"
+	apiKey   = "4f0c1d2e3b4a59687f6e5d4c3b2a1f0e"
+	clientIP = "198.51.100.7"
+)
+
+// wantZones is how many usable zones pricing.xml holds: 24 domain products
+// less .ai (two-year terms only), .club (unreadable price), "no_such" (not
+// a zone name) and .eu (two currencies).
+const wantZones = 20
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeAPI speaks Namecheap's XML API: it checks that each request is the
+// getPricing call with the credentials in a form body, plays scripted
+// responses first, then serves its current body.
+type fakeAPI struct {
+	mu       sync.Mutex
+	body     []byte
+	steps    []http.HandlerFunc
+	requests int
+	bad      []string // requests that were not what Namecheap expects
+}
+
+func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, *httptest.Server) {
+	t.Helper()
+	f := &fakeAPI{body: body}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, b := range f.bad {
+			t.Errorf("unexpected request: %s", b)
+		}
+	})
+	return f, srv
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	problem := checkRequest(r)
+	f.mu.Lock()
+	f.requests++
+	if problem != "" {
+		f.bad = append(f.bad, problem)
+	}
+	var step http.HandlerFunc
+	if len(f.steps) > 0 {
+		step, f.steps = f.steps[0], f.steps[1:]
+	}
+	body := f.body
+	f.mu.Unlock()
+	if step != nil {
+		step(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	_, _ = w.Write(body)
+}
+
+// checkRequest says what is wrong with a request, or "" when it is the
+// call Namecheap expects.
+func checkRequest(r *http.Request) string {
+	if r.Method != http.MethodPost {
+		return "method " + r.Method
+	}
+	if r.URL.Query().Has("ApiKey") {
+		return "API key in the URL " + r.URL.String()
+	}
+	if err := r.ParseForm(); err != nil {
+		return "form: " + err.Error()
+	}
+	want := map[string]string{
+		"ApiUser": apiUser, "ApiKey": apiKey, "UserName": apiUser, "ClientIp": clientIP,
+		"Command": "namecheap.users.getPricing", "ProductType": "DOMAIN",
+	}
+	for k, v := range want {
+		if got := r.PostForm.Get(k); got != v {
+			return fmt.Sprintf("form %s = %q, want %q", k, got, v)
+		}
+	}
+	return ""
+}
+
+func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = body
+	f.steps = append(f.steps, steps...)
+}
+
+func (f *fakeAPI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, http.StatusText(code), code)
+	}
+}
+
+func config(url string) namecheap.Config {
+	return namecheap.Config{URL: url, APIUser: apiUser, APIKey: apiKey, ClientIP: clientIP}
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *namecheap.Source {
+	t.Helper()
+	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	src, err := namecheap.New(config(url), client, func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	out := map[string]contracts.PriceSet{}
+	for _, p := range list.Prices {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Zone, err)
+		}
+		if p.Registrar != namecheap.Name || p.Source != namecheap.Name || !p.ObservedAt.Equal(observed) {
+			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
+		}
+		if _, dup := out[p.Zone]; dup {
+			t.Errorf("zone %s listed twice", p.Zone)
+		}
+		out[p.Zone] = p
+	}
+	return out
+}
+
+func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+
+func promo(cents, promoCents int64) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+}
+
+func show(o *contracts.OpPrice) string {
+	if o == nil {
+		return "not offered"
+	}
+	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
+	if o.Promo != nil {
+		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
+		if o.Promo.EndsAt != nil {
+			s += " until " + o.Promo.EndsAt.String()
+		}
+		s += ")"
+	}
+	return s
+}
+
+func TestFetch(t *testing.T) {
+	f, srv := newFakeAPI(t, fixture(t, "pricing.xml"))
+	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.count(); got != 1 {
+		t.Errorf("server saw %d requests, want 1", got)
+	}
+	got := byZone(t, list)
+	if len(got) != wantZones {
+		t.Errorf("got %d zones, want %d", len(got), wantZones)
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"sale price is a promotion, ICANN fee added", ".com", promo(1416, 1046), op(1606), op(1146)},
+		{"no sale", ".net", op(1316), op(1616), op(1316)},
+		{"second-level zone, no ICANN fee, zero transfer not offered", ".co.uk", op(698), op(898), nil},
+		{"second-level zone missing from transfers", ".org.uk", op(698), op(898), nil},
+		{"parent zone of a second-level zone", ".uk", op(698), op(898), nil},
+		{"promotion without ICANN fee", ".io", promo(4498, 3498), op(5898), op(4498)},
+		{"one-dollar promotion", ".xyz", promo(1316, 118), op(1516), op(1316)},
+		{"final price above the regular price is paid", ".app", op(1516), op(1716), op(1516)},
+		{"empty RegularPrice", ".me", op(598), op(1898), op(1898)},
+		{"AdditionalCost alone is the fee of both prices", ".info", promo(1916, 316), op(2316), op(1816)},
+		{"IDN A-label", ".xn--q9jyb4c", promo(2916, 416), op(2916), op(2916)},
+		{"row without Currency is in dollars", ".co", promo(2798, 998), op(2798), op(2798)},
+		{"promotion under a dollar", ".online", promo(3316, 116), op(3316), op(3316)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			for _, c := range []struct {
+				op        string
+				got, want *contracts.OpPrice
+			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
+				}
+			}
+		})
+	}
+	for _, zone := range []string{".ai", ".club", ".eu", ".positivessl"} {
+		if _, ok := got[zone]; ok {
+			t.Errorf("%s is listed; it should be skipped", zone)
+		}
+	}
+}
+
+// doc wraps domain product categories in a complete OK answer.
+func doc(categories string) string {
+	return `<?xml version="1.0" encoding="utf-8"?>
+<ApiResponse Status="OK" xmlns="http://api.namecheap.com/xml.response"><Errors/><Warnings/>
+<RequestedCommand>namecheap.users.getPricing</RequestedCommand>
+<CommandResponse Type="namecheap.users.getPricing"><UserGetPricingResult>
+<ProductType Name="domains">` + categories + `</ProductType>
+</UserGetPricingResult></CommandResponse></ApiResponse>`
+}
+
+// row is a one-year price row with the attributes the live API sends.
+func row(price, regular, fee string) string {
+	return fmt.Sprintf(`<Price Duration="1" DurationType="YEAR" Price="%s" PricingType="MULTIPLE" AdditionalCost="%s" RegularPrice="%s" RegularPriceType="MULTIPLE" RegularAdditionalCost="%s" RegularAdditionalCostType="MULTIPLE" YourPrice="%s" YourPriceType="MULTIPLE" YourAdditonalCost="%s" YourAdditonalCostType="MULTIPLE" PromotionPrice="0.0" Currency="USD"/>`,
+		price, fee, regular, fee, price, fee)
+}
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheap.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecheap.Name,
+	}
+}
+
+// TestParseQuirks covers the format's quirks one body at a time.
+func TestParseQuirks(t *testing.T) {
+	netOK := `<ProductCategory Name="renew"><Product Name="net">` + row("15.98", "15.98", "0.18") + `</Product></ProductCategory>`
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string              // non-empty: Parse fails with this in the message
+	}{
+		{
+			name: "documented upper-case names",
+			body: strings.ReplaceAll(doc(`<ProductCategory Name="REGISTER"><Product Name="COM">`+row("10.28", "13.98", "0.18")+`</Product></ProductCategory>`),
+				`ProductType Name="domains"`, `ProductType Name="DOMAIN"`),
+			zone: ".com", want: set(".com", promo(1416, 1046), nil, nil),
+		},
+		{
+			name: "documented example without fees and with CouponPrice",
+			body: doc(`<ProductCategory Name="REGISTER"><Product Name="biz"><Price Duration="1" DurationType="YEAR" Price="6.00" RegularPrice="6.00" YourPrice="6.00" CouponPrice="" Currency="USD" /><Price Duration="2" DurationType="YEAR" Price="8.87" RegularPrice="8.87" YourPrice="8.87" CouponPrice="" Currency="USD" /></Product></ProductCategory>`),
+			zone: ".biz", want: set(".biz", op(600), nil, nil),
+		},
+		{
+			name: "YourPrice and PromotionPrice are not read",
+			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="13.98" AdditionalCost="0.18" RegularPrice="13.98" RegularAdditionalCost="0.18" YourPrice="9.00" YourAdditonalCost="0.18" PromotionPrice="5.00" Currency="USD"/></Product></ProductCategory>`),
+			zone: ".com", want: set(".com", op(1416), nil, nil),
+		},
+		{
+			name: "zero Price beside a RegularPrice is no promotion",
+			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "13.98", "0.18") + `</Product></ProductCategory>`),
+			zone: ".com", want: set(".com", op(1416), nil, nil),
+		},
+		{
+			name: "zero everywhere is not offered",
+			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "0.0", "0.18") + `</Product></ProductCategory>` +
+				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
+			zone: ".com", want: set(".com", nil, op(1606), nil),
+		},
+		{
+			name: "only a two-year row",
+			body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product></ProductCategory>` +
+				`<ProductCategory Name="transfer"><Product Name="ai">` + row("79.98", "79.98", "0") + `</Product></ProductCategory>`),
+			zone: ".ai", want: set(".ai", nil, nil, op(7998)),
+		},
+		{
+			name: "a one-month row is not a year",
+			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="MONTH" Price="1.00" RegularPrice="1.00" Currency="USD"/>` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`),
+			zone: ".com", want: set(".com", promo(1416, 1046), nil, nil),
+		},
+		{
+			name: "reactivate and unknown categories are ignored",
+			body: doc(`<ProductCategory Name="reactivate"><Product Name="com">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` +
+				`<ProductCategory Name="restore"><Product Name="com">` + row("2.00", "2.00", "0") + `</Product></ProductCategory>` +
+				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
+			zone: ".com", want: set(".com", nil, op(1606), nil),
+		},
+		{
+			name: "first listing in a category stands",
+			body: doc(`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product><Product Name="com">` + row("99.00", "99.00", "0") + `</Product></ProductCategory>`),
+			zone: ".com", want: set(".com", nil, op(1606), nil),
+		},
+		{
+			name: "first listing stands even when it has no one-year row",
+			body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product><Product Name="ai">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` + netOK),
+			zone: ".ai",
+		},
+		{
+			name: "unicode name",
+			body: doc(`<ProductCategory Name="register"><Product Name="みんな">` + row("3.98", "28.98", "0.18") + `</Product></ProductCategory>`),
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", promo(2916, 416), nil, nil),
+		},
+		{
+			name: "unreadable price skips the zone",
+			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
+			zone: ".com",
+		},
+		{
+			name: "unreadable fee skips the zone",
+			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "zero") + `</Product></ProductCategory>` + netOK),
+			zone: ".com",
+		},
+		{
+			name: "negative price skips the zone",
+			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("-1.00", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
+			zone: ".com",
+		},
+		{
+			name: "unknown currency skips the zone",
+			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="9.00" RegularPrice="9.00" Currency="XYZ"/></Product></ProductCategory>` + netOK),
+			zone: ".com",
+		},
+		{
+			name: "euro zone",
+			body: doc(`<ProductCategory Name="register"><Product Name="eu"><Price Duration="1" DurationType="YEAR" Price="4.98" RegularPrice="4.98" Currency="EUR"/></Product></ProductCategory>`),
+			zone: ".eu", want: set(".eu", &contracts.OpPrice{Regular: contracts.Price{Amount: 498, Currency: "EUR"}}, nil, nil),
+		},
+		{
+			name:    "error status names the number and message",
+			body:    string(fixture(t, "error.xml")),
+			wantErr: "error 1011150: Invalid request IP",
+		},
+		{
+			name:    "several errors",
+			body:    `<ApiResponse Status="ERROR"><Errors><Error Number="1010102">Parameter APIKey is missing</Error><Error Number="1010105">Parameter ClientIP is missing</Error></Errors></ApiResponse>`,
+			wantErr: "error 1010102: Parameter APIKey is missing; error 1010105: Parameter ClientIP is missing",
+		},
+		{
+			name:    "OK with an error",
+			body:    `<ApiResponse Status="OK"><Errors><Error Number="2011170">Validation error</Error></Errors></ApiResponse>`,
+			wantErr: "error 2011170",
+		},
+		{name: "no status", body: `<ApiResponse><Errors/></ApiResponse>`, wantErr: "no status"},
+		{
+			name:    "another command's answer",
+			body:    `<ApiResponse Status="OK"><Errors/><RequestedCommand>namecheap.domains.check</RequestedCommand></ApiResponse>`,
+			wantErr: "namecheap.domains.check",
+		},
+		{name: "no result", body: `<ApiResponse Status="OK"><Errors/><CommandResponse/></ApiResponse>`, wantErr: "no UserGetPricingResult"},
+		{
+			name:    "no domain product type",
+			body:    strings.ReplaceAll(doc(netOK), `ProductType Name="domains"`, `ProductType Name="ssl"`),
+			wantErr: "no domain prices",
+		},
+		{
+			name:    "only zones that cannot be used",
+			body:    doc(`<ProductCategory Name="register"><Product Name="no_such">` + row("1.00", "1.00", "0") + `</Product><Product Name="club">` + row("x", "1.00", "0") + `</Product></ProductCategory>`),
+			wantErr: "no usable zone",
+		},
+		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode namecheap price list"},
+		{name: "json", body: `{"status":"ok"}`, wantErr: "decode namecheap price list"},
+		{name: "empty", body: ``, wantErr: "decode namecheap price list"},
+		{name: "truncated", body: string(fixture(t, "pricing.xml")[:2000]), wantErr: "decode namecheap price list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := namecheap.Parse([]byte(tt.body), observed)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Errorf("Parse returned a list with its error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := byZone(t, list)[tt.zone]
+			switch {
+			case tt.want == nil && ok:
+				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
+			case tt.want != nil && !ok:
+				t.Errorf("%s is missing", tt.zone)
+			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
+				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
+					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			}
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	good := fixture(t, "pricing.xml")
+	t.Run("500s then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		f.serve(good, status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 3 {
+			t.Errorf("server saw %d requests, want 3", got)
+		}
+	})
+	t.Run("timeout then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			select { // hang until the client gives up
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 2 {
+			t.Errorf("server saw %d requests, want 2", got)
+		}
+	})
+	t.Run("429 with Retry-After then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, good)
+		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+		})
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 2 {
+			t.Errorf("server saw %d requests, want 2", got)
+		}
+	})
+	t.Run("API error is not retried", func(t *testing.T) {
+		f, srv := newFakeAPI(t, fixture(t, "error.xml"))
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "1011150") {
+			t.Fatalf("Fetch error = %v, want namecheap's error 1011150", err)
+		}
+		if got := f.count(); got != 1 {
+			t.Errorf("server saw %d requests, want 1", got)
+		}
+	})
+}
+
+// TestKeyNeverInErrors makes the server echo the API key back in every way
+// an error can carry it: the key must not reach the error's text.
+func TestKeyNeverInErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		step http.HandlerFunc
+	}{
+		{"echoed in an HTTP error body", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "bad request for ApiKey="+r.PostForm.Get("ApiKey"), http.StatusBadRequest)
+		}},
+		{"echoed in an API error", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `<ApiResponse Status="ERROR"><Errors><Error Number="1011102">API Key %s is invalid</Error></Errors></ApiResponse>`, r.PostForm.Get("ApiKey"))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := newFakeAPI(t, nil)
+			f.serve(nil, tt.step)
+			_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			if err == nil {
+				t.Fatal("Fetch succeeded")
+			}
+			if strings.Contains(err.Error(), apiKey) {
+				t.Errorf("error shows the API key: %v", err)
+			}
+			if !strings.Contains(err.Error(), "[REDACTED]") {
+				t.Errorf("error %q does not say where the key was", err)
+			}
+		})
+	}
+	t.Run("redacted error stays inspectable", func(t *testing.T) {
+		f, srv := newFakeAPI(t, nil)
+		f.serve(nil, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no such key "+r.PostForm.Get("ApiKey"), http.StatusForbidden)
+		})
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusForbidden {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	good := fixture(t, "pricing.xml")
+	for _, tt := range []struct {
+		name, body, wantErr string
+	}{
+		{"truncated", string(good[:len(good)/2]), "decode namecheap price list"},
+		{"malformed", `<html><head><title>503</title></head></html>`, "decode namecheap price list"},
+		{"error status", string(fixture(t, "error.xml")), "1011150"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := newFakeAPI(t, good)
+			src := newSource(t, srv.URL, nil)
+			h := ingesttest.New(t, src)
+			if err := h.Once(t); err != nil {
+				t.Fatal(err)
+			}
+			before := h.Prices(t, namecheap.Name)
+			if len(before) != wantZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
+			}
+
+			f.serve([]byte(tt.body))
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if err := h.Once(t); err == nil {
+				t.Fatal("second round with a bad body succeeded")
+			}
+			if after := h.Prices(t, namecheap.Name); !reflect.DeepEqual(after, before) {
+				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, srv := newFakeAPI(t, fixture(t, "pricing.xml"))
+	h := ingesttest.New(t, newSource(t, srv.URL, nil))
+	if err := h.Once(t); err != nil {
+		t.Fatal(err)
+	}
+	before := h.Prices(t, namecheap.Name)
+
+	f.serve(fixture(t, "pricing_shrunk.xml"))
+	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
+	}
+	if after := h.Prices(t, namecheap.Name); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
+	}
+}
+
+func TestConfig(t *testing.T) {
+	full := config("")
+	tests := []struct {
+		name    string
+		mutate  func(*namecheap.Config)
+		wantErr string // the environment variable the error names; "" for none
+	}{
+		{"complete", func(*namecheap.Config) {}, ""},
+		{"user name defaults to the API user", func(c *namecheap.Config) { c.UserName = "" }, ""},
+		{"sandbox", func(c *namecheap.Config) { c.URL = namecheap.SandboxURL }, ""},
+		{"no API user", func(c *namecheap.Config) { c.APIUser = "" }, namecheap.EnvAPIUser},
+		{"no API key", func(c *namecheap.Config) { c.APIKey = " " }, namecheap.EnvAPIKey},
+		{"no client IP", func(c *namecheap.Config) { c.ClientIP = "" }, namecheap.EnvClientIP},
+		{"IPv6 client IP", func(c *namecheap.Config) { c.ClientIP = "2001:db8::1" }, namecheap.EnvClientIP},
+		{"client IP not an address", func(c *namecheap.Config) { c.ClientIP = "localhost" }, namecheap.EnvClientIP},
+		{"relative URL", func(c *namecheap.Config) { c.URL = "/xml.response" }, namecheap.EnvURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := full
+			tt.mutate(&c)
+			err := c.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want no error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
+			case err != nil && strings.Contains(err.Error(), apiKey):
+				t.Errorf("error %q shows the API key", err)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := namecheap.New(namecheap.Config{}, client, nil); err == nil {
+		t.Error("New accepted an empty config")
+	}
+	if _, err := namecheap.New(full, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := namecheap.New(full, client, nil)
+	if err != nil || src.Name() != namecheap.Name {
+		t.Errorf("New(full) = %v, %v", src, err)
+	}
+}
+
+// TestUserNameSent checks that an explicit user name is what the command
+// runs for.
+func TestUserNameSent(t *testing.T) {
+	var sent atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		sent.Store(r.PostForm.Get("UserName"))
+		_, _ = w.Write(fixture(t, "pricing_shrunk.xml"))
+	}))
+	t.Cleanup(srv.Close)
+	cfg := config(srv.URL)
+	cfg.UserName = "customer1"
+	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, nil, slog.New(slog.DiscardHandler))
+	src, err := namecheap.New(cfg, client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Fetch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := sent.Load().(string); got != "customer1" {
+		t.Errorf("UserName sent = %q, want customer1", got)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no fixtures: %v", err)
+	}
+	for _, name := range files {
+		f.Add(fixture(f, filepath.Base(name)))
+	}
+	f.Add([]byte(doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := namecheap.Parse(body, observed)
+		if err != nil {
+			if list != nil {
+				t.Fatal("Parse returned a list with its error")
+			}
+			return
+		}
+		if len(list.Prices) == 0 {
+			t.Fatal("Parse returned an empty list without an error")
+		}
+		seen := map[string]bool{}
+		for _, p := range list.Prices {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("invalid price set %s: %v", p.Zone, err)
+			}
+			if seen[p.Zone] {
+				t.Fatalf("zone %s listed twice", p.Zone)
+			}
+			seen[p.Zone] = true
+			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
+					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
+				}
+			}
+		}
+	})
+}

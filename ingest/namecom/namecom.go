@@ -1,0 +1,545 @@
+// Package namecom reads name.com's TLD price list through its Core API:
+// GET https://api.name.com/core/v1/tldpricing?perPage=1000&page=N&duration=1
+// with HTTP Basic authentication (account username and API token), page by
+// page. This is the "TLD Price List" operation (operationId TldPriceList) of
+// the name.com Core API, documented at
+// docs.name.com/docs/api-reference/tld-pricing/tld-price-list with its
+// OpenAPI description (Core API 1.33). One page looks like this:
+//
+//	{"lastPage":3,"nextPage":2,"totalCount":2400,"from":1,"to":1000,
+//	 "pricing":[{"tld":"com","duration":1,
+//	   "registrationPrice":9.99,"registrationRetailPrice":10.99,"registrationOriginalPrice":11.99,
+//	   "renewalPrice":9.99,"renewalRetailPrice":10.99,"renewalOriginalPrice":11.99,
+//	   "domainRestorationPrice":120.99,"domainRestorationRetailPrice":130.99,"domainRestorationOriginalPrice":140.99,
+//	   "transferInPrice":19.99,"transferInRetailPrice":20.99,"transferInOriginalPrice":21.99}, ...]}
+//
+// Every price is in US dollars and is a JSON number (double) or null. The
+// older API v4 (api.name.com/v4) documents no price list of all TLDs, only
+// prices of single domains, so this package relies on the Core API's
+// TldPriceList alone. The sandbox is api.dev.name.com, with the username
+// suffixed "-test" and a sandbox token.
+//
+// Paging: perPage defaults to 25 and may be at most 1000; this package asks
+// for 1000. nextPage names the next page and is null (or absent, or 0) on
+// the last one; lastPage is only populated while more pages follow. Fetch
+// follows nextPage until it ends, refuses a nextPage that does not move
+// forward and stops with an error after 1000 pages, so a misbehaving server
+// cannot make it loop. When every page has arrived, fewer rows than the
+// last page's totalCount means the listing ended early: an error, not a
+// partial list. Any failed page fails the whole fetch. Parse reads one page
+// body; Fetch merges the pages.
+//
+// How the format is read, decision by decision:
+//
+//   - duration is always requested as 1, because the documentation
+//     contradicts itself on the default (its text says 1, its schema says 5).
+//     A row for another duration is skipped; a row without one is taken to
+//     be for the one year asked for.
+//   - Each tld is a zone of its own ("co.uk" is not folded into "uk"); IDN
+//     TLDs arrive in Unicode ("みんな") and are normalised to their A-label
+//     with contracts.NormalizeZone; a tld that does not normalise is skipped.
+//   - name.com gives three prices per operation: the account-level price
+//     (registrationPrice, renewalPrice, transferInPrice: the caller's own
+//     price, with any account discounts), the retail price (…RetailPrice:
+//     the public site's price of the day, with public sales) and the
+//     original price (…OriginalPrice: name.com's MSRP before any discount).
+//     The regular price is the original price; the retail price, when lower,
+//     is a promotion (with no end date: name.com gives none). A retail price
+//     above the original one is what customers pay, so it becomes the
+//     regular price. The account-level price stands in for a missing retail
+//     price (the docs' own example has no retail fields, and name.com says
+//     the two match for an account without account-level pricing), and for
+//     a missing original price after the retail price; it is otherwise not
+//     read, because an account discount is not a public price. Restoration
+//     prices are not read.
+//   - null means the operation is not offered: the documentation says so of
+//     the account-level price ("registrationPrice = null means registrations
+//     are not currently available"), so a null or absent account-level price
+//     makes the operation nil whatever the other two say. (API v4 omitted
+//     fields at zero; the Core API schema marks every price required and
+//     nullable. Should a zero price ever be omitted, it reads as not offered:
+//     a missing price, never a wrong one.)
+//   - Because null is how name.com says "not offered", 0 is a real price (a
+//     free transfer). But a zone whose every offered operation costs 0 is
+//     not a zone anyone sells that way: it is skipped.
+//   - Prices are decoded as json.Number and read by their literal digits with
+//     money.Parse, never through a float: 3.9899999999999998 is 399 cents
+//     (rounded half up at the cent). A price in a JSON string is read the
+//     same way. A negative price, exponent notation or any other unreadable
+//     value makes the whole zone unusable: it is skipped rather than
+//     published with an operation silently missing. A row that does not
+//     decode costs only its zone; a page that does not decode, or has no
+//     "pricing" array, fails the fetch.
+//   - A zone listed twice (on one page, or on two pages when the list shifted
+//     between requests) keeps its first listing.
+//
+// HTTP 401 and 403 mean the credentials are wrong: they fail at once, naming
+// the environment variables to check, and are not retried. Skipped rows are
+// counted; the error names them only when nothing usable remains.
+package namecom
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and name.com's registrar id.
+const Name = "namecom"
+
+// DefaultURL is the production TLD price list endpoint.
+const DefaultURL = "https://api.name.com/core/v1/tldpricing"
+
+// SandboxURL is the sandbox TLD price list endpoint; it takes the username
+// with "-test" appended and a sandbox token.
+const SandboxURL = "https://api.dev.name.com/core/v1/tldpricing"
+
+// The environment variables main reads the configuration from; validation
+// errors name them.
+const (
+	EnvUsername = "ZONEPRICE_NAMECOM_USERNAME"
+	EnvToken    = "ZONEPRICE_NAMECOM_TOKEN"
+	EnvURL      = "ZONEPRICE_NAMECOM_URL"
+)
+
+// MaxPerPage is the most rows name.com returns per page, and the default.
+const MaxPerPage = 1000
+
+// MaxPages is the most pages one fetch follows.
+const MaxPages = 1000
+
+// currency is the only currency name.com prices in.
+const currency = "USD"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the TLD price list endpoint; empty means DefaultURL.
+	URL string
+	// Username is the name.com account username.
+	Username string
+	// Token is the account's API token. It is a secret: it is sent in the
+	// Authorization header only and redacted from every error.
+	Token string
+	// PerPage is the number of rows asked for per page; zero means
+	// MaxPerPage.
+	PerPage int
+}
+
+// Validate reports a configuration that cannot work, naming the
+// environment variable or field to set.
+func (c Config) Validate() error {
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s: namecom URL %q is not an absolute http or https URL", EnvURL, c.URL)
+		}
+	}
+	switch {
+	case strings.TrimSpace(c.Username) == "":
+		return fmt.Errorf("%s is required: the name.com account username", EnvUsername)
+	case strings.TrimSpace(c.Token) == "":
+		return fmt.Errorf("%s is required: the name.com API token", EnvToken)
+	case c.PerPage < 0 || c.PerPage > MaxPerPage:
+		return fmt.Errorf("namecom PerPage %d is not between 1 and %d", c.PerPage, MaxPerPage)
+	}
+	return nil
+}
+
+// Source fetches name.com's price list.
+type Source struct {
+	url     *url.URL
+	perPage int
+	auth    string
+	secrets []string
+	client  *fetch.Client
+	now     func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("namecom source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	raw := cfg.URL
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvURL, err)
+	}
+	perPage := cfg.PerPage
+	if perPage == 0 {
+		perPage = MaxPerPage
+	}
+	token := strings.TrimSpace(cfg.Token)
+	cred := base64.StdEncoding.EncodeToString([]byte(strings.TrimSpace(cfg.Username) + ":" + token))
+	return &Source{
+		url: u, perPage: perPage, auth: "Basic " + cred, secrets: []string{token, cred},
+		client: client, now: now,
+	}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// pageURL is the address of one page of the list.
+func (s *Source) pageURL(page int) string {
+	u := *s.url
+	q := u.Query()
+	q.Set("perPage", strconv.Itoa(s.perPage))
+	q.Set("page", strconv.Itoa(page))
+	q.Set("duration", "1")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Fetch implements ingest.Source: it reads every page and merges them, or
+// fails as a whole.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	observed := s.now()
+	var (
+		acc   accumulator
+		rows  int
+		total int
+	)
+	for page, n := 1, 1; ; n++ {
+		if n > MaxPages {
+			return nil, fmt.Errorf("name.com price list has more than %d pages", MaxPages)
+		}
+		resp, err := s.client.Do(ctx, fetch.Request{
+			URL:    s.pageURL(page),
+			Header: http.Header{"Authorization": {s.auth}, "Accept": {"application/json"}},
+		})
+		if err != nil {
+			return nil, s.redact(s.fetchErr(page, err))
+		}
+		p, err := parsePage(resp.Body, observed)
+		if err != nil {
+			return nil, s.redact(fmt.Errorf("name.com price list page %d: %w", page, err))
+		}
+		acc.add(p)
+		rows += p.rows
+		total = p.totalCount
+		if p.nextPage == 0 {
+			break
+		}
+		if p.nextPage <= page {
+			return nil, fmt.Errorf("name.com price list page %d points back to page %d", page, p.nextPage)
+		}
+		page = p.nextPage
+	}
+	if rows < total {
+		return nil, fmt.Errorf("name.com price list ended after %d of %d rows", rows, total)
+	}
+	return acc.list()
+}
+
+// fetchErr wraps an HTTP failure of one page, saying which credentials to
+// check when name.com refused them.
+func (s *Source) fetchErr(page int, err error) error {
+	var se *fetch.StatusError
+	if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
+		return fmt.Errorf("fetch namecom price list page %d: name.com refused the credentials (check %s and %s; sandbox usernames end in -test): %w",
+			page, EnvUsername, EnvToken, err)
+	}
+	return fmt.Errorf("fetch namecom price list page %d: %w", page, err)
+}
+
+// redactedError hides the credentials in an error's message but keeps the
+// error it wraps inspectable with errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact replaces the token and the encoded credentials in err's message,
+// in case the server echoes them.
+func (s *Source) redact(err error) error {
+	msg := err.Error()
+	for _, secret := range s.secrets {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "[REDACTED]")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// Parse reads one page body of the TLD price list into a list of price
+// sets observed at observed. See the package comment for how each quirk of
+// the format is read; paging fields are not followed.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	p, err := parsePage(body, observed)
+	if err != nil {
+		return nil, fmt.Errorf("name.com price list: %w", err)
+	}
+	var acc accumulator
+	acc.add(p)
+	return acc.list()
+}
+
+// response is one page; lastPage, from and to are not needed. Rows stay
+// raw so that one odd row costs only its zone.
+type response struct {
+	NextPage   *int               `json:"nextPage"`
+	TotalCount *int               `json:"totalCount"`
+	Pricing    *[]json.RawMessage `json:"pricing"`
+	Message    string             `json:"message"`
+	Details    string             `json:"details"`
+}
+
+type entry struct {
+	TLD      json.RawMessage `json:"tld"`
+	Duration json.RawMessage `json:"duration"`
+
+	RegistrationPrice         json.RawMessage `json:"registrationPrice"`
+	RegistrationRetailPrice   json.RawMessage `json:"registrationRetailPrice"`
+	RegistrationOriginalPrice json.RawMessage `json:"registrationOriginalPrice"`
+	RenewalPrice              json.RawMessage `json:"renewalPrice"`
+	RenewalRetailPrice        json.RawMessage `json:"renewalRetailPrice"`
+	RenewalOriginalPrice      json.RawMessage `json:"renewalOriginalPrice"`
+	TransferInPrice           json.RawMessage `json:"transferInPrice"`
+	TransferInRetailPrice     json.RawMessage `json:"transferInRetailPrice"`
+	TransferInOriginalPrice   json.RawMessage `json:"transferInOriginalPrice"`
+}
+
+// page is what one page body holds.
+type page struct {
+	prices     []contracts.PriceSet
+	skipped    []string
+	rows       int
+	nextPage   int
+	totalCount int
+}
+
+// parsePage decodes one page; it fails only when the page as a whole
+// cannot be read.
+func parsePage(body []byte, observed time.Time) (*page, error) {
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if r.Pricing == nil {
+		if r.Message != "" {
+			msg := r.Message
+			if r.Details != "" {
+				msg += ": " + r.Details
+			}
+			return nil, fmt.Errorf("name.com answered %q", msg)
+		}
+		return nil, errors.New("page has no pricing")
+	}
+	p := &page{rows: len(*r.Pricing)}
+	if r.NextPage != nil {
+		p.nextPage = *r.NextPage
+	}
+	if r.TotalCount != nil {
+		p.totalCount = *r.TotalCount
+	}
+	for i, raw := range *r.Pricing {
+		ps, err := parseEntry(raw, observed)
+		if err != nil {
+			p.skipped = append(p.skipped, fmt.Sprintf("row %d: %v", i+1, err))
+			continue
+		}
+		p.prices = append(p.prices, ps)
+	}
+	return p, nil
+}
+
+// accumulator merges pages, keeping each zone's first listing.
+type accumulator struct {
+	prices  []contracts.PriceSet
+	skipped []string
+	seen    map[string]bool
+}
+
+func (a *accumulator) add(p *page) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	a.skipped = append(a.skipped, p.skipped...)
+	for _, ps := range p.prices {
+		if a.seen[ps.Zone] {
+			a.skipped = append(a.skipped, fmt.Sprintf("%s: listed twice", ps.Zone))
+			continue
+		}
+		a.seen[ps.Zone] = true
+		a.prices = append(a.prices, ps)
+	}
+}
+
+func (a *accumulator) list() (*ingest.List, error) {
+	if len(a.prices) == 0 {
+		return nil, fmt.Errorf("no usable zone in name.com price list: %d skipped: %s", len(a.skipped), summary(a.skipped))
+	}
+	prices := slices.Clone(a.prices)
+	slices.SortFunc(prices, func(x, y contracts.PriceSet) int { return strings.Compare(x.Zone, y.Zone) })
+	return &ingest.List{Prices: prices}, nil
+}
+
+// summary lists the first few reasons rows were skipped.
+func summary(reasons []string) string {
+	const show = 5
+	if len(reasons) <= show {
+		return strings.Join(reasons, "; ")
+	}
+	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
+}
+
+// parseEntry turns one row into a price set, or says why it cannot.
+func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	var e entry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return contracts.PriceSet{}, fmt.Errorf("row does not decode: %w", err)
+	}
+	var tld string
+	if err := json.Unmarshal(e.TLD, &tld); err != nil || isNull(e.TLD) {
+		return contracts.PriceSet{}, fmt.Errorf("tld %s is not a string", e.TLD)
+	}
+	if d, err := decimalText(e.Duration); err == nil {
+		if strings.TrimSpace(d) != "1" {
+			return contracts.PriceSet{}, fmt.Errorf("%s: duration %s is not one year", tld, d)
+		}
+	} else if !errors.Is(err, money.ErrNoPrice) {
+		return contracts.PriceSet{}, fmt.Errorf("%s: duration: %w", tld, err)
+	}
+	z, err := contracts.NormalizeZone(strings.TrimSpace(tld))
+	if err != nil {
+		return contracts.PriceSet{}, err
+	}
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
+		ObservedAt: observed, Source: Name,
+	}
+	for _, f := range []struct {
+		name                      string
+		account, retail, original json.RawMessage
+		dst                       **contracts.OpPrice
+	}{
+		{"registration", e.RegistrationPrice, e.RegistrationRetailPrice, e.RegistrationOriginalPrice, &ps.Register},
+		{"renewal", e.RenewalPrice, e.RenewalRetailPrice, e.RenewalOriginalPrice, &ps.Renew},
+		{"transferIn", e.TransferInPrice, e.TransferInRetailPrice, e.TransferInOriginalPrice, &ps.Transfer},
+	} {
+		op, err := opPrice(f.account, f.retail, f.original)
+		if err != nil {
+			return contracts.PriceSet{}, fmt.Errorf("%s: %s: %w", z.ASCII, f.name, err)
+		}
+		*f.dst = op
+	}
+	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
+	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
+		return contracts.PriceSet{}, fmt.Errorf("%s: no operation offered", z.ASCII)
+	}
+	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+		return contracts.PriceSet{}, fmt.Errorf("%s: every price is 0", z.ASCII)
+	}
+	return ps, nil
+}
+
+// opPrice reads one operation's three prices; nil when it is not offered.
+func opPrice(accountRaw, retailRaw, originalRaw json.RawMessage) (*contracts.OpPrice, error) {
+	account, err := price(accountRaw)
+	if err != nil {
+		return nil, fmt.Errorf("account-level price: %w", err)
+	}
+	if account == nil {
+		return nil, nil
+	}
+	retail, err := price(retailRaw)
+	if err != nil {
+		return nil, fmt.Errorf("retail price: %w", err)
+	}
+	original, err := price(originalRaw)
+	if err != nil {
+		return nil, fmt.Errorf("original price: %w", err)
+	}
+	current := retail
+	if current == nil {
+		current = account
+	}
+	regular := current
+	if original != nil && *original > 0 {
+		regular = original
+	}
+	o := &contracts.OpPrice{Regular: contracts.Price{Amount: max(*regular, *current), Currency: currency}}
+	if *current < o.Regular.Amount {
+		o.Promo = &contracts.Promo{Price: contracts.Price{Amount: *current, Currency: currency}}
+	}
+	return o, nil
+}
+
+// price reads one price in cents; nil when it is null or absent.
+func price(raw json.RawMessage) (*int64, error) {
+	text, err := decimalText(raw)
+	if errors.Is(err, money.ErrNoPrice) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := money.Parse(text, currency)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// decimalText returns the decimal a JSON number (or string) holds, as
+// text, without going through a float. Absent and null give
+// money.ErrNoPrice.
+func decimalText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", money.ErrNoPrice
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case json.Number:
+		return t.String(), nil
+	case string:
+		if strings.TrimSpace(t) == "" {
+			return "", errors.New(`"" is not a price`)
+		}
+		return t, nil
+	}
+	return "", fmt.Errorf("%s is neither a number nor a string", raw)
+}

@@ -1,0 +1,736 @@
+package namecom_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/namecom"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// The credentials the tests configure; the token must never show in an
+// error.
+const (
+	username = "zoneprice"
+	token    = "2f6a9c0e4b7d1358a0c2e4f6b8d0a1c3e5f7a9b1"
+)
+
+// wantZones is how many usable zones the three pages hold: 24 rows less
+// .store (a two-year row), .cat (nothing offered), .club (a price in
+// exponent notation) and the second .com.
+const wantZones = 20
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func threePages(t testing.TB) map[int][]byte {
+	return map[int][]byte{1: fixture(t, "page1.json"), 2: fixture(t, "page2.json"), 3: fixture(t, "page3.json")}
+}
+
+// fakeAPI speaks name.com's TLD price list: it checks Basic auth and the
+// query, plays scripted responses first, then serves the page asked for.
+type fakeAPI struct {
+	mu       sync.Mutex
+	pages    map[int][]byte
+	steps    []http.HandlerFunc
+	requests int
+	asked    []int    // pages asked for, in order
+	bad      []string // requests that were not what name.com expects
+}
+
+func newFakeAPI(t *testing.T, pages map[int][]byte) (*fakeAPI, *httptest.Server) {
+	t.Helper()
+	f := &fakeAPI{pages: pages}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, b := range f.bad {
+			t.Errorf("unexpected request: %s", b)
+		}
+	})
+	return f, srv
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := strconv.Atoi(q.Get("page"))
+	user, pass, ok := r.BasicAuth()
+	f.mu.Lock()
+	f.requests++
+	f.asked = append(f.asked, page)
+	switch {
+	case r.Method != http.MethodGet:
+		f.bad = append(f.bad, "method "+r.Method)
+	case !ok || user != username || pass != token:
+		f.bad = append(f.bad, fmt.Sprintf("basic auth %q %q %v", user, pass, ok))
+	case err != nil || q.Get("duration") != "1" || q.Get("perPage") != "1000":
+		f.bad = append(f.bad, "query "+r.URL.RawQuery)
+	}
+	var step http.HandlerFunc
+	if len(f.steps) > 0 {
+		step, f.steps = f.steps[0], f.steps[1:]
+	}
+	body, found := f.pages[page]
+	f.mu.Unlock()
+	if step != nil {
+		step(w, r)
+		return
+	}
+	if !found {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+func (f *fakeAPI) serve(pages map[int][]byte, steps ...http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pages = pages
+	f.steps = append(f.steps, steps...)
+}
+
+func (f *fakeAPI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
+func (f *fakeAPI) askedFor() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.asked)
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message":"`+http.StatusText(code)+`"}`, code)
+	}
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *namecom.Source {
+	t.Helper()
+	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	src, err := namecom.New(namecom.Config{URL: url, Username: username, Token: token}, client, func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	out := map[string]contracts.PriceSet{}
+	for _, p := range list.Prices {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Zone, err)
+		}
+		if p.Registrar != namecom.Name || p.Source != namecom.Name || !p.ObservedAt.Equal(observed) {
+			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
+		}
+		if _, dup := out[p.Zone]; dup {
+			t.Errorf("zone %s listed twice", p.Zone)
+		}
+		out[p.Zone] = p
+	}
+	return out
+}
+
+func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+
+func promo(cents, promoCents int64) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+}
+
+func show(o *contracts.OpPrice) string {
+	if o == nil {
+		return "not offered"
+	}
+	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
+	if o.Promo != nil {
+		s += fmt.Sprintf(" (promo %d %s)", o.Promo.Price.Amount, o.Promo.Price.Currency)
+	}
+	return s
+}
+
+func TestFetchPages(t *testing.T) {
+	f, srv := newFakeAPI(t, threePages(t))
+	list, err := newSource(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.askedFor(), []int{1, 2, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pages asked for = %v, want %v", got, want)
+	}
+	got := byZone(t, list)
+	if len(got) != wantZones {
+		t.Errorf("got %d zones, want %d", len(got), wantZones)
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"page 1, plain; its repeat on page 3 is ignored", ".com", op(1199), op(1299), op(1199)},
+		{"retail below original is a promotion", ".org", promo(1199, 799), op(1299), op(1199)},
+		{"second-level zone, null transfer", ".co.uk", op(899), op(899), nil},
+		{"only transfers offered", ".ai", nil, nil, op(7999)},
+		{"account discount is not a public price", ".app", op(1499), op(1699), op(1699)},
+		{"page 2, docs example without retail fields", ".dev", promo(1699, 1299), op(1699), op(1699)},
+		{"retail above original is paid", ".me", op(2199), op(2199), op(2199)},
+		{"float artifact read by its digits", ".info", promo(2499, 399), op(2499), op(2499)},
+		{"unicode IDN", ".xn--q9jyb4c", promo(2999, 399), op(2999), op(2999)},
+		{"free transfer", ".uk", op(899), op(899), op(0)},
+		{"promotion under a dollar", ".online", promo(3999, 99), op(3999), op(3999)},
+		{"page 3, promotion", ".co", promo(3299, 1199), op(3299), op(3299)},
+		{"page 3, second-level zone", ".com.au", op(1499), op(1499), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			for _, c := range []struct {
+				op        string
+				got, want *contracts.OpPrice
+			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
+				}
+			}
+		})
+	}
+	for _, zone := range []string{".store", ".cat", ".club"} {
+		if _, ok := got[zone]; ok {
+			t.Errorf("%s is listed; it should be skipped", zone)
+		}
+	}
+}
+
+// TestPaging covers how Fetch follows and guards the pages.
+func TestPaging(t *testing.T) {
+	pageOf := func(next string, total int, tlds ...string) []byte {
+		var rows []string
+		for _, tld := range tlds {
+			rows = append(rows, fmt.Sprintf(`{"tld":%q,"duration":1,"registrationPrice":9.99,"registrationRetailPrice":9.99,"registrationOriginalPrice":9.99,"renewalPrice":9.99,"renewalRetailPrice":9.99,"renewalOriginalPrice":9.99,"domainRestorationPrice":null,"domainRestorationRetailPrice":null,"domainRestorationOriginalPrice":null,"transferInPrice":null,"transferInRetailPrice":null,"transferInOriginalPrice":null}`, tld))
+		}
+		return fmt.Appendf(nil, `{"nextPage":%s,"totalCount":%d,"from":1,"to":%d,"pricing":[%s]}`, next, total, len(rows), strings.Join(rows, ","))
+	}
+	tests := []struct {
+		name      string
+		pages     map[int][]byte
+		wantErr   string // "" for success
+		wantZones int
+		wantAsked int
+	}{
+		{"one page, nextPage absent", map[int][]byte{1: []byte(`{"totalCount":1,"pricing":[{"tld":"com","duration":1,"registrationPrice":9.99}]}`)}, "", 1, 1},
+		{"nextPage 0 ends", map[int][]byte{1: pageOf("0", 1, "com")}, "", 1, 1},
+		{"pages skipped by nextPage", map[int][]byte{1: pageOf("3", 2, "com"), 3: pageOf("null", 2, "net")}, "", 2, 2},
+		{"nextPage pointing back", map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("1", 3, "net")}, "points back to page 1", 0, 2},
+		{"nextPage repeating itself", map[int][]byte{1: pageOf("1", 3, "com")}, "points back to page 1", 0, 1},
+		{"fewer rows than totalCount", map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("null", 3, "net")}, "ended after 2 of 3 rows", 0, 2},
+		{"next page missing", map[int][]byte{1: pageOf("2", 2, "com")}, "HTTP 404", 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := newFakeAPI(t, tt.pages)
+			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Error("Fetch returned a list with its error")
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if len(list.Prices) != tt.wantZones {
+				t.Errorf("got %d zones, want %d", len(list.Prices), tt.wantZones)
+			}
+			if got := f.count(); got != tt.wantAsked {
+				t.Errorf("server saw %d requests, want %d", got, tt.wantAsked)
+			}
+		})
+	}
+	t.Run("endless pages stop at the limit", func(t *testing.T) {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			p, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			_, _ = w.Write(pageOf(strconv.Itoa(p+1), 1_000_000, "com"))
+		}))
+		t.Cleanup(srv.Close)
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
+			t.Fatalf("Fetch error = %v, want the page limit", err)
+		}
+		if got := n.Load(); got != namecom.MaxPages {
+			t.Errorf("server saw %d requests, want %d", got, namecom.MaxPages)
+		}
+	})
+}
+
+func TestFailedPageFailsFetch(t *testing.T) {
+	for _, tt := range []struct {
+		name, wantErr string
+		page2         []byte
+		steps         []http.HandlerFunc
+	}{
+		{name: "server errors on page 2", wantErr: "fetch namecom price list page 2",
+			steps: []http.HandlerFunc{nil, status(500), status(500), status(500), status(500)}},
+		{name: "page 2 truncated", wantErr: "page 2: decode", page2: []byte(`{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[{"tld":"dev","dura`)},
+		{name: "page 2 malformed", wantErr: "page 2: decode", page2: []byte(`<html>502 Bad Gateway</html>`)},
+		{name: "page 2 is an error message", wantErr: `page 2: name.com answered "Internal Server Error: try again"`, page2: []byte(`{"message":"Internal Server Error","details":"try again"}`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pages := threePages(t)
+			if tt.page2 != nil {
+				pages[2] = tt.page2
+			}
+			f, srv := newFakeAPI(t, pages)
+			// A nil step stands for "serve the page asked for": page 1
+			// is served, then every attempt at page 2 meets a 500.
+			for _, s := range tt.steps {
+				if s == nil {
+					s = func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(pages[1]) }
+				}
+				f.serve(pages, s)
+			}
+			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if list != nil {
+				t.Errorf("Fetch returned %d price sets with its error", len(list.Prices))
+			}
+			for _, p := range f.askedFor() {
+				if p == 3 {
+					t.Error("page 3 was fetched after page 2 failed")
+				}
+			}
+		})
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	t.Run("401 fails at once", func(t *testing.T) {
+		f, srv := newFakeAPI(t, threePages(t))
+		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write(fixture(t, "unauthorized.json"))
+		})
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 401", err)
+		}
+		for _, want := range []string{"refused the credentials", namecom.EnvUsername, namecom.EnvToken} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		}
+		if got := f.count(); got != 1 {
+			t.Errorf("server saw %d requests, want 1: a 401 must not be retried", got)
+		}
+	})
+	t.Run("basic auth is sent", func(t *testing.T) {
+		var header atomic.Value
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			header.Store(r.Header.Get("Authorization"))
+			_, _ = w.Write(fixture(t, "shrunk.json"))
+		}))
+		t.Cleanup(srv.Close)
+		if _, err := newSource(t, srv.URL, nil).Fetch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// base64("zoneprice:2f6a9c0e4b7d1358a0c2e4f6b8d0a1c3e5f7a9b1")
+		got, _ := header.Load().(string)
+		if want := "Basic em9uZXByaWNlOjJmNmE5YzBlNGI3ZDEzNThhMGMyZTRmNmI4ZDBhMWMzZTVmN2E5YjE="; got != want {
+			t.Errorf("Authorization = %q, want %q", got, want)
+		}
+	})
+	t.Run("token echoed by the server is redacted", func(t *testing.T) {
+		f, srv := newFakeAPI(t, threePages(t))
+		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+			_, pass, _ := r.BasicAuth()
+			http.Error(w, `{"message":"Permission denied","details":"token `+pass+` lacks access"}`, http.StatusForbidden)
+		})
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "[REDACTED]") {
+			t.Fatalf("Fetch error = %v, want the token redacted", err)
+		}
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusForbidden {
+			t.Errorf("Fetch error = %v, want a wrapped HTTP 403", err)
+		}
+	})
+}
+
+// row is one row in the real format, every price of an operation the same.
+func row(tld, reg, ren, tra string) string {
+	return fmt.Sprintf(`{"tld":%q,"duration":1,"registrationPrice":%s,"registrationRetailPrice":%[2]s,"registrationOriginalPrice":%[2]s,"renewalPrice":%s,"renewalRetailPrice":%[3]s,"renewalOriginalPrice":%[3]s,"domainRestorationPrice":89.99,"domainRestorationRetailPrice":89.99,"domainRestorationOriginalPrice":89.99,"transferInPrice":%s,"transferInRetailPrice":%[4]s,"transferInOriginalPrice":%[4]s}`,
+		tld, reg, ren, tra)
+}
+
+func body(rows ...string) string {
+	return `{"nextPage":null,"totalCount":` + strconv.Itoa(len(rows)) + `,"pricing":[` + strings.Join(rows, ",") + `]}`
+}
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecom.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecom.Name,
+	}
+}
+
+// TestParseQuirks covers the format's quirks one page body at a time.
+func TestParseQuirks(t *testing.T) {
+	net := row("net", "13.99", "15.99", "13.99")
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string              // non-empty: Parse fails with this in the message
+	}{
+		{
+			name: "integral prices",
+			body: body(row("com", "12", "13", "12")),
+			zone: ".com", want: set(".com", op(1200), op(1300), op(1200)),
+		},
+		{
+			name: "prices as strings",
+			body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
+			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+		},
+		{
+			name: "sub-cent price rounds half up",
+			body: body(row("com", "11.985", "12.99", "11.99")),
+			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+		},
+		{
+			name: "null account-level price is not offered whatever the rest says",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			zone: ".com", want: set(".com", nil, op(1299), nil),
+		},
+		{
+			name: "missing operation fields are not offered",
+			body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
+			zone: ".com", want: set(".com", nil, op(1299), nil),
+		},
+		{
+			name: "null original price falls back to retail",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
+			zone: ".com", want: set(".com", op(1199), nil, nil),
+		},
+		{
+			name: "zero original price falls back to retail",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
+			zone: ".com", want: set(".com", op(1199), nil, nil),
+		},
+		{
+			name: "free promotion",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
+			zone: ".com", want: set(".com", promo(1199, 0), nil, nil),
+		},
+		{
+			name: "missing duration is the year asked for",
+			body: body(`{"tld":"com","registrationPrice":11.99}`),
+			zone: ".com", want: set(".com", op(1199), nil, nil),
+		},
+		{
+			name: "upper-case tld with a dot",
+			body: body(row(".COM", "11.99", "12.99", "11.99")),
+			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+		},
+		{
+			name: "first listing on a page stands",
+			body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
+			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+		},
+		{name: "two-year row skipped", body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), zone: ".com"},
+		{name: "fractional duration skipped", body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), zone: ".com"},
+		{name: "all free skipped", body: body(row("com", "0", "0", "0"), net), zone: ".com"},
+		{name: "nothing offered skipped", body: body(row("com", "null", "null", "null"), net), zone: ".com"},
+		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com"},
+		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com"},
+		{name: "empty string price skips the zone", body: body(row("com", `""`, "12.99", "11.99"), net), zone: ".com"},
+		{name: "boolean price skips the zone", body: body(row("com", "true", "12.99", "11.99"), net), zone: ".com"},
+		{name: "tld not a string", body: body(`{"tld":7,"registrationPrice":1}`, net), zone: ".7"},
+		{name: "row not an object", body: body(`"com"`, net), zone: ".com"},
+		{name: "tld not a zone", body: body(row("foo bar", "1", "1", "1"), net), zone: ".foo bar"},
+		{name: "unauthorized body", body: string(fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
+		{name: "no pricing", body: `{"nextPage":null,"totalCount":0}`, wantErr: "page has no pricing"},
+		{name: "empty pricing", body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, wantErr: "no usable zone"},
+		{name: "nothing usable", body: body(row("cat", "null", "null", "null")), wantErr: "no usable zone"},
+		{name: "pricing is an object", body: `{"pricing":{}}`, wantErr: "decode"},
+		{name: "nextPage is a string", body: `{"nextPage":"2","pricing":[]}`, wantErr: "decode"},
+		{name: "trailing garbage", body: body(net) + `}`, wantErr: "decode"},
+		{name: "truncated", body: string(fixture(t, "page1.json")[:500]), wantErr: "decode"},
+		{name: "html", body: `<html><body>504 Gateway Timeout</body></html>`, wantErr: "decode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := namecom.Parse([]byte(tt.body), observed)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Errorf("Parse returned a list with its error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := byZone(t, list)[tt.zone]
+			switch {
+			case tt.want == nil && ok:
+				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
+			case tt.want != nil && !ok:
+				t.Errorf("%s is missing", tt.zone)
+			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
+				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
+					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			}
+		})
+	}
+}
+
+// TestParseOnePage checks that Parse reads exactly the page it is given.
+func TestParseOnePage(t *testing.T) {
+	list, err := namecom.Parse(fixture(t, "page1.json"), observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(byZone(t, list)); got != 8 {
+		t.Errorf("page 1 gave %d zones, want 8", got)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	t.Run("500s then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, threePages(t))
+		f.serve(threePages(t), status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 5 {
+			t.Errorf("server saw %d requests, want 5 (2 failures and 3 pages)", got)
+		}
+	})
+	t.Run("timeout then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, threePages(t))
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+			select { // hang until the client gives up
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 4 {
+			t.Errorf("server saw %d requests, want 4 (a timeout and 3 pages)", got)
+		}
+	})
+	t.Run("429 with Retry-After then success", func(t *testing.T) {
+		f, srv := newFakeAPI(t, threePages(t))
+		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10))
+			http.Error(w, `{"message":"Rate Limit Exceeded","details":"20 requests per second"}`, http.StatusTooManyRequests)
+		})
+		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Prices) != wantZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+		}
+		if got := f.count(); got != 4 {
+			t.Errorf("server saw %d requests, want 4 (a 429 and 3 pages)", got)
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		page    int
+		body    string
+		wantErr string
+	}{
+		{"truncated first page", 1, `{"lastPage":3,"nextPage":2,"totalCount":24,"pricing":[{"tld":"com"`, "page 1: decode"},
+		{"malformed first page", 1, `<html><head><title>503</title></head></html>`, "page 1: decode"},
+		{"truncated second page", 2, `{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[`, "page 2: decode"},
+		{"malformed third page", 3, `Service Unavailable`, "page 3: decode"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := newFakeAPI(t, threePages(t))
+			src := newSource(t, srv.URL, nil)
+			h := ingesttest.New(t, src)
+			if err := h.Once(t); err != nil {
+				t.Fatal(err)
+			}
+			before := h.Prices(t, namecom.Name)
+			if len(before) != wantZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
+			}
+
+			pages := threePages(t)
+			pages[tt.page] = []byte(tt.body)
+			f.serve(pages)
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if err := h.Once(t); err == nil {
+				t.Fatal("second round with a bad body succeeded")
+			}
+			if after := h.Prices(t, namecom.Name); !reflect.DeepEqual(after, before) {
+				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, srv := newFakeAPI(t, threePages(t))
+	h := ingesttest.New(t, newSource(t, srv.URL, nil))
+	if err := h.Once(t); err != nil {
+		t.Fatal(err)
+	}
+	before := h.Prices(t, namecom.Name)
+
+	f.serve(map[int][]byte{1: fixture(t, "shrunk.json")})
+	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
+	}
+	if after := h.Prices(t, namecom.Name); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
+	}
+}
+
+func TestConfig(t *testing.T) {
+	full := namecom.Config{Username: username, Token: token}
+	tests := []struct {
+		name    string
+		mutate  func(*namecom.Config)
+		wantErr string // what the error names; "" for none
+	}{
+		{"complete", func(*namecom.Config) {}, ""},
+		{"sandbox", func(c *namecom.Config) { c.URL = namecom.SandboxURL; c.Username += "-test" }, ""},
+		{"per page", func(c *namecom.Config) { c.PerPage = 25 }, ""},
+		{"no username", func(c *namecom.Config) { c.Username = "" }, namecom.EnvUsername},
+		{"no token", func(c *namecom.Config) { c.Token = "  " }, namecom.EnvToken},
+		{"relative URL", func(c *namecom.Config) { c.URL = "/core/v1/tldpricing" }, namecom.EnvURL},
+		{"per page too large", func(c *namecom.Config) { c.PerPage = 1001 }, "PerPage"},
+		{"negative per page", func(c *namecom.Config) { c.PerPage = -1 }, "PerPage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := full
+			tt.mutate(&c)
+			err := c.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want no error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := namecom.New(namecom.Config{}, client, nil); err == nil {
+		t.Error("New accepted an empty config")
+	}
+	if _, err := namecom.New(full, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := namecom.New(full, client, nil)
+	if err != nil || src.Name() != namecom.Name {
+		t.Errorf("New(full) = %v, %v", src, err)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no fixtures: %v", err)
+	}
+	for _, name := range files {
+		f.Add(fixture(f, filepath.Base(name)))
+	}
+	f.Add([]byte(body(row("com", `"1,234.50"`, "1e2", "-0"))))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := namecom.Parse(body, observed)
+		if err != nil {
+			if list != nil {
+				t.Fatal("Parse returned a list with its error")
+			}
+			return
+		}
+		if len(list.Prices) == 0 {
+			t.Fatal("Parse returned an empty list without an error")
+		}
+		seen := map[string]bool{}
+		for _, p := range list.Prices {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("invalid price set %s: %v", p.Zone, err)
+			}
+			if seen[p.Zone] {
+				t.Fatalf("zone %s listed twice", p.Zone)
+			}
+			seen[p.Zone] = true
+			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
+					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
+				}
+			}
+		}
+	})
+}
