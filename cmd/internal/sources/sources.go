@@ -1,18 +1,67 @@
 // Package sources is the table of ingest sources the commands know, by
 // name: the one place a new registrar adapter is registered. It lives
 // apart from the commands so that zoneprice and zoneprice-ingest, which both
-// run ingesters, register the same sources.
+// run ingesters, register the same sources. Each source reads its settings
+// from the environment here; credentials come from the variable or from the
+// file its _FILE form names (app.Secret), never from flags.
 package sources
 
 import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/namecheap"
+	"github.com/zoneprice/zoneprice/ingest/namecom"
+	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
+	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
 
 // Registry returns every source by name.
 func Registry() map[string]app.SourceSpec {
 	return map[string]app.SourceSpec{
+		porkbun.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				return porkbun.New(porkbun.Config{URL: d.Getenv("ZONEPRICE_PORKBUN_URL")}, d.Client, d.Now)
+			},
+			Parse: porkbun.Parse, Auto: true, Prices: true,
+		},
+		ovhcloud.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				return ovhcloud.New(ovhcloud.Config{
+					URL:        d.Getenv("ZONEPRICE_OVHCLOUD_URL"),
+					Subsidiary: d.Getenv("ZONEPRICE_OVHCLOUD_SUBSIDIARY"),
+				}, d.Client, d.Now)
+			},
+			Parse: ovhcloud.Parse, Auto: true, Prices: true,
+		},
+		namecheap.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				key, err := app.Secret(d.Getenv, namecheap.EnvAPIKey)
+				if err != nil {
+					return nil, err
+				}
+				return namecheap.New(namecheap.Config{
+					URL:      d.Getenv(namecheap.EnvURL),
+					APIUser:  d.Getenv(namecheap.EnvAPIUser),
+					APIKey:   key,
+					UserName: d.Getenv(namecheap.EnvUserName),
+					ClientIP: d.Getenv(namecheap.EnvClientIP),
+				}, d.Client, d.Now)
+			},
+			Parse: namecheap.Parse, Auto: true, Switch: []string{namecheap.EnvAPIKey}, Prices: true,
+		},
+		namecom.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				token, err := app.Secret(d.Getenv, namecom.EnvToken)
+				if err != nil {
+					return nil, err
+				}
+				return namecom.New(namecom.Config{
+					URL: d.Getenv(namecom.EnvURL), Username: d.Getenv(namecom.EnvUsername), Token: token,
+				}, d.Client, d.Now)
+			},
+			Parse: namecom.Parse, Auto: true, Switch: []string{namecom.EnvToken}, Prices: true,
+		},
 		sample.SourceName: {
 			New:      func(d app.Deps) (ingest.Source, error) { return sample.New(d.Now), nil },
 			Auto:     true,
