@@ -8,7 +8,7 @@ BENCHTIME ?= 5s
 BENCH_OUT ?= bench/out/report.md
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test lint build bench bench-go fuzz clean tools-bench
+.PHONY: run test lint build bench bench-go bench-ingest fuzz clean tools-bench
 
 ## run: all-in-one service (embedded NATS + sample data + API on :8080)
 run:
@@ -37,6 +37,11 @@ bench: tools-bench build
 ## bench-go: Go micro-benchmarks (rendering, parsing)
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-ingest: parsing and diffing a 1,000-zone price list, against a
+## plain encoding/json decode of the same bytes in the same run
+bench-ingest:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/porkbun/
 
 tools-bench:
 	@command -v wrk >/dev/null 2>&1 || { \

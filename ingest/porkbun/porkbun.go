@@ -299,17 +299,20 @@ func decimalText(raw json.RawMessage) (string, error) {
 	if isNull(raw) {
 		return "", money.ErrNoPrice
 	}
-	var v any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return "", err
-	}
-	switch t := v.(type) {
-	case string:
-		return t, nil
-	case json.Number:
-		return t.String(), nil
+	switch t := bytes.TrimSpace(raw); {
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
+		// Kept as its literal digits: a float64 would round them.
+		var n json.Number
+		if err := json.Unmarshal(t, &n); err != nil {
+			return "", err
+		}
+		return n.String(), nil
 	}
 	return "", fmt.Errorf("%s is neither a string nor a number", raw)
 }
