@@ -89,6 +89,7 @@ type runnerMetrics struct {
 	duplicates  prometheus.Counter
 	withdrawn   prometheus.Counter
 	invalid     prometheus.Counter
+	skipped     prometheus.Counter
 	lastSuccess prometheus.Gauge
 }
 
@@ -119,6 +120,9 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 		invalid: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_events_invalid_total", Help: "Events a source produced that failed validation and were skipped.", ConstLabels: labels,
 		}),
+		skipped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "zoneprice_ingest_rows_skipped_total", Help: "Rows of a fetched list the source could not read; their last good prices stay.", ConstLabels: labels,
+		}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),
@@ -126,7 +130,7 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 	for _, outcome := range []string{"ok", "error", "refused"} {
 		m.fetches.WithLabelValues(outcome) // present at zero from the start
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.lastSuccess} {
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.skipped, m.lastSuccess} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
@@ -203,6 +207,10 @@ func (r *Runner) Once(ctx context.Context) error {
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("fetch %s: %w", r.src.Name(), err)
+	}
+	if list.Skipped > 0 {
+		r.m.skipped.Add(float64(list.Skipped))
+		r.log.Warn("rows of the list could not be read; their last good prices stay", "skipped", list.Skipped)
 	}
 	stored, err := r.stored(ctx, list)
 	if err != nil {
@@ -361,6 +369,14 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		if s := p.Subject(); !listed[s] {
 			listed[s] = true
 			registrars[p.Registrar]++
+		}
+	}
+	// A kept subject counts as listed: it is neither withdrawn nor
+	// missing from its registrar's count for the shrink guard.
+	for _, s := range list.Keep {
+		if reg, _, ok := priceSubjectParts(s); ok && !listed[s] {
+			listed[s] = true
+			registrars[reg]++
 		}
 	}
 	live := map[string]int{} // live prices the stream holds per registrar

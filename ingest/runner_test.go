@@ -395,3 +395,23 @@ func TestRunnerWakeAndAfterSuccess(t *testing.T) {
 		t.Fatal("Wake did not start a round")
 	}
 }
+
+func TestRunnerKeepsUnreadableRows(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 1), set("a", ".net", 2)), nil); err != nil {
+		t.Fatal(err)
+	}
+	// .net's row could not be read this time: its price stays.
+	l := list(set("a", ".com", 1))
+	l.Keep = []string{contracts.PriceSubject("a", ".net")}
+	l.Skipped = 1
+	if err := h.once(t, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.current(t, "a", ".net").(*contracts.PriceSet); !ok {
+		t.Errorf("a .net after an unreadable row: got %T, want its last good price set", h.current(t, "a", ".net"))
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_rows_skipped_total"); got != 1 {
+		t.Errorf("rows skipped: got %v, want 1", got)
+	}
+}

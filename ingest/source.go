@@ -26,9 +26,17 @@ type Source interface {
 // lists at all: every live price of theirs is withdrawn, which the shrink
 // guard would otherwise refuse. It is how a stand-in source (the sample)
 // steps aside once real prices exist.
+//
+// Keep and Skipped report rows the source could not read. Keep names the
+// price subjects (contracts.PriceSubject) of rows whose registrar and zone
+// were readable but whose prices were not: their last good price stays
+// rather than being withdrawn, as it would be if the zone had left the
+// list. Skipped counts every unreadable row, for the operator's metrics.
 type List struct {
 	Prices  []contracts.PriceSet
 	Zones   []contracts.ZoneMeta
 	Rates   []contracts.Rates
 	Retired []string
+	Keep    []string
+	Skipped int
 }
