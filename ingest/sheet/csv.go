@@ -1,0 +1,154 @@
+package sheet
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// requiredColumns are the columns every sheet has.
+var requiredColumns = []string{"registrar", "zone", "currency"}
+
+// knownColumn reports whether name is a column this package reads.
+func knownColumn(name string) bool {
+	if slices.Contains(requiredColumns, name) {
+		return true
+	}
+	for _, op := range opNames {
+		if name == op || name == op+"_promo" || name == op+"_promo_ends" {
+			return true
+		}
+	}
+	return false
+}
+
+// readCSV reads a CSV sheet's rows. The header's problems, broken quoting
+// and a truncated last row fail the whole sheet; a row with the wrong
+// number of fields is one bad row.
+func readCSV(body []byte) ([]row, error) {
+	r := csv.NewReader(bytes.NewReader(body))
+	r.Comment = '#'
+	r.FieldsPerRecord = -1 // counted here, so that one bad row is one skipped row
+	header, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("price sheet has no header row")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read CSV header: %w", err)
+	}
+	headerLine, _ := r.FieldPos(0)
+	cols, err := columnIndex(header)
+	if err != nil {
+		return nil, fmt.Errorf("CSV header on line %d: %w", headerLine, err)
+	}
+	get := func(rec []string, name string) string {
+		if i, ok := cols[name]; ok {
+			return rec[i]
+		}
+		return ""
+	}
+	var (
+		rows      []row
+		lastShort bool
+		lastWhere string
+	)
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read CSV: %w", err)
+		}
+		line, _ := r.FieldPos(0)
+		where := "line " + strconv.Itoa(line)
+		lastShort, lastWhere = len(rec) < len(header), where
+		if blank(rec) {
+			continue // a spreadsheet's empty row
+		}
+		if len(rec) != len(header) {
+			rows = append(rows, row{where: where, err: &RowError{Row: where,
+				Err: fmt.Errorf("has %d fields, the header has %d (an unquoted comma in an amount?)", len(rec), len(header))}})
+			continue
+		}
+		c := cells{registrar: get(rec, "registrar"), zone: get(rec, "zone"), currency: get(rec, "currency")}
+		for i, op := range opNames {
+			c.ops[i] = opCells{price: get(rec, op), promo: get(rec, op+"_promo"), ends: get(rec, op+"_promo_ends")}
+		}
+		rows = append(rows, row{where: where, cells: c})
+	}
+	if lastShort && endsMidLine(body) {
+		return nil, fmt.Errorf("%s: the sheet ends inside a row, with fewer fields than the header and no line break: truncated?", lastWhere)
+	}
+	return rows, nil
+}
+
+// columnIndex maps each known column to its position, or says what is
+// wrong with the header.
+func columnIndex(header []string) (map[string]int, error) {
+	if len(header) == 1 && strings.ContainsAny(header[0], ";\t|") {
+		return nil, fmt.Errorf("the header is one column %q: separate columns with commas", header[0])
+	}
+	cols := map[string]int{}
+	for i, h := range header {
+		name := strings.ToLower(strings.TrimSpace(h))
+		if !knownColumn(name) {
+			continue
+		}
+		if _, dup := cols[name]; dup {
+			return nil, fmt.Errorf("column %q is named twice", name)
+		}
+		cols[name] = i
+	}
+	var missing []string
+	for _, name := range requiredColumns {
+		if _, ok := cols[name]; !ok {
+			missing = append(missing, strconv.Quote(name))
+		}
+	}
+	if len(missing) > 0 {
+		noun := "column"
+		if len(missing) > 1 {
+			noun = "columns"
+		}
+		return nil, fmt.Errorf("missing required %s %s (the header names %s)", noun, strings.Join(missing, ", "), strings.Join(header, ", "))
+	}
+	if !slices.ContainsFunc(opNames[:], func(op string) bool { _, ok := cols[op]; return ok }) {
+		return nil, errors.New(`none of the columns "register", "renew", "transfer": a sheet prices at least one operation`)
+	}
+	for _, op := range opNames {
+		_, hasOp := cols[op]
+		_, hasPromo := cols[op+"_promo"]
+		_, hasEnds := cols[op+"_promo_ends"]
+		if hasPromo && !hasOp {
+			return nil, fmt.Errorf("column %q needs column %q", op+"_promo", op)
+		}
+		if hasEnds && !hasPromo {
+			return nil, fmt.Errorf("column %q needs column %q", op+"_promo_ends", op+"_promo")
+		}
+	}
+	return cols, nil
+}
+
+// blank reports whether every field of a record is empty or spaces.
+func blank(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// endsMidLine reports whether the body's last line holds data but no line
+// break follows it: with a short last row, the mark of a cut-off body.
+func endsMidLine(body []byte) bool {
+	last := body[bytes.LastIndexByte(body, '\n')+1:]
+	t := bytes.TrimSpace(last)
+	return len(t) > 0 && t[0] != '#'
+}

@@ -1,0 +1,502 @@
+// Package sheet reads a price sheet an operator keeps by hand or exports
+// from a spreadsheet, so that any registrar's prices can be fed in without
+// code. A sheet is a CSV or JSON document, read from a URL or a local file;
+// it may price zones of several registrars, in several currencies.
+// SCHEMA.md holds the same schema with a full example of each format.
+//
+// # CSV
+//
+// The first row that is not a comment names the columns, in any order and
+// any letter case:
+//
+//	registrar,zone,currency,register,renew,transfer,register_promo,register_promo_ends
+//	porkbun,.com,USD,11.08,11.08,11.08,,
+//	example-reg,co.uk,GBP,"1,250.00",n/a,0.00,5.99,2026-12-31
+//
+// registrar, zone and currency are required, and at least one of register,
+// renew and transfer. Optional: register_promo, register_promo_ends and the
+// same for renew and transfer; a promo column needs its operation's column
+// and an _ends column its promo column. Other columns (notes, a source URL)
+// are ignored. Lines starting with # are comments, blank lines and rows of
+// empty cells are skipped, a UTF-8 byte order mark and CRLF line ends are
+// fine. Fields are separated by commas only; quote a field that holds a
+// comma ("1,250.00"). The header is checked first: a missing required
+// column, a column named twice or a semicolon-separated header fails the
+// whole sheet, naming what is wrong.
+//
+// # JSON
+//
+//	{"prices":[
+//	  {"registrar":"porkbun","zone":".com","currency":"USD",
+//	   "register":"11.08","renew":"11.08","transfer":"11.08",
+//	   "register_promo":"9.68","register_promo_ends":"2026-12-31"}]}
+//
+// The fields are the CSV columns. Amounts are strings; a JSON number is
+// accepted too and read by its literal digits (never through a float).
+// null or an absent field is an empty cell. Other top-level keys and
+// unknown fields are ignored. A bare array or an object without a "prices"
+// array fails the whole sheet.
+//
+// # Cells, decision by decision
+//
+//   - registrar: the registrar's id, lower-cased: letters, digits and inner
+//     hyphens ("porkbun", "name-com"). Ids starting with "sample-" are
+//     reserved for the synthetic sample source and refused.
+//   - zone: any form people type: ".com", "com", "COM", "com.", ".рф",
+//     "xn--p1ai", "co.uk". It is normalised with contracts.NormalizeZone.
+//   - currency: an ISO 4217 code in any case ("usd" is USD); one per row,
+//     used by every price in it. A code contracts does not know skips the
+//     row.
+//   - register, renew, transfer: a decimal amount read exactly with
+//     money.Parse ("9.68", "1500", "1,250.00"; more decimals than the
+//     currency has are rounded half up). An empty cell, "n/a", "na", "-" or
+//     "none" means the registrar does not offer the operation. "0.00" is a
+//     real price: the operation is free (a free transfer). A row must
+//     price at least one operation.
+//   - *_promo: a promotional price for that operation, read like the
+//     regular one; empty or "n/a" means none. A promotion needs the regular
+//     price; one above the regular price is an error; one equal to it is no
+//     promotion and is dropped.
+//   - *_promo_ends: when the promotion ends, RFC 3339
+//     ("2026-12-31T23:59:59Z") or a date ("2026-12-31"), which means the
+//     promotion runs through that day in UTC and ends at the next midnight
+//     UTC. Empty or "n/a" means no end is known. It needs a promotion. A
+//     promotion that has already ended is kept as written: consumers compare
+//     its end with the time.
+//
+// # Rows that cannot be used
+//
+// A row with a problem is skipped and counted; its error (a *RowError)
+// names the line (CSV) or index (JSON) and the column. The source logs the
+// skipped rows each round; Parse returns an error listing the first few
+// only when no usable row remains. A row pricing a (registrar, zone) an
+// earlier row already priced, in whatever form the zone is written, is
+// such an error: the first row stands. A row whose column count differs
+// from the header's (an unquoted thousands separator) is skipped too. But
+// broken CSV quoting, a JSON syntax error, an HTML page where the sheet
+// should be, or a last row cut short with no line break after it
+// (truncated) fails the whole sheet: there is never a partial list from a
+// damaged document. A sheet cut exactly at a line break cannot be told
+// from a shorter sheet; the runner's shrink guard refuses one that lost
+// more than half of a registrar's zones.
+//
+// Every registrar named in a sheet is spoken for by it: a zone of theirs
+// that leaves the sheet, or whose row is skipped, is withdrawn by the
+// runner on the next round; fixing the row brings it back. A registrar
+// that leaves the sheet altogether is named by it no longer, so the runner
+// leaves its last prices in place.
+//
+// # Where the sheet comes from
+//
+// Config.URL fetches the sheet with a conditional GET; Config.File reads a
+// local file again on every round, so editing it updates the prices at the
+// next round. Config.Format is "csv" or "json"; empty detects the format
+// from the URL's or file's extension (.csv, .json) and failing that from
+// the document's first non-space byte ({ or [ for JSON). Config.Name names
+// the source (default "sheet"), so that an operator running two sheets can
+// tell them apart in logs, metrics and the events' source field.
+package sheet
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's default name and events' source field.
+const Name = "sheet"
+
+// DefaultURL is empty: a sheet has no production endpoint of its own, so
+// Config names a URL or a file.
+const DefaultURL = ""
+
+// The formats a sheet can be written in.
+const (
+	FormatCSV  = "csv"
+	FormatJSON = "json"
+)
+
+// Config configures a Source. Exactly one of URL and File is set.
+type Config struct {
+	// URL is an http or https address serving the sheet
+	// (ZONEPRICE_SHEET_URL).
+	URL string
+	// File is a local path to the sheet, read again on every fetch
+	// (ZONEPRICE_SHEET_FILE).
+	File string
+	// Format is "csv", "json" or empty to detect it
+	// (ZONEPRICE_SHEET_FORMAT).
+	Format string
+	// Name names the source in logs, metrics and the events' source
+	// field; empty means "sheet" (ZONEPRICE_SHEET_NAME).
+	Name string
+	// Log receives a warning each round that skipped rows, naming them;
+	// nil discards it.
+	Log *slog.Logger
+}
+
+// Validate reports a configuration that cannot work, naming the
+// environment variable at fault.
+func (c Config) Validate() error {
+	switch {
+	case c.URL == "" && c.File == "":
+		return errors.New("ZONEPRICE_SHEET_URL or ZONEPRICE_SHEET_FILE: set one to say where the price sheet is")
+	case c.URL != "" && c.File != "":
+		return errors.New("ZONEPRICE_SHEET_URL and ZONEPRICE_SHEET_FILE are both set: set only one")
+	}
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("ZONEPRICE_SHEET_URL %q is not an absolute http or https URL", c.URL)
+		}
+	}
+	switch strings.ToLower(c.Format) {
+	case "", FormatCSV, FormatJSON:
+	default:
+		return fmt.Errorf("ZONEPRICE_SHEET_FORMAT %q: want csv, json, or empty to detect it", c.Format)
+	}
+	if c.Name != "" && !contracts.ValidRegistrar(c.Name) {
+		return fmt.Errorf("ZONEPRICE_SHEET_NAME %q: want lower-case letters, digits and inner hyphens", c.Name)
+	}
+	return nil
+}
+
+// Source reads one price sheet.
+type Source struct {
+	name   string
+	url    string
+	file   string
+	format string
+	client *fetch.Client
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source for the sheet cfg names, fetching with client (which
+// may be nil when cfg.File is set) and stamping what it observes with now()
+// (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.URL != "" && client == nil {
+		return nil, errors.New("sheet source with a URL needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	s := &Source{name: cmp.Or(cfg.Name, Name), url: cfg.URL, file: cfg.File, client: client, now: now, log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.format = strings.ToLower(cfg.Format)
+	if s.format == "" {
+		p := cfg.File
+		if u, err := url.Parse(cfg.URL); err == nil && cfg.URL != "" {
+			p = u.Path
+		}
+		s.format = formatOf(p)
+	}
+	return s, nil
+}
+
+// formatOf is the format a path's extension names, or "" for none.
+func formatOf(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".csv":
+		return FormatCSV
+	case ".json":
+		return FormatJSON
+	}
+	return ""
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return s.name }
+
+// Fetch implements ingest.Source.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	var body []byte
+	where := s.url
+	if s.file != "" {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(s.file)
+		if err != nil {
+			return nil, fmt.Errorf("read price sheet: %w", err)
+		}
+		body, where = b, s.file
+	} else {
+		resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"text/csv, application/json;q=0.9, */*;q=0.1"}})
+		if err != nil {
+			return nil, fmt.Errorf("fetch price sheet: %w", err)
+		}
+		body = resp.Body
+	}
+	list, skipped, err := ParseFormat(body, s.format, s.name, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("price sheet %s: %w", where, err)
+	}
+	if len(skipped) > 0 {
+		s.log.Warn("price sheet rows skipped", "source", s.name, "sheet", where,
+			"skipped", len(skipped), "priced", len(list.Prices), "rows", summary(skipped))
+	}
+	return list, nil
+}
+
+// RowError is why one row of a sheet was skipped.
+type RowError struct {
+	// Row is where the row is: "line 7" in a CSV sheet (the line it
+	// starts on), "prices[3]" in a JSON one.
+	Row string
+	// Column is the column or field at fault; empty when it is the row
+	// as a whole.
+	Column string
+	Err    error
+}
+
+// Error says where the row is, which column is wrong and why.
+func (e *RowError) Error() string {
+	if e.Column == "" {
+		return e.Row + ": " + e.Err.Error()
+	}
+	return e.Row + ": " + e.Column + ": " + e.Err.Error()
+}
+
+// Unwrap returns the reason the row was skipped.
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Parse reads one sheet, detecting its format from its first non-space
+// byte, into a list of price sets observed at observed with source "sheet".
+// It is what the offline import reads a saved sheet with.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	list, _, err := ParseFormat(body, "", Name, observed)
+	return list, err
+}
+
+// ParseFormat reads one sheet in format ("csv", "json", or "" to detect it
+// from the first non-space byte) into a list of price sets observed at
+// observed, with source (empty means "sheet"). It also returns a *RowError
+// for every row it skipped. See the package comment for the schema.
+func ParseFormat(body []byte, format, source string, observed time.Time) (*ingest.List, []error, error) {
+	source = cmp.Or(source, Name)
+	body = bytes.TrimPrefix(body, []byte("\uFEFF"))
+	lead := bytes.TrimLeft(body, " \t\r\n")
+	if len(lead) == 0 {
+		return nil, nil, errors.New("price sheet is empty")
+	}
+	if lead[0] == '<' {
+		return nil, nil, errors.New("price sheet looks like HTML or XML, not CSV or JSON (an error page?)")
+	}
+	format = strings.ToLower(format)
+	if format == "" {
+		format = FormatCSV
+		if lead[0] == '{' || lead[0] == '[' {
+			format = FormatJSON
+		}
+	}
+	var (
+		rows []row
+		err  error
+	)
+	switch format {
+	case FormatCSV:
+		rows, err = readCSV(body)
+	case FormatJSON:
+		rows, err = readJSON(body)
+	default:
+		return nil, nil, fmt.Errorf("unknown price sheet format %q: want csv or json", format)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, errors.New("price sheet has no rows")
+	}
+	var (
+		prices  []contracts.PriceSet
+		skipped []error
+		first   = map[[2]string]string{} // registrar and zone → the row pricing them
+	)
+	for _, r := range rows {
+		if r.err != nil {
+			skipped = append(skipped, r.err)
+			continue
+		}
+		ps, rerr := r.cells.priceSet(source, observed)
+		if rerr == nil {
+			key := [2]string{ps.Registrar, ps.Zone}
+			if at, dup := first[key]; dup {
+				rerr = &RowError{Err: fmt.Errorf("%s %s is already priced on %s; the first row stands", ps.Registrar, ps.Zone, at)}
+			} else {
+				first[key] = r.where
+			}
+		}
+		if rerr != nil {
+			rerr.Row = r.where
+			skipped = append(skipped, rerr)
+			continue
+		}
+		prices = append(prices, ps)
+	}
+	if len(prices) == 0 {
+		return nil, skipped, fmt.Errorf("no usable row in price sheet: %d skipped: %s", len(skipped), summary(skipped))
+	}
+	slices.SortFunc(prices, func(a, b contracts.PriceSet) int {
+		return cmp.Or(strings.Compare(a.Registrar, b.Registrar), strings.Compare(a.Zone, b.Zone))
+	})
+	return &ingest.List{Prices: prices}, skipped, nil
+}
+
+// summary lists the first few skipped rows.
+func summary(errs []error) string {
+	const show = 5
+	var b strings.Builder
+	for i, err := range errs {
+		if i == show {
+			fmt.Fprintf(&b, "; and %d more", len(errs)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+// row is one row of a sheet as read: its cells, or why it could not be
+// read at all.
+type row struct {
+	where string
+	cells cells
+	err   *RowError
+}
+
+// cells are a row's values as written, in either format.
+type cells struct {
+	registrar, zone, currency string
+	ops                       [3]opCells // register, renew, transfer
+}
+
+type opCells struct{ price, promo, ends string }
+
+// opNames are the operations' column names, in cells.ops order.
+var opNames = [3]string{"register", "renew", "transfer"}
+
+// priceSet turns a row's cells into a price set, or names the column that
+// is wrong. The returned error's Row is left for the caller to fill.
+func (c cells) priceSet(source string, observed time.Time) (contracts.PriceSet, *RowError) {
+	fail := func(column, format string, args ...any) (contracts.PriceSet, *RowError) {
+		return contracts.PriceSet{}, &RowError{Column: column, Err: fmt.Errorf(format, args...)}
+	}
+	reg := strings.ToLower(strings.TrimSpace(c.registrar))
+	switch {
+	case reg == "":
+		return fail("registrar", "is empty")
+	case !contracts.ValidRegistrar(reg):
+		return fail("registrar", "%q is not lower-case letters, digits and inner hyphens", c.registrar)
+	case contracts.IsSampleRegistrar(reg):
+		return fail("registrar", "%q: ids starting with %q are reserved for synthetic sample prices", reg, contracts.SampleRegistrarPrefix)
+	}
+	zone := strings.TrimSpace(c.zone)
+	if zone == "" {
+		return fail("zone", "is empty")
+	}
+	z, err := contracts.NormalizeZone(zone)
+	if err != nil {
+		return fail("zone", "%v", err)
+	}
+	cur := strings.ToUpper(strings.TrimSpace(c.currency))
+	if cur == "" {
+		return fail("currency", "is empty")
+	}
+	if _, ok := contracts.CurrencyExponent(cur); !ok {
+		return fail("currency", "unknown currency %q: want an ISO 4217 code such as USD", c.currency)
+	}
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: z.ASCII,
+		ObservedAt: observed, Source: source,
+	}
+	dst := [3]**contracts.OpPrice{&ps.Register, &ps.Renew, &ps.Transfer}
+	for i, oc := range c.ops {
+		name := opNames[i]
+		regular, err := money.Parse(oc.price, cur)
+		offered := err == nil
+		if err != nil && !errors.Is(err, money.ErrNoPrice) {
+			return fail(name, "%v", err)
+		}
+		promo, err := money.Parse(oc.promo, cur)
+		hasPromo := err == nil
+		if err != nil && !errors.Is(err, money.ErrNoPrice) {
+			return fail(name+"_promo", "%v", err)
+		}
+		ends, hasEnd, err := promoEnds(oc.ends)
+		if err != nil {
+			return fail(name+"_promo_ends", "%v", err)
+		}
+		switch {
+		case hasPromo && !offered:
+			return fail(name+"_promo", "a promotion needs a regular %s price", name)
+		case hasEnd && !hasPromo:
+			return fail(name+"_promo_ends", "an end needs a %s_promo price", name)
+		case hasPromo && promo > regular:
+			return fail(name+"_promo", "promotional price %s is more than the regular %s", strings.TrimSpace(oc.promo), strings.TrimSpace(oc.price))
+		}
+		if !offered {
+			continue
+		}
+		op := &contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
+		if hasPromo && promo < regular {
+			op.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
+			if hasEnd {
+				op.Promo.EndsAt = &ends
+			}
+		}
+		*dst[i] = op
+	}
+	if ps.Register == nil && ps.Renew == nil && ps.Transfer == nil {
+		return fail("", "no price: register, renew and transfer are all empty or n/a")
+	}
+	return ps, nil
+}
+
+// promoEnds reads when a promotion ends: RFC 3339, or a date meaning the
+// promotion runs through that day in UTC. Empty and "n/a" mean no end.
+func promoEnds(s string) (time.Time, bool, error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "", "n/a", "na", "-", "none":
+		return time.Time{}, false, nil
+	}
+	var t time.Time
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		t = d.AddDate(0, 0, 1)
+	} else if t, err = time.Parse(time.RFC3339, s); err != nil {
+		return time.Time{}, false, fmt.Errorf("%q is neither a date (2026-12-31) nor an RFC 3339 time (2026-12-31T23:59:59Z)", s)
+	}
+	// Far outside this window is a typo, and past year 9999 the time
+	// could not even be written as JSON.
+	if y := t.UTC().Year(); y < 2000 || y > 2200 {
+		return time.Time{}, false, fmt.Errorf("%q: year %d is not plausible", s, y)
+	}
+	return t.UTC(), true, nil
+}
