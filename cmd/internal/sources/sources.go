@@ -9,11 +9,13 @@ package sources
 import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/ingest/sheet"
 )
 
 // Registry returns every source by name.
@@ -61,6 +63,24 @@ func Registry() map[string]app.SourceSpec {
 				}, d.Client, d.Now)
 			},
 			Parse: namecom.Parse, Auto: true, Switch: []string{namecom.EnvToken}, Prices: true,
+		},
+		sheet.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				return sheet.New(sheet.Config{
+					URL:    d.Getenv("ZONEPRICE_SHEET_URL"),
+					File:   d.Getenv("ZONEPRICE_SHEET_FILE"),
+					Format: d.Getenv("ZONEPRICE_SHEET_FORMAT"),
+					Name:   d.Getenv("ZONEPRICE_SHEET_NAME"),
+					Log:    d.Log,
+				}, d.Client, d.Now)
+			},
+			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"}, Prices: true,
+		},
+		ecb.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				return ecb.New(ecb.Config{URL: d.Getenv("ZONEPRICE_ECB_URL")}, d.Client, d.Now)
+			},
+			Parse: ecb.Parse, Auto: true,
 		},
 		sample.SourceName: {
 			New:      func(d app.Deps) (ingest.Source, error) { return sample.New(d.Now), nil },
