@@ -6,23 +6,44 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 )
 
-// TestDefaultRun runs the one-command default (embedded NATS, sample source,
-// API) and checks that the first catalog it serves is whole and labelled as
-// sample data, then that it shuts down cleanly.
-func TestDefaultRun(t *testing.T) {
-	addr := cmdtest.FreeAddr(t)
+// liveEnv points every keyless live source at handler, as a machine whose
+// only network is a local server would see them.
+func liveEnv(t *testing.T, handler http.Handler) map[string]string {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return map[string]string{
+		"ZONEPRICE_PORKBUN_URL":     srv.URL + "/porkbun",
+		"ZONEPRICE_OVHCLOUD_URL":    srv.URL + "/ovhcloud",
+		"ZONEPRICE_ECB_URL":         srv.URL + "/ecb",
+		"ZONEPRICE_IANA_TLDS_URL":   srv.URL + "/iana/tlds",
+		"ZONEPRICE_IANA_ROOTDB_URL": srv.URL + "/iana/rootdb",
+	}
+}
+
+// start runs the all-in-one with env and extra arguments until the test
+// ends, and returns its API address once it is ready.
+func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *syncBuffer) {
+	t.Helper()
+	addr = cmdtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	stderr = &syncBuffer{}
 	done := make(chan error, 1)
-	args := []string{"--data-dir", t.TempDir(), "--embedded-listen", "", "--listen", addr, "--log-format", "text"}
-	go func() { done <- run(ctx, args, func(string) string { return "" }, &stdout, &stderr) }()
+	args := append([]string{"--data-dir", t.TempDir(), "--embedded-listen", "", "--listen", addr, "--log-format", "text"}, extra...)
+	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, &stdout, stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -34,26 +55,45 @@ func TestDefaultRun(t *testing.T) {
 			t.Error("run did not return within 30s of cancellation")
 		}
 	})
-
 	cmdtest.Poll(t, "http://"+addr+"/readyz", 60*time.Second, cmdtest.Status200)
-	resp, err := http.Get("http://" + addr + "/api/domains")
+	return addr, stderr
+}
+
+type catalog struct {
+	Count int `json:"count"`
+	Zones []struct {
+		Zone       string   `json:"zone"`
+		Categories []string `json:"categories"`
+		Min        map[string]*struct {
+			Registrar string `json:"registrar"`
+		} `json:"min"`
+	} `json:"zones"`
+}
+
+func get[T any](t *testing.T, url string) T {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	var cat struct {
-		Count int `json:"count"`
-		Zones []struct {
-			Zone string `json:"zone"`
-			Min  map[string]*struct {
-				Registrar string `json:"registrar"`
-			} `json:"min"`
-		} `json:"zones"`
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("decode %s: %v", url, err)
 	}
-	if err := json.Unmarshal(body, &cat); err != nil {
-		t.Fatalf("decode catalog: %v", err)
-	}
+	return v
+}
+
+// TestDefaultRun runs the one-command default (embedded NATS, every keyless
+// live source, the sample as fallback, the API) on a machine where no live
+// source answers, and checks that the first catalog it serves is the whole
+// sample, labelled as such, with zone metadata from the builtin catalog;
+// then that it shuts down cleanly.
+func TestDefaultRun(t *testing.T) {
+	env := liveEnv(t, http.NotFoundHandler())
+	addr, stderr := start(t, env)
+	cat := get[catalog](t, "http://"+addr+"/api/domains")
 	// The first catalog served is the whole sample, not part of it.
 	if cat.Count < 1900 || len(cat.Zones) != cat.Count {
 		t.Errorf("catalog at ready: got %d zones (%d listed), want the whole sample (over 1,900)", cat.Count, len(cat.Zones))
@@ -63,4 +103,79 @@ func TestDefaultRun(t *testing.T) {
 			t.Errorf("%s: cheapest registrar %q is not labelled sample", z.Zone, m.Registrar)
 		}
 	}
+	if !strings.Contains(stderr.String(), "serving the labelled sample") {
+		t.Errorf("the log does not say the sample is served:\n%s", stderr.String())
+	}
+}
+
+// TestAutoSwitchesToRealPrices starts with Porkbun failing, so the sample
+// is served, then lets Porkbun answer with its real format: the sample
+// steps aside (withdrawn, not only hidden) and only real prices are shown.
+func TestAutoSwitchesToRealPrices(t *testing.T) {
+	fixture, err := os.ReadFile("../../ingest/porkbun/testdata/pricing.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var porkbunUp atomic.Bool
+	env := liveEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/porkbun" && porkbunUp.Load() {
+			_, _ = w.Write(fixture)
+			return
+		}
+		http.Error(w, "not here", http.StatusForbidden)
+	}))
+	addr, _ := start(t, env, "--interval", "1s")
+	if cat := get[catalog](t, "http://"+addr+"/api/domains"); cat.Count < 1900 {
+		t.Fatalf("with Porkbun down: %d zones, want the whole sample", cat.Count)
+	}
+	porkbunUp.Store(true)
+	cmdtest.Poll(t, "http://"+addr+"/api/comparison/.com", 30*time.Second, func(status int, body []byte) bool {
+		return status == http.StatusOK && bytes.Contains(body, []byte(`"porkbun"`)) && !bytes.Contains(body, []byte(`"sample-`))
+	})
+	cat := get[catalog](t, "http://"+addr+"/api/domains")
+	if cat.Count == 0 || cat.Count > 100 {
+		t.Errorf("with Porkbun up: %d zones, want only Porkbun's fixture zones", cat.Count)
+	}
+	for _, z := range cat.Zones {
+		for op, m := range z.Min {
+			if m != nil && strings.HasPrefix(m.Registrar, "sample-") {
+				t.Errorf("%s %s: sample registrar %s beside real prices", z.Zone, op, m.Registrar)
+			}
+		}
+	}
+	// The sample is withdrawn on the stream too, not only hidden.
+	cmdtest.Poll(t, "http://"+addr+"/metrics", 30*time.Second, func(status int, body []byte) bool {
+		return status == http.StatusOK && withdrawals(body, "sample") > 1000
+	})
+}
+
+// withdrawals reads zoneprice_ingest_withdrawals_total for a source from a
+// metrics page.
+func withdrawals(metrics []byte, source string) float64 {
+	prefix := `zoneprice_ingest_withdrawals_total{source="` + source + `"} `
+	for line := range strings.SplitSeq(string(metrics), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return 0
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

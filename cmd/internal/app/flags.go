@@ -94,6 +94,9 @@ func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, reg
 	}
 	cfg := ingest.DefaultRunnerConfig()
 	cfg.Interval = f.Interval
+	// Jitter spreads sources started together; a tenth of the interval
+	// does that without making a short interval long.
+	cfg.Jitter = min(cfg.Jitter, f.Interval/10)
 	if f.Once {
 		cfg.Interval = 0
 	}
