@@ -400,24 +400,12 @@ func (x *Index) renderComparisonZones() []byte {
 	return append(b, "]}"...)
 }
 
-// categoryNames are the display names of the categories the service knows;
-// an id without one is shown capitalised with spaces for hyphens.
-var categoryNames = map[string]string{
-	contracts.TypeGeneric:           "Generic",
-	contracts.TypeCountryCode:       "Country code",
-	contracts.TypeSponsored:         "Sponsored",
-	contracts.TypeGenericRestricted: "Generic (restricted)",
-	contracts.TypeInfrastructure:    "Infrastructure",
-	"idn":                           "Internationalized (IDN)",
-	"second-level":                  "Second-level",
-	"legacy-gtld":                   "Legacy gTLD",
-	"cctld-as-generic":              "ccTLD used as generic",
-}
-
-// CategoryName returns the display name of a category id.
+// CategoryName returns the display name of a category id: its name in
+// contracts.Categories, or, for an id the service does not know, the id
+// capitalised with spaces for hyphens.
 func CategoryName(id string) string {
-	if n, ok := categoryNames[id]; ok || id == "" {
-		return n
+	if c, ok := contracts.CategoryByID(id); ok || id == "" {
+		return c.Name
 	}
 	s := strings.ReplaceAll(id, "-", " ")
 	r, size := utf8.DecodeRuneInString(s)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 )
 
 // How the sample prices come about. Every choice is a hash of constants, so
@@ -127,15 +128,15 @@ type currency struct {
 
 // pricer turns registrars and zones into price sets.
 type pricer struct {
-	idnCC      map[string]bool
+	cat        *iana.Catalog // the zones' types
 	currencies map[string]currency
 }
 
-func newPricer(idnCC map[string]bool) (*pricer, error) {
+func newPricer(cat *iana.Catalog) (*pricer, error) {
 	perEUR := sampleRates()
 	perEUR["EUR"] = "1"
 	perEUR["INR"] = inrPerEUR
-	p := &pricer{idnCC: idnCC, currencies: make(map[string]currency, len(perEUR))}
+	p := &pricer{cat: cat, currencies: make(map[string]currency, len(perEUR))}
 	for code, s := range perEUR {
 		rate, err := contracts.ParseRate(s)
 		if err != nil {
@@ -193,14 +194,23 @@ func (p *pricer) wholesale(zone string) int64 {
 		return pick(900, 1100)
 	case t == "net" || t == "org":
 		return pick(1100, 1500)
-	case legacyGTLDs[t]:
+	case iana.LegacyGTLD(zone):
 		return pick(1000, 2500)
-	case zoneType(zone, p.idnCC) == contracts.TypeCountryCode:
+	case p.typeOf(zone) == contracts.TypeCountryCode:
 		return pick(800, 6000)
 	case mix(h, 2)%100 < 5:
 		return pick(8000, 40000)
 	}
 	return pick(1500, 6000)
+}
+
+// typeOf is the IANA type of a zone; a zone outside the catalog (Generate
+// takes any) counts as generic.
+func (p *pricer) typeOf(zone string) string {
+	if t, ok := p.cat.Type(zone); ok {
+		return t
+	}
+	return contracts.TypeGeneric
 }
 
 // priceSet is registrar r's prices for zone.

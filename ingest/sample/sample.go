@@ -6,10 +6,11 @@
 // they must never be shown as real: every registrar id starts with
 // "sample-" and every price set and the rates carry source "sample".
 //
-// The zones themselves are real: they come from the ICANN section of the
-// Public Suffix List bundled with github.com/weppos/publicsuffix-go, and
-// their metadata is derived by documented rules from public facts (see
-// zones.go), so it carries source "builtin" rather than "sample".
+// The zones themselves are real: they are the builtin catalog of package
+// iana (the ICANN section of the Public Suffix List bundled with
+// github.com/weppos/publicsuffix-go), and their metadata is that catalog's,
+// derived by documented rules from public facts, so it carries source
+// "builtin" rather than "sample".
 package sample
 
 import (
@@ -18,15 +19,17 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 )
 
 // SourceName is the source of every price set and of the rates this package
 // produces, and the name the runner knows it by.
 const SourceName = "sample"
 
-// MetaSource is the source of the zone metadata: not sample data, but
-// derived by rule from the Public Suffix List and IANA's published types.
-const MetaSource = "builtin"
+// MetaSource is the source of the zone metadata: not sample data, but the
+// iana package's builtin catalog, derived by rule from the Public Suffix
+// List and IANA's published types.
+const MetaSource = iana.BuiltinSource
 
 // sampleRates are fixed sample exchange rates, not a market feed: one EUR
 // buys this much of each currency on RatesDate. INR is left out on purpose
@@ -69,19 +72,20 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cat, err := loadCatalog()
+	cat, err := iana.Builtin()
 	if err != nil {
 		return nil, err
 	}
 	observed := s.now()
-	p, err := newPricer(cat.idnCC)
+	p, err := newPricer(cat)
 	if err != nil {
 		return nil, err
 	}
+	zones := cat.Zones()
 	regs := sampleRegistrars(len(named))
 	var prices []contracts.PriceSet
 	for i := range regs {
-		for _, z := range cat.zones {
+		for _, z := range zones {
 			if !priced(z.ASCII) {
 				continue
 			}
@@ -91,10 +95,7 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 			prices = append(prices, p.priceSet(&regs[i], z.ASCII, observed))
 		}
 	}
-	metas := make([]contracts.ZoneMeta, len(cat.zones))
-	for i, z := range cat.zones {
-		metas[i] = zoneMeta(z, cat.idnCC, observed)
-	}
+	metas := cat.Metas(observed)
 	rates := contracts.Rates{
 		V: contracts.SchemaVersion, Kind: contracts.KindRates, Base: "EUR", Date: RatesDate,
 		Rates: sampleRates(), ObservedAt: observed, Source: SourceName,
@@ -107,11 +108,11 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 // The first registrars are the named sample registrars; the rest are
 // "sample-r017", "sample-r018" and so on, pricing in USD.
 func Generate(zones []contracts.Zone, registrars int, observed time.Time) ([]contracts.PriceSet, error) {
-	cat, err := loadCatalog()
+	cat, err := iana.Builtin()
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPricer(cat.idnCC)
+	p, err := newPricer(cat)
 	if err != nil {
 		return nil, err
 	}

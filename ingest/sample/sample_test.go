@@ -14,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 )
 
 var testTime = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -94,44 +95,6 @@ func TestZonesReturnsCopy(t *testing.T) {
 	}
 }
 
-func TestIDNCCTLDs(t *testing.T) {
-	has := map[string]bool{}
-	for _, z := range zones(t) {
-		has[z.ASCII] = true
-	}
-	for _, u := range idnCCTLDs {
-		z, err := contracts.NormalizeZone(u)
-		if err != nil {
-			t.Errorf("NormalizeZone(%s): %v", u, err)
-			continue
-		}
-		if !strings.HasPrefix(z.ASCII, ".xn--") {
-			t.Errorf("%s normalises to %s, want an A-label", u, z.ASCII)
-		}
-		if !has[z.ASCII] {
-			t.Errorf("%s (%s) is not in Zones()", u, z.ASCII)
-		}
-		if got := zoneType(z.ASCII, mustCatalog(t).idnCC); got != contracts.TypeCountryCode {
-			t.Errorf("type of %s (%s) is %q, want %q", u, z.ASCII, got, contracts.TypeCountryCode)
-		}
-	}
-	// A few A-labels checked against the IANA root zone database by hand.
-	for _, ascii := range []string{".xn--p1ai", ".xn--fiqs8s", ".xn--3e0b707e", ".xn--mgberp4a5d4ar"} {
-		if !mustCatalog(t).idnCC[ascii] {
-			t.Errorf("%s missing from the IDN ccTLDs", ascii)
-		}
-	}
-}
-
-func mustCatalog(t testing.TB) *catalog {
-	t.Helper()
-	cat, err := loadCatalog()
-	if err != nil {
-		t.Fatalf("loadCatalog: %v", err)
-	}
-	return cat
-}
-
 func TestZoneMeta(t *testing.T) {
 	list := fetch(t, fixedClock)
 	if got, want := len(list.Zones), len(zones(t)); got != want {
@@ -154,15 +117,15 @@ func TestZoneMeta(t *testing.T) {
 		cats    []string
 	}{
 		{".com", ".com", contracts.TypeGeneric, []string{"generic", "legacy-gtld"}},
-		{".app", ".app", contracts.TypeGeneric, []string{"generic"}},
+		{".app", ".app", contracts.TypeGeneric, []string{"generic", "new-gtld", "technology"}},
 		{".co.uk", ".co.uk", contracts.TypeCountryCode, []string{"country-code", "second-level"}},
 		{".com.au", ".com.au", contracts.TypeCountryCode, []string{"country-code", "second-level"}},
 		{".xn--p1ai", ".рф", contracts.TypeCountryCode, []string{"country-code", "idn"}},
-		{".xn--80asehdb", ".онлайн", contracts.TypeGeneric, []string{"generic", "idn"}},
-		{".io", ".io", contracts.TypeCountryCode, []string{"country-code", "cctld-as-generic"}},
-		{".co", ".co", contracts.TypeCountryCode, []string{"country-code", "cctld-as-generic"}},
+		{".xn--80asehdb", ".онлайн", contracts.TypeGeneric, []string{"generic", "idn", "new-gtld"}},
+		{".io", ".io", contracts.TypeCountryCode, []string{"country-code", "cctld-as-generic", "technology"}},
+		{".co", ".co", contracts.TypeCountryCode, []string{"country-code", "cctld-as-generic", "business"}},
 		{".com.co", ".com.co", contracts.TypeCountryCode, []string{"country-code", "second-level"}},
-		{".biz", ".biz", contracts.TypeGenericRestricted, []string{"generic-restricted", "legacy-gtld"}},
+		{".biz", ".biz", contracts.TypeGenericRestricted, []string{"generic-restricted", "legacy-gtld", "business"}},
 		{".aero", ".aero", contracts.TypeSponsored, []string{"sponsored"}},
 		{".gov", ".gov", contracts.TypeSponsored, []string{"sponsored"}},
 		{".arpa", ".arpa", contracts.TypeInfrastructure, []string{"infrastructure"}},
@@ -176,6 +139,30 @@ func TestZoneMeta(t *testing.T) {
 				t.Errorf("got %s %s %v, want %s %s %v", m.Unicode, m.Type, m.Categories, tc.unicode, tc.typ, tc.cats)
 			}
 		})
+	}
+}
+
+// TestZoneMetaIsBuiltinCatalog checks that the sample publishes the iana
+// source's builtin metadata unchanged: the two sources must never disagree
+// about a zone.
+func TestZoneMetaIsBuiltinCatalog(t *testing.T) {
+	cat, err := iana.Builtin()
+	if err != nil {
+		t.Fatalf("iana.Builtin: %v", err)
+	}
+	list := fetch(t, fixedClock)
+	if got, want := len(list.Zones), cat.Len(); got != want {
+		t.Fatalf("sample publishes %d zone metadata events, the builtin catalog has %d zones", got, want)
+	}
+	for _, m := range list.Zones {
+		want, ok := cat.Meta(m.Zone, testTime)
+		if !ok {
+			t.Errorf("%s is not in the builtin catalog", m.Zone)
+			continue
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("sample metadata for %s = %+v, builtin catalog's = %+v", m.Zone, m, want)
+		}
 	}
 }
 
