@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,6 +103,16 @@ func TestDefaultRun(t *testing.T) {
 		if m := z.Min["register"]; m != nil && !strings.HasPrefix(m.Registrar, "sample-") {
 			t.Errorf("%s: cheapest registrar %q is not labelled sample", z.Zone, m.Registrar)
 		}
+	}
+	// Zone metadata comes from the iana source's builtin catalog.
+	var com []string
+	for _, z := range cat.Zones {
+		if z.Zone == ".com" {
+			com = z.Categories
+		}
+	}
+	if !slices.Contains(com, "legacy-gtld") || !slices.Contains(com, "generic") {
+		t.Errorf(".com categories = %v, want generic and legacy-gtld from the builtin catalog", com)
 	}
 	if !strings.Contains(stderr.String(), "serving the labelled sample") {
 		t.Errorf("the log does not say the sample is served:\n%s", stderr.String())

@@ -261,3 +261,16 @@ func Secret(getenv Env, name string) (string, error) {
 	}
 	return v, nil
 }
+
+// Bool reads a boolean environment variable; unset is false.
+func Bool(getenv Env, name string) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s: %q is not true or false", name, v)
+	}
+	return b, nil
+}

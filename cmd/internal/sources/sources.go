@@ -10,6 +10,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -75,6 +76,20 @@ func Registry() map[string]app.SourceSpec {
 				}, d.Client, d.Now)
 			},
 			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"}, Prices: true,
+		},
+		iana.Name: {
+			New: func(d app.Deps) (ingest.Source, error) {
+				offline, err := app.Bool(d.Getenv, "ZONEPRICE_IANA_OFFLINE")
+				if err != nil {
+					return nil, err
+				}
+				return iana.New(iana.Config{
+					TLDsURL:   d.Getenv("ZONEPRICE_IANA_TLDS_URL"),
+					RootDBURL: d.Getenv("ZONEPRICE_IANA_ROOTDB_URL"),
+					Offline:   offline,
+				}, d.Client, d.Log, d.Now)
+			},
+			Auto: true,
 		},
 		ecb.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
