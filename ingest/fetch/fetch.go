@@ -145,7 +145,8 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		req.Method = http.MethodGet
 	}
 	var lastErr error
-	for attempt := 1; ; attempt++ {
+	attempt := 1
+	for ; ; attempt++ {
 		resp, retryAfter, err := c.attempt(ctx, req)
 		if err == nil {
 			return resp, nil
@@ -176,7 +177,10 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		case <-t.C:
 		}
 	}
-	return nil, fmt.Errorf("after %d attempts: %w", c.cfg.Attempts, lastErr)
+	if attempt == 1 {
+		return nil, lastErr
+	}
+	return nil, fmt.Errorf("after %d attempts: %w", attempt, lastErr)
 }
 
 // backoff is the wait before attempt n+1: uniform in [0, min(MaxDelay,

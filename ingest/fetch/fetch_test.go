@@ -253,4 +253,7 @@ func TestUnknownHostNotRetried(t *testing.T) {
 	if dials.Load() != 1 {
 		t.Errorf("%d dials, want 1: an unknown host is not retried", dials.Load())
 	}
+	if strings.Contains(err.Error(), "attempts") {
+		t.Errorf("error %q speaks of attempts; there was one", err)
+	}
 }
