@@ -107,7 +107,11 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 				src = ingest.NewFallback(src, js, deps.Log)
 			}
 		}
-		r, err := ingest.NewRunner(src, js, c.Runner, deps.Log, reg, deps.Now)
+		cfg, err := sourceRunnerConfig(c.Runner, name, c.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ingest.NewRunner(src, js, cfg, deps.Log, reg, deps.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -177,4 +181,23 @@ func selectSources(names string, registry map[string]SourceSpec, getenv Env) (se
 		return nil, false, errors.New("--sources (ZONEPRICE_SOURCES): no source named")
 	}
 	return selected, false, nil
+}
+
+// sourceRunnerConfig gives a source its own interval when
+// ZONEPRICE_INGEST_INTERVAL_<NAME> is set (the ECB publishes once a day,
+// IANA's files change rarely, a registrar's prices more often); jitter
+// stays within a tenth of it. One-round runs stay one round.
+func sourceRunnerConfig(cfg ingest.RunnerConfig, name string, getenv Env) (ingest.RunnerConfig, error) {
+	key := "ZONEPRICE_INGEST_INTERVAL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	v := getenv(key)
+	if v == "" || cfg.Interval == 0 {
+		return cfg, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return cfg, fmt.Errorf("%s: %q is not a positive duration", key, v)
+	}
+	cfg.Interval = d
+	cfg.Jitter = min(cfg.Jitter, d/10)
+	return cfg, nil
 }
