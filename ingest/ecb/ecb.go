@@ -42,11 +42,14 @@
 //     has "395.10"), after checking it with contracts.ParseRate: no float
 //     ever touches them.
 //   - A currency the contracts package does not know (the ECB quoted HRK
-//     until 2022, and LTL, LVL, EEK before that), EUR itself, a rate that is
-//     not a positive plain decimal, or a currency listed twice in one day
-//     (the first stands) is skipped and counted. The error names the skipped
-//     currencies only when the day has no usable rate left; a day with no
-//     currency at all is an error.
+//     until 2022, and LTL, LVL, EEK before that) and EUR itself are left
+//     out: they are not rates this service publishes. A currency attribute
+//     that is not a three-letter code, a rate that is not a positive plain
+//     decimal, or a currency listed twice in one day (the first stands) is
+//     skipped as unreadable: counted in the list's Skipped, which the
+//     runner adds to zoneprice_ingest_rows_skipped_total and logs. The error
+//     names the currencies left out and skipped only when the day has no
+//     usable rate left; a day with no currency at all is an error.
 //
 // The fetch is a conditional GET: where the server sends validators, an
 // unchanged file is answered with 304 and the remembered body parsed again.
@@ -197,17 +200,23 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		return nil, fmt.Errorf("ecb reference rates of %s hold no currency", dy.Time)
 	}
 	rates := make(map[string]string, len(dy.Rates))
-	var skipped []string
+	var (
+		reasons []string // every currency not published, for the error
+		skipped int      // those that could not be read
+	)
 	for _, r := range dy.Rates {
 		code := r.Currency
 		var why string
+		unreadable := true
 		_, known := contracts.CurrencyExponent(code)
 		_, dup := rates[code]
 		switch {
 		case code == Base:
-			why = "is the base currency"
+			why, unreadable = "is the base currency", false
+		case !known && !isoCode(code):
+			why = "is not a currency code"
 		case !known:
-			why = "is not a currency this service knows"
+			why, unreadable = "is not a currency this service knows", false
 		case dup:
 			why = "is listed twice; the first rate stands"
 		default:
@@ -216,18 +225,36 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 			}
 		}
 		if why != "" {
-			skipped = append(skipped, fmt.Sprintf("%q %s", code, why))
+			reasons = append(reasons, fmt.Sprintf("%q %s", code, why))
+			if unreadable {
+				skipped++
+			}
 			continue
 		}
 		rates[code] = r.Rate
 	}
 	if len(rates) == 0 {
-		return nil, fmt.Errorf("no usable rate in ecb reference rates of %s: %d skipped: %s", dy.Time, len(skipped), summary(skipped))
+		return nil, fmt.Errorf("no usable rate in ecb reference rates of %s: %d skipped: %s", dy.Time, len(reasons), summary(reasons))
 	}
 	return &ingest.List{Rates: []contracts.Rates{{
 		V: contracts.SchemaVersion, Kind: contracts.KindRates, Base: Base, Date: dy.Time,
 		Rates: rates, ObservedAt: observed, Source: Name,
-	}}}, nil
+	}}, Skipped: skipped}, nil
+}
+
+// isoCode reports whether s is shaped like an ISO 4217 code: three
+// upper-case letters. One that is, but unknown, is a currency this service
+// does not publish; one that is not is a garbled attribute.
+func isoCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // rootElement returns the document's root element, or an error saying

@@ -132,6 +132,7 @@ func TestParseQuirks(t *testing.T) {
 		want     map[string]string // rates that must be there, exactly
 		absent   []string          // currencies that must not be
 		count    int               // currencies in all; 0 skips the check
+		skipped  int               // currencies that could not be read
 		wantErr  string            // a fragment of the error; "" for success
 		wantErr2 string            // a second fragment
 	}{
@@ -160,7 +161,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			name: "currency listed twice keeps the first",
 			body: doc(`<Cube time='2024-06-28'><Cube currency='USD' rate='1.0705'/><Cube currency='USD' rate='9.9999'/></Cube>`),
-			date: "2024-06-28", want: map[string]string{"USD": "1.0705"}, count: 1,
+			date: "2024-06-28", want: map[string]string{"USD": "1.0705"}, count: 1, skipped: 1,
 		},
 		{
 			name: "unreadable rates are skipped",
@@ -168,6 +169,15 @@ func TestParseQuirks(t *testing.T) {
 				`<Cube currency='GBP' rate='0'/><Cube currency='CHF' rate='-0.96'/><Cube currency='SEK' rate=''/>` +
 				`<Cube currency='NOK' rate='1e1'/><Cube currency='PLN'/><Cube rate='4.3'/></Cube>`),
 			date: "2024-06-28", want: map[string]string{"USD": "1.0705"}, absent: []string{"JPY", "GBP", "CHF", "SEK", "NOK", "PLN"}, count: 1,
+			skipped: 7,
+		},
+		{
+			name: "unreadable rates are counted, unknown currencies and EUR are not",
+			body: doc(`<Cube time='2024-06-28'><Cube currency='EUR' rate='1'/><Cube currency='HRK' rate='7.5345'/>` +
+				`<Cube currency='usd' rate='1.0705'/><Cube currency='USD' rate='x'/><Cube currency='USD' rate='1.0705'/>` +
+				`<Cube currency='GBP' rate='0.84638'/><Cube currency='GBP' rate='0.9'/></Cube>`),
+			date: "2024-06-28", want: map[string]string{"USD": "1.0705", "GBP": "0.84638"}, absent: []string{"EUR", "HRK", "usd"}, count: 2,
+			skipped: 3,
 		},
 		{
 			name: "cubes without the eurofxref namespace",
@@ -241,6 +251,9 @@ func TestParseQuirks(t *testing.T) {
 			}
 			if tc.count > 0 && len(r.Rates) != tc.count {
 				t.Errorf("got %d currencies, want %d", len(r.Rates), tc.count)
+			}
+			if list.Skipped != tc.skipped || list.Keep != nil {
+				t.Errorf("skipped %d, keep %q; want %d, none", list.Skipped, list.Keep, tc.skipped)
 			}
 		})
 	}

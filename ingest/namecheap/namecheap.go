@@ -51,7 +51,8 @@
 //     and DurationType="YEAR" is read: every price published is one year's.
 //     A product with no such row (a zone registered for two years at least)
 //     does not offer that operation for one year: nil. A product missing
-//     from a category does not offer that operation either.
+//     from a category does not offer that operation either, and a zone
+//     with no operation offered for one year is left out.
 //   - RegularPrice is the regular price. Price is Namecheap's "final price
 //     (it can be from regular, userprice, special price, promo price, tier
 //     price)": when it is lower than RegularPrice it is a promotion (with no
@@ -79,10 +80,18 @@
 //     different currencies is skipped.
 //   - A product listed twice in one category keeps its first listing; two
 //     names that normalise to one zone (a Unicode name and its A-label)
-//     likewise keep the first.
+//     likewise keep the first. The later listing is skipped.
 //
-// Skipped zones are counted; the error names them only when nothing usable
-// remains.
+// What is left out by design (other product types and categories, terms
+// other than one year, a zone with no one-year price) is not a price this
+// package publishes: such a zone is withdrawn like one that left the list.
+// What is skipped could not be read: a product name that is not a zone, a
+// zone with an unreadable amount or currency or with mixed currencies, a
+// second listing. Skipped listings and zones are counted in the list's
+// Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs them);
+// a skipped zone whose name was read keeps its last good price (Keep)
+// rather than being withdrawn. The error names them only when nothing
+// usable remains.
 package namecheap
 
 import (
@@ -342,7 +351,9 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var (
 		order   []string // zones in order of first appearance
 		zones   = map[string]*zoneEntry{}
-		skipped []string
+		skipped []string // listings and zones that could not be read
+		reasons []string // zones left out, for the error
+		keep    []string // subjects of the zones skipped
 		domains bool
 	)
 	for _, pt := range r.Result.ProductTypes {
@@ -370,8 +381,12 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 					zones[z.ASCII] = e
 					order = append(order, z.ASCII)
 				}
-				if e.seen[op] || e.bad != nil {
-					continue // listed before: the first listing stands
+				if e.bad != nil {
+					continue // counted once, with its zone
+				}
+				if e.seen[op] {
+					skipped = append(skipped, fmt.Sprintf("%s %q: listed twice; the first listing stands", cat.Name, p.Name))
+					continue
 				}
 				e.seen[op] = true
 				o, err := opPrice(p.Prices)
@@ -394,18 +409,30 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		if err == nil {
 			err = checkSet(&e.ps)
 		}
-		if err != nil {
+		switch {
+		case errors.As(err, new(leftOut)):
+			reasons = append(reasons, fmt.Sprintf("%s: %v", zone, err))
+		case err != nil:
 			skipped = append(skipped, fmt.Sprintf("%s: %v", zone, err))
-			continue
+			keep = append(keep, e.ps.Subject())
+		default:
+			prices = append(prices, e.ps)
 		}
-		prices = append(prices, e.ps)
 	}
 	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(skipped), summary(skipped))
+		all := slices.Concat(skipped, reasons)
+		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(all), summary(all))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices}, nil
+	slices.Sort(keep)
+	return &ingest.List{Prices: prices, Keep: keep, Skipped: len(skipped)}, nil
 }
+
+// leftOut is why a zone is left out by design rather than skipped: it has
+// no price this package publishes.
+type leftOut string
+
+func (e leftOut) Error() string { return string(e) }
 
 func (e *zoneEntry) op(op operation) **contracts.OpPrice {
 	switch op {
@@ -437,7 +464,8 @@ func apiErr(r apiResponse) error {
 	return fmt.Errorf("namecheap answered status %q: %s", r.Status, strings.Join(msgs, "; "))
 }
 
-// checkSet reports a zone that cannot be published as it stands.
+// checkSet reports a zone that cannot be published as it stands: a
+// leftOut when it offers nothing for one year.
 func checkSet(ps *contracts.PriceSet) error {
 	var cur string
 	priced := false
@@ -453,7 +481,7 @@ func checkSet(ps *contracts.PriceSet) error {
 		}
 	}
 	if !priced {
-		return errors.New("no operation priced for one year")
+		return leftOut("no operation priced for one year")
 	}
 	return nil
 }

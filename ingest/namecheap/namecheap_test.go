@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,6 +205,12 @@ func TestFetch(t *testing.T) {
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
+	// .club's price and .eu's currencies cannot be read, no_such is no
+	// zone and .com is listed twice among renewals; .ai, with two-year
+	// rows only, and the ssl product are left out.
+	if want := []string{"prices.v1.namecheap.club", "prices.v1.namecheap.eu"}; list.Skipped != 4 || !slices.Equal(list.Keep, want) {
+		t.Errorf("skipped %d, keep %q; want 4, %q", list.Skipped, list.Keep, want)
+	}
 	tests := []struct {
 		name, zone                string
 		register, renew, transfer *contracts.OpPrice
@@ -277,6 +284,8 @@ func TestParseQuirks(t *testing.T) {
 		zone    string
 		want    *contracts.PriceSet // nil: the zone must be absent
 		wantErr string              // non-empty: Parse fails with this in the message
+		skipped int                 // listings and zones that could not be read
+		keep    []string            // zones whose last good price stays
 	}{
 		{
 			name: "documented upper-case names",
@@ -327,11 +336,12 @@ func TestParseQuirks(t *testing.T) {
 			name: "first listing in a category stands",
 			body: doc(`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product><Product Name="com">` + row("99.00", "99.00", "0") + `</Product></ProductCategory>`),
 			zone: ".com", want: set(".com", nil, op(1606), nil),
+			skipped: 1,
 		},
 		{
 			name: "first listing stands even when it has no one-year row",
 			body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product><Product Name="ai">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` + netOK),
-			zone: ".ai",
+			zone: ".ai", skipped: 1,
 		},
 		{
 			name: "unicode name",
@@ -341,22 +351,36 @@ func TestParseQuirks(t *testing.T) {
 		{
 			name: "unreadable price skips the zone",
 			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
 			name: "unreadable fee skips the zone",
 			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "zero") + `</Product></ProductCategory>` + netOK),
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
 			name: "negative price skips the zone",
 			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("-1.00", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
 			name: "unknown currency skips the zone",
 			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="9.00" RegularPrice="9.00" Currency="XYZ"/></Product></ProductCategory>` + netOK),
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+		},
+		{
+			name: "unreadable zones are counted and kept, zones not sold for a year are not",
+			body: doc(`<ProductCategory Name="register">` +
+				`<Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product>` +
+				`<Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product>` +
+				`<Product Name="no_such">` + row("1.00", "1.00", "0") + `</Product>` +
+				`<Product Name="EU"><Price Duration="1" DurationType="YEAR" Price="4.98" RegularPrice="4.98" Currency="EUR"/></Product>` +
+				`</ProductCategory>` +
+				`<ProductCategory Name="renew"><Product Name="eu">` + row("6.98", "6.98", "0") + `</Product></ProductCategory>` +
+				`<ProductCategory Name="restore"><Product Name="org">` + row("x", "x", "x") + `</Product></ProductCategory>` +
+				netOK),
+			zone: ".net", want: set(".net", nil, op(1616), nil),
+			skipped: 3, keep: []string{"prices.v1.namecheap.com", "prices.v1.namecheap.eu"},
 		},
 		{
 			name: "euro zone",
@@ -414,6 +438,9 @@ func TestParseQuirks(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
+				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
 			}
 			got, ok := byZone(t, list)[tt.zone]
 			switch {
@@ -680,6 +707,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(list.Prices) == 0 {
 			t.Fatal("Parse returned an empty list without an error")
+		}
+		if len(list.Keep) > list.Skipped {
+			t.Fatalf("%d zones kept for %d skipped", len(list.Keep), list.Skipped)
+		}
+		for _, p := range list.Prices {
+			if slices.Contains(list.Keep, p.Subject()) {
+				t.Fatalf("%s is both priced and kept", p.Zone)
+			}
 		}
 		seen := map[string]bool{}
 		for _, p := range list.Prices {

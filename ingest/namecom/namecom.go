@@ -33,7 +33,7 @@
 //
 //   - duration is always requested as 1, because the documentation
 //     contradicts itself on the default (its text says 1, its schema says 5).
-//     A row for another duration is skipped; a row without one is taken to
+//     A row for another duration is left out; a row without one is taken to
 //     be for the one year asked for.
 //   - Each tld is a zone of its own ("co.uk" is not folded into "uk"); IDN
 //     TLDs arrive in Unicode ("みんな") and are normalised to their A-label
@@ -55,13 +55,14 @@
 //   - null means the operation is not offered: the documentation says so of
 //     the account-level price ("registrationPrice = null means registrations
 //     are not currently available"), so a null or absent account-level price
-//     makes the operation nil whatever the other two say. (API v4 omitted
-//     fields at zero; the Core API schema marks every price required and
-//     nullable. Should a zero price ever be omitted, it reads as not offered:
-//     a missing price, never a wrong one.)
+//     makes the operation nil whatever the other two say, and a zone with
+//     no operation offered is left out. (API v4 omitted fields at zero; the
+//     Core API schema marks every price required and nullable. Should a
+//     zero price ever be omitted, it reads as not offered: a missing price,
+//     never a wrong one.)
 //   - Because null is how name.com says "not offered", 0 is a real price (a
 //     free transfer). But a zone whose every offered operation costs 0 is
-//     not a zone anyone sells that way: it is skipped.
+//     not a zone anyone sells that way: it is left out.
 //   - Prices are decoded as json.Number and read by their literal digits with
 //     money.Parse, never through a float: 3.9899999999999998 is 399 cents
 //     (rounded half up at the cent). A price in a JSON string is read the
@@ -71,11 +72,18 @@
 //     decode costs only its zone; a page that does not decode, or has no
 //     "pricing" array, fails the fetch.
 //   - A zone listed twice (on one page, or on two pages when the list shifted
-//     between requests) keeps its first listing.
+//     between requests) keeps its first listing; the other is skipped.
+//
+// A row left out (another duration, nothing offered, everything free) is
+// not a price this package publishes: its zone is withdrawn like one that
+// left the list. A row skipped could not be read: it is counted in the
+// list's Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs
+// it), and when its tld is a zone, that zone keeps its last good price
+// (Keep) rather than being withdrawn.
 //
 // HTTP 401 and 403 mean the credentials are wrong: they fail at once, naming
-// the environment variables to check, and are not retried. Skipped rows are
-// counted; the error names them only when nothing usable remains.
+// the environment variables to check, and are not retried. The error names
+// the rows left out and skipped only when nothing usable remains.
 package namecom
 
 import (
@@ -85,6 +93,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -335,7 +344,9 @@ type entry struct {
 // page is what one page body holds.
 type page struct {
 	prices     []contracts.PriceSet
-	skipped    []string
+	skipped    []string        // rows that could not be read
+	leftOut    []string        // rows that are not a price published here
+	keep       map[string]bool // subjects of skipped rows naming a zone
 	rows       int
 	nextPage   int
 	totalCount int
@@ -358,7 +369,7 @@ func parsePage(body []byte, observed time.Time) (*page, error) {
 		}
 		return nil, errors.New("page has no pricing")
 	}
-	p := &page{rows: len(*r.Pricing)}
+	p := &page{rows: len(*r.Pricing), keep: map[string]bool{}}
 	if r.NextPage != nil {
 		p.nextPage = *r.NextPage
 	}
@@ -367,11 +378,17 @@ func parsePage(body []byte, observed time.Time) (*page, error) {
 	}
 	for i, raw := range *r.Pricing {
 		ps, err := parseEntry(raw, observed)
-		if err != nil {
+		switch {
+		case errors.As(err, new(leftOut)):
+			p.leftOut = append(p.leftOut, fmt.Sprintf("row %d: %v", i+1, err))
+		case err != nil:
 			p.skipped = append(p.skipped, fmt.Sprintf("row %d: %v", i+1, err))
-			continue
+			if ps.Zone != "" {
+				p.keep[ps.Subject()] = true
+			}
+		default:
+			p.prices = append(p.prices, ps)
 		}
-		p.prices = append(p.prices, ps)
 	}
 	return p, nil
 }
@@ -380,14 +397,18 @@ func parsePage(body []byte, observed time.Time) (*page, error) {
 type accumulator struct {
 	prices  []contracts.PriceSet
 	skipped []string
+	leftOut []string
+	keep    map[string]bool
 	seen    map[string]bool
 }
 
 func (a *accumulator) add(p *page) {
 	if a.seen == nil {
-		a.seen = map[string]bool{}
+		a.seen, a.keep = map[string]bool{}, map[string]bool{}
 	}
 	a.skipped = append(a.skipped, p.skipped...)
+	a.leftOut = append(a.leftOut, p.leftOut...)
+	maps.Copy(a.keep, p.keep)
 	for _, ps := range p.prices {
 		if a.seen[ps.Zone] {
 			a.skipped = append(a.skipped, fmt.Sprintf("%s: listed twice", ps.Zone))
@@ -398,14 +419,31 @@ func (a *accumulator) add(p *page) {
 	}
 }
 
+// list returns the merged list. Keep holds the zones of rows that could not
+// be read, less those another row priced.
 func (a *accumulator) list() (*ingest.List, error) {
 	if len(a.prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in name.com price list: %d skipped: %s", len(a.skipped), summary(a.skipped))
+		all := slices.Concat(a.skipped, a.leftOut)
+		return nil, fmt.Errorf("no usable zone in name.com price list: %d skipped: %s", len(all), summary(all))
 	}
 	prices := slices.Clone(a.prices)
 	slices.SortFunc(prices, func(x, y contracts.PriceSet) int { return strings.Compare(x.Zone, y.Zone) })
-	return &ingest.List{Prices: prices}, nil
+	keep := maps.Clone(a.keep)
+	for i := range prices {
+		delete(keep, prices[i].Subject())
+	}
+	var kept []string
+	if len(keep) > 0 {
+		kept = slices.Sorted(maps.Keys(keep))
+	}
+	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(a.skipped)}, nil
 }
+
+// leftOut is why a row is left out by design rather than skipped: it is
+// not a price this package publishes.
+type leftOut string
+
+func (e leftOut) Error() string { return string(e) }
 
 // summary lists the first few reasons rows were skipped.
 func summary(reasons []string) string {
@@ -416,30 +454,36 @@ func summary(reasons []string) string {
 	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
 }
 
-// parseEntry turns one row into a price set, or says why it cannot.
+// parseEntry turns one row into a price set, or says why it cannot: a
+// leftOut for a row that is not a price published here, another error for
+// one that cannot be read. With an error the set still names the zone when
+// the tld is one, so that its last good price can be kept.
 func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
+		ObservedAt: observed, Source: Name,
+	}
 	var e entry
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return contracts.PriceSet{}, fmt.Errorf("row does not decode: %w", err)
+		return ps, fmt.Errorf("row does not decode: %w", err)
 	}
 	var tld string
 	if err := json.Unmarshal(e.TLD, &tld); err != nil || isNull(e.TLD) {
-		return contracts.PriceSet{}, fmt.Errorf("tld %s is not a string", e.TLD)
+		return ps, fmt.Errorf("tld %s is not a string", e.TLD)
+	}
+	z, zerr := contracts.NormalizeZone(strings.TrimSpace(tld))
+	if zerr == nil {
+		ps.Zone = z.ASCII
 	}
 	if d, err := decimalText(e.Duration); err == nil {
 		if strings.TrimSpace(d) != "1" {
-			return contracts.PriceSet{}, fmt.Errorf("%s: duration %s is not one year", tld, d)
+			return ps, leftOut(fmt.Sprintf("%s: duration %s is not one year", tld, d))
 		}
 	} else if !errors.Is(err, money.ErrNoPrice) {
-		return contracts.PriceSet{}, fmt.Errorf("%s: duration: %w", tld, err)
+		return ps, fmt.Errorf("%s: duration: %w", tld, err)
 	}
-	z, err := contracts.NormalizeZone(strings.TrimSpace(tld))
-	if err != nil {
-		return contracts.PriceSet{}, err
-	}
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
-		ObservedAt: observed, Source: Name,
+	if zerr != nil {
+		return ps, zerr
 	}
 	for _, f := range []struct {
 		name                      string
@@ -452,16 +496,16 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 	} {
 		op, err := opPrice(f.account, f.retail, f.original)
 		if err != nil {
-			return contracts.PriceSet{}, fmt.Errorf("%s: %s: %w", z.ASCII, f.name, err)
+			return ps, fmt.Errorf("%s: %s: %w", z.ASCII, f.name, err)
 		}
 		*f.dst = op
 	}
 	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
-		return contracts.PriceSet{}, fmt.Errorf("%s: no operation offered", z.ASCII)
+		return ps, leftOut(z.ASCII + ": no operation offered")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return contracts.PriceSet{}, fmt.Errorf("%s: every price is 0", z.ASCII)
+		return ps, leftOut(z.ASCII + ": every price is 0")
 	}
 	return ps, nil
 }

@@ -235,6 +235,11 @@ func TestFetchPages(t *testing.T) {
 			t.Errorf("%s is listed; it should be skipped", zone)
 		}
 	}
+	// .club's exponent cannot be read and .com's repeat is skipped; the
+	// two-year .store and the unoffered .cat are left out.
+	if want := []string{"prices.v1.namecom.club"}; list.Skipped != 2 || !slices.Equal(list.Keep, want) {
+		t.Errorf("skipped %d, keep %q; want 2, %q", list.Skipped, list.Keep, want)
+	}
 }
 
 // TestPaging covers how Fetch follows and guards the pages.
@@ -423,6 +428,8 @@ func TestParseQuirks(t *testing.T) {
 		zone    string
 		want    *contracts.PriceSet // nil: the zone must be absent
 		wantErr string              // non-empty: Parse fails with this in the message
+		skipped int                 // rows that could not be read
+		keep    []string            // zones whose last good price stays
 	}{
 		{
 			name: "integral prices",
@@ -478,18 +485,38 @@ func TestParseQuirks(t *testing.T) {
 			name: "first listing on a page stands",
 			body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
 			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			skipped: 1,
 		},
 		{name: "two-year row skipped", body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), zone: ".com"},
 		{name: "fractional duration skipped", body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), zone: ".com"},
 		{name: "all free skipped", body: body(row("com", "0", "0", "0"), net), zone: ".com"},
 		{name: "nothing offered skipped", body: body(row("com", "null", "null", "null"), net), zone: ".com"},
-		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com"},
-		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com"},
-		{name: "empty string price skips the zone", body: body(row("com", `""`, "12.99", "11.99"), net), zone: ".com"},
-		{name: "boolean price skips the zone", body: body(row("com", "true", "12.99", "11.99"), net), zone: ".com"},
-		{name: "tld not a string", body: body(`{"tld":7,"registrationPrice":1}`, net), zone: ".7"},
-		{name: "row not an object", body: body(`"com"`, net), zone: ".com"},
-		{name: "tld not a zone", body: body(row("foo bar", "1", "1", "1"), net), zone: ".foo bar"},
+		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
+		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
+		{name: "empty string price skips the zone", body: body(row("com", `""`, "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
+		{name: "boolean price skips the zone", body: body(row("com", "true", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
+		{name: "tld not a string", body: body(`{"tld":7,"registrationPrice":1}`, net), zone: ".7", skipped: 1},
+		{name: "row not an object", body: body(`"com"`, net), zone: ".com", skipped: 1},
+		{name: "tld not a zone", body: body(row("foo bar", "1", "1", "1"), net), zone: ".foo bar", skipped: 1},
+		{
+			name: "unreadable rows are counted and kept, rows of other durations are not",
+			body: body(
+				strings.Replace(row("org", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1),
+				row("cat", "null", "null", "null"),
+				row("pl", "0", "0", "0"),
+				row("CO.UK", "8.99", `"x"`, "null"),
+				strings.Replace(row("io", "44.99", "59.99", "59.99"), `"duration":1`, `"duration":true`, 1),
+				`{"tld":["de"]}`,
+				net),
+			zone: ".net", want: set(".net", op(1399), op(1599), op(1399)),
+			skipped: 3, keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
+		},
+		{
+			name: "unreadable row beside a readable listing of its zone",
+			body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
+			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			skipped: 1,
+		},
 		{name: "unauthorized body", body: string(fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
 		{name: "no pricing", body: `{"nextPage":null,"totalCount":0}`, wantErr: "page has no pricing"},
 		{name: "empty pricing", body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, wantErr: "no usable zone"},
@@ -514,6 +541,9 @@ func TestParseQuirks(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
+				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
 			}
 			got, ok := byZone(t, list)[tt.zone]
 			switch {
@@ -716,6 +746,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(list.Prices) == 0 {
 			t.Fatal("Parse returned an empty list without an error")
+		}
+		if len(list.Keep) > list.Skipped {
+			t.Fatalf("%d zones kept for %d rows skipped", len(list.Keep), list.Skipped)
+		}
+		for _, p := range list.Prices {
+			if slices.Contains(list.Keep, p.Subject()) {
+				t.Fatalf("%s is both priced and kept", p.Zone)
+			}
 		}
 		seen := map[string]bool{}
 		for _, p := range list.Prices {

@@ -31,7 +31,8 @@
 //     aftermarket or restore prices that depend on the name or are not one
 //     of the three operations: ignored. A missing pricing means the
 //     operation is not offered (nil); when two matching pricings disagree
-//     the operation is left out as ambiguous.
+//     the operation is left out as ambiguous, and a plan whose every
+//     priced operation is ambiguous is skipped.
 //   - A price of 999,999 currency units or more (99999900000000) is
 //     OVHcloud's placeholder for a price set per name (premium, dynamic):
 //     left out, as if not offered. A price of 0 is a real, free operation
@@ -43,18 +44,25 @@
 //     price less "discount"."value" when there is no total), its end the
 //     endDate. A promotion that is no discount, has ended, has not started
 //     or does not decode is ignored; of several, the cheapest wins.
-//   - A plan is skipped when its planCode is not a zone
-//     (contracts.NormalizeZone fails), when a label ends in "-premium" (a
-//     premium variant, not a zone), when its dotted invoiceName names
-//     another zone than its planCode (a variant plan), when it has no
-//     usable default pricing (a premium-only zone), when it does not decode,
-//     or when its zone was already listed.
+//   - A plan is left out, as not a zone priced here, when its planCode is
+//     not a zone (contracts.NormalizeZone fails), when a label ends in
+//     "-premium" (a premium variant, not a zone), when its dotted
+//     invoiceName names another zone than its planCode (a variant plan), or
+//     when it has no default one-year pricing at all (a premium-only zone).
+//     Its zone, if it had a price, is withdrawn like one that left the
+//     catalog.
+//   - A plan is skipped, as unreadable, when it does not decode, has no
+//     planCode, has a price that cannot be read or only ambiguous prices,
+//     or names a zone already listed (the first plan stands).
 //   - A body that is not one complete JSON object (truncated, an error page)
 //     or has no plans fails the fetch: never a partial list. An OVHcloud
 //     API error ({"class":...,"message":...}) is named in the error.
 //
-// Skipped plans are counted; the error names them only when nothing usable
-// remains.
+// Skipped plans are counted in the list's Skipped
+// (zoneprice_ingest_rows_skipped_total, and the runner logs them), and the
+// zone of a skipped plan whose planCode is a zone keeps its last good price
+// (Keep) rather than being withdrawn. The error names the plans left out
+// and skipped only when nothing usable remains.
 package ovhcloud
 
 import (
@@ -63,6 +71,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -253,7 +262,9 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	}
 	var (
 		prices  []contracts.PriceSet
-		skipped []string
+		reasons []string // every plan not priced, for the error
+		skipped int
+		keep    = map[string]bool{}
 		seen    = map[string]bool{}
 	)
 	for i, raw := range c.Plans {
@@ -262,18 +273,45 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 			err = fmt.Errorf("zone %s listed twice", ps.Zone)
 		}
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("plan %d: %v", i, err))
+			reasons = append(reasons, fmt.Sprintf("plan %d: %v", i, err))
+			if !errors.As(err, new(leftOut)) {
+				skipped++
+				if ps.Zone != "" {
+					keep[ps.Subject()] = true
+				}
+			}
 			continue
 		}
 		seen[ps.Zone] = true
 		prices = append(prices, ps)
 	}
 	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(skipped), summary(skipped))
+		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(reasons), summary(reasons))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices}, nil
+	return &ingest.List{Prices: prices, Keep: kept(keep, prices), Skipped: skipped}, nil
 }
+
+// leftOut is why a plan is left out by design rather than skipped: it is
+// not a zone priced here.
+type leftOut string
+
+func (e leftOut) Error() string { return string(e) }
+
+// kept lists the subjects of zones whose plans could not be read, less
+// those the list prices after all (a zone listed twice, one plan read).
+func kept(subjects map[string]bool, prices []contracts.PriceSet) []string {
+	for i := range prices {
+		delete(subjects, prices[i].Subject())
+	}
+	if len(subjects) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(subjects))
+}
+
+// errAmbiguous is an operation with two one-year prices that disagree.
+var errAmbiguous = errors.New("pricings disagree")
 
 // summary lists the first few reasons plans were skipped.
 func summary(reasons []string) string {
@@ -284,31 +322,51 @@ func summary(reasons []string) string {
 	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
 }
 
-// parsePlan turns one plan into a price set, or says why it cannot.
+// parsePlan turns one plan into a price set, or says why it cannot: a
+// leftOut for a plan that is not a zone priced here, another error for one
+// that cannot be read. With an error the set still names the zone when the
+// plan names one, so that its last good price can be kept.
 func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.PriceSet, error) {
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
+		ObservedAt: observed, Source: Name,
+	}
 	var p plan
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return contracts.PriceSet{}, fmt.Errorf("does not decode: %w", err)
+	bad := json.Unmarshal(raw, &p)
+	if bad != nil {
+		// The pricings may be what is wrong: read what names the plan.
+		var head struct {
+			PlanCode    string `json:"planCode"`
+			InvoiceName string `json:"invoiceName"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			return ps, fmt.Errorf("does not decode: %w", bad)
+		}
+		p = plan{PlanCode: head.PlanCode, InvoiceName: head.InvoiceName}
+	}
+	if strings.TrimSpace(p.PlanCode) == "" {
+		return ps, errors.New("no plan code")
 	}
 	z, err := contracts.NormalizeZone(p.PlanCode)
 	if err != nil {
-		return contracts.PriceSet{}, err
+		return ps, leftOut(err.Error())
 	}
 	for _, label := range strings.Split(z.ASCII[1:], ".") {
 		if strings.HasSuffix(label, "-premium") {
-			return contracts.PriceSet{}, fmt.Errorf("plan code %q is a premium variant", p.PlanCode)
+			return ps, leftOut(fmt.Sprintf("plan code %q is a premium variant", p.PlanCode))
 		}
 	}
 	if name, ok := strings.CutPrefix(p.InvoiceName, "."); ok {
 		name, _, _ = strings.Cut(name, " ") // ".xn--6frz82g (.移动)"
 		if inv, err := contracts.NormalizeZone(name); err != nil || inv.ASCII != z.ASCII {
-			return contracts.PriceSet{}, fmt.Errorf("plan code %q is invoiced as %q, another zone", p.PlanCode, p.InvoiceName)
+			return ps, leftOut(fmt.Sprintf("plan code %q is invoiced as %q, another zone", p.PlanCode, p.InvoiceName))
 		}
 	}
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
-		ObservedAt: observed, Source: Name,
+	ps.Zone = z.ASCII
+	if bad != nil {
+		return ps, fmt.Errorf("does not decode: %w", bad)
 	}
+	ambiguous := false
 	for _, op := range []struct {
 		name, mode string
 		install    bool
@@ -319,20 +377,27 @@ func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.P
 		{"transfer", "transfer-default", true, &ps.Transfer},
 	} {
 		o, err := opPrice(p.Pricings, op.mode, op.install, cur, observed)
+		if errors.Is(err, errAmbiguous) {
+			ambiguous, err = true, nil // the operation is left out
+		}
 		if err != nil {
-			return contracts.PriceSet{}, fmt.Errorf("%s: %w", op.name, err)
+			return ps, fmt.Errorf("%s: %w", op.name, err)
 		}
 		*op.dst = o
 	}
 	if ps.Register == nil && ps.Renew == nil && ps.Transfer == nil {
-		return contracts.PriceSet{}, fmt.Errorf("plan %q has no one-year default price", p.PlanCode)
+		if ambiguous {
+			return ps, fmt.Errorf("plan %q has only one-year default prices that disagree", p.PlanCode)
+		}
+		return ps, leftOut(fmt.Sprintf("plan %q has no one-year default price", p.PlanCode))
 	}
 	return ps, nil
 }
 
 // opPrice finds the one-year pricing of mode for an operation: with
 // installation among its capacities (register, transfer) or with renew as
-// its only capacity (renew). nil means not offered.
+// its only capacity (renew). nil means not offered; errAmbiguous, that two
+// such pricings disagree.
 func opPrice(pricings []pricing, mode string, install bool, cur string, observed time.Time) (*contracts.OpPrice, error) {
 	var (
 		found  *pricing
@@ -352,7 +417,7 @@ func opPrice(pricings []pricing, mode string, install bool, cur string, observed
 			return nil, fmt.Errorf("price: %w", err)
 		}
 		if found != nil && v != scaled {
-			return nil, nil // two prices for one thing: ambiguous
+			return nil, errAmbiguous
 		}
 		found, scaled = pr, v
 	}

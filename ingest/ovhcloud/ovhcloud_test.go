@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -180,6 +181,9 @@ func TestFetch(t *testing.T) {
 	if len(got) != 14 {
 		t.Errorf("got %d zones, want 14 (15 plans less the premium-only one)", len(got))
 	}
+	if list.Skipped != 0 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; a premium-only plan is left out, not skipped", list.Skipped, list.Keep)
+	}
 	tests := []struct {
 		name, zone                string
 		register, renew, transfer *contracts.OpPrice
@@ -249,6 +253,8 @@ func TestParseQuirks(t *testing.T) {
 		zone    string
 		want    *contracts.PriceSet // nil: the zone must be absent
 		wantErr string
+		skipped int      // plans that could not be read
+		keep    []string // zones whose last good price stays
 	}{
 		{
 			name: "locale currency",
@@ -272,6 +278,12 @@ func TestParseQuirks(t *testing.T) {
 				pricing("create-default", create, 12, "month", "1199000000", ""),
 				pricing("create-default", renew, 12, "month", "1519000000", ""))),
 			zone: ".net", want: set(".net", nil, op(1519), nil),
+		},
+		{
+			name: "pricings that all disagree skip the plan",
+			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+				pricing("create-default", create, 12, "month", "1199000000", ""))),
+			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
 			name: "free transfer is kept",
@@ -305,21 +317,35 @@ func TestParseQuirks(t *testing.T) {
 			name: "duplicate zone keeps the first",
 			body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
 			zone: ".com", want: set(".com", op(799), nil, nil),
+			skipped: 1,
 		},
 		{
 			name: "fractional price skips the plan",
 			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
-			zone: ".net",
+			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
 			name: "negative price skips the plan",
 			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
-			zone: ".net",
+			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
 			name: "plan that is not an object is skipped",
 			body: plans("EUR", com, `"net"`),
 			zone: ".com", want: set(".com", op(799), nil, nil),
+			skipped: 1,
+		},
+		{
+			name: "unreadable plans are counted and kept, plans that are not zones are not",
+			body: plans("EUR", com,
+				plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", "")),
+				plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", "")),
+				plan("net", ".net", pricing("create-default", create, 12, "month", `"TBD"`, "")),
+				plan("CO.UK", ".co.uk", pricing("create-default", create, 12, "month", "-719000000", "")),
+				`{"invoiceName":".org","pricings":[]}`,
+				plan("com", ".com", pricing("create-default", create, 12, "month", `"x"`, ""))),
+			zone: ".com", want: set(".com", op(799), nil, nil),
+			skipped: 4, keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
 		},
 		{
 			name: "promotion from its discount without an end",
@@ -377,6 +403,9 @@ func TestParseQuirks(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
+				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
 			}
 			got, ok := byZone(t, list)[tt.zone]
 			switch {
@@ -630,6 +659,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(list.Prices) == 0 {
 			t.Fatal("Parse returned an empty list without an error")
+		}
+		if len(list.Keep) > list.Skipped {
+			t.Fatalf("%d zones kept for %d plans skipped", len(list.Keep), list.Skipped)
+		}
+		for _, p := range list.Prices {
+			if slices.Contains(list.Keep, p.Subject()) {
+				t.Fatalf("%s is both priced and kept", p.Zone)
+			}
 		}
 		seen := map[string]bool{}
 		for _, p := range list.Prices {

@@ -22,17 +22,18 @@
 //     parent. Keys are normalised with contracts.NormalizeZone; a key that
 //     does not normalise is skipped.
 //   - An entry with a non-empty "specialType" (today only "handshake") is a
-//     Handshake name, not a DNS root zone: skipped. null or "" is a normal
-//     zone.
+//     Handshake name, not a DNS root zone: left out. null or "" is a normal
+//     zone; any other value is an unknown marker, and the entry is skipped.
 //   - Prices are USD decimal strings, sometimes with thousands separators
 //     ("2,060.23"); a JSON number is read by its literal digits. A missing,
 //     null, "" or "n/a" price means Porkbun does not offer that operation
-//     (nil). Any other unreadable price makes the whole zone unusable: it is
-//     skipped rather than published with an operation silently missing.
+//     (nil), and an entry offering no operation at all is left out. Any
+//     other unreadable price makes the whole zone unusable: it is skipped
+//     rather than published with an operation silently missing.
 //   - "0.00" is a real price: Porkbun transfers some zones free (.uk,
 //     .co.uk) and says so with "0.00". But an entry whose every offered
 //     operation is "0.00" is Porkbun's stand-in for a zone it does not sell
-//     (it answers "0.00" for .pl and .com.pl): skipped.
+//     (it answers "0.00" for .pl and .com.pl): left out.
 //   - "coupons" is [] when empty (PHP's json_encode of an empty array) and an
 //     object keyed by the operation when a coupon runs, e.g.
 //     {"registration":{"code":"AWESOMENESS","max_per_user":1,
@@ -49,10 +50,14 @@
 //     multi-year terms and max_per_user for an account's later orders; every
 //     price here is one year's for one name, so both are ignored.
 //   - A zone listed twice (a Unicode key and its A-label) keeps the first in
-//     key order.
+//     key order; the other is skipped.
 //
-// Skipped entries are counted; the error names them only when nothing
-// usable remains.
+// An entry left out is not a zone Porkbun sells: it is withdrawn like a
+// zone that left the list. An entry skipped could not be read: the list
+// counts it in Skipped (zoneprice_ingest_rows_skipped_total, and the
+// runner logs it), and when its key is a zone, that zone's last good price
+// stays (Keep) rather than being withdrawn. The error names the entries
+// left out and skipped only when nothing usable remains.
 package porkbun
 
 import (
@@ -61,6 +66,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -197,7 +203,9 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 	var (
 		prices  []contracts.PriceSet
-		skipped []string
+		reasons []string // every entry not priced, for the error
+		skipped int
+		keep    = map[string]bool{}
 		seen    = map[string]bool{}
 	)
 	for _, key := range keys {
@@ -206,17 +214,41 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 			err = fmt.Errorf("zone %s listed twice", ps.Zone)
 		}
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%q: %v", key, err))
+			reasons = append(reasons, fmt.Sprintf("%q: %v", key, err))
+			if !errors.As(err, new(leftOut)) {
+				skipped++
+				if ps.Zone != "" {
+					keep[ps.Subject()] = true
+				}
+			}
 			continue
 		}
 		seen[ps.Zone] = true
 		prices = append(prices, ps)
 	}
 	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(skipped), summary(skipped))
+		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(reasons), summary(reasons))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices}, nil
+	return &ingest.List{Prices: prices, Keep: kept(keep, prices), Skipped: skipped}, nil
+}
+
+// leftOut is why an entry is left out by design rather than skipped: it is
+// not a zone Porkbun sells.
+type leftOut string
+
+func (e leftOut) Error() string { return string(e) }
+
+// kept lists the subjects of zones whose entries could not be read, less
+// those the list prices after all (a zone listed twice, one listing read).
+func kept(subjects map[string]bool, prices []contracts.PriceSet) []string {
+	for i := range prices {
+		delete(subjects, prices[i].Subject())
+	}
+	if len(subjects) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(subjects))
 }
 
 // summary lists the first few reasons entries were skipped.
@@ -229,25 +261,31 @@ func summary(reasons []string) string {
 }
 
 // parseEntry turns one entry of "pricing" into a price set, or says why it
-// cannot.
+// cannot: a leftOut for an entry that is not a zone Porkbun sells, another
+// error for one that cannot be read. With an error the set still names the
+// zone when the key is one, so that its last good price can be kept.
 func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
+		ObservedAt: observed, Source: Name,
+	}
+	z, zerr := contracts.NormalizeZone(key)
+	if zerr == nil {
+		ps.Zone = z.ASCII
+	}
 	var e entry
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return contracts.PriceSet{}, fmt.Errorf("entry does not decode: %w", err)
+		return ps, fmt.Errorf("entry does not decode: %w", err)
 	}
-	if special, err := specialType(e.SpecialType); err != nil || special != "" {
-		if err != nil {
-			return contracts.PriceSet{}, err
-		}
-		return contracts.PriceSet{}, fmt.Errorf("special type %q is not a DNS zone", special)
-	}
-	z, err := contracts.NormalizeZone(key)
+	special, err := specialType(e.SpecialType)
 	if err != nil {
-		return contracts.PriceSet{}, err
+		return ps, err
 	}
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
-		ObservedAt: observed, Source: Name,
+	if special != "" {
+		return ps, leftOut(fmt.Sprintf("special type %q is not a DNS zone", special))
+	}
+	if zerr != nil {
+		return ps, zerr
 	}
 	for _, f := range []struct {
 		name string
@@ -260,16 +298,16 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 	} {
 		op, err := opPrice(f.raw)
 		if err != nil {
-			return contracts.PriceSet{}, fmt.Errorf("%s: %w", f.name, err)
+			return ps, fmt.Errorf("%s: %w", f.name, err)
 		}
 		*f.dst = op
 	}
 	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
-		return contracts.PriceSet{}, errors.New("no operation priced")
+		return ps, leftOut("no operation priced")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return contracts.PriceSet{}, errors.New("every price is 0.00: a zone porkbun does not sell")
+		return ps, leftOut("every price is 0.00: a zone porkbun does not sell")
 	}
 	applyCoupons(&ps, e.Coupons)
 	return ps, nil

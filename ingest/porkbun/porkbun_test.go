@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,6 +147,9 @@ func TestFetch(t *testing.T) {
 	if len(got) != 19 {
 		t.Errorf("got %d zones, want 19 (23 entries less 2 Handshake names and 2 all-zero stand-ins)", len(got))
 	}
+	if list.Skipped != 0 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; Handshake names and stand-ins are left out, not skipped", list.Skipped, list.Keep)
+	}
 	tests := []struct {
 		name, zone                string
 		register, renew, transfer *contracts.OpPrice
@@ -210,6 +214,8 @@ func TestParseQuirks(t *testing.T) {
 		zone    string
 		want    *contracts.PriceSet // nil: the zone must be absent
 		wantErr string              // non-empty: Parse fails with this in the message
+		skipped int                 // entries that could not be read
+		keep    []string            // zones whose last good price stays
 	}{
 		{
 			name: "prices as JSON numbers",
@@ -240,26 +246,45 @@ func TestParseQuirks(t *testing.T) {
 			name: "unicode key and its A-label keep the first",
 			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
 			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			skipped: 1,
+		},
+		{
+			name: "unreadable A-label beside its readable unicode key",
+			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			skipped: 1,
 		},
 		{
 			name: "unreadable price skips the zone",
 			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
 			name: "unknown special type skips the zone",
 			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
 			name: "entry that is not an object skips the zone",
 			body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com",
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
 			name: "key that is not a zone is skipped",
 			body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".foo bar",
+			zone: ".foo bar", skipped: 1,
+		},
+		{
+			name: "unreadable entries are counted and kept, zones not sold are not",
+			body: `{"status":"SUCCESS","pricing":{` +
+				`"0z":{"registration":"42.52","specialType":"handshake"},` +
+				`"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"},` +
+				`"es":{"registration":"n/a","renewal":null},` +
+				`"CO.UK":{"registration":"4,32,1","renewal":"5.66","transfer":"0.00"},` +
+				`"io":{"registration":"28.12","renewal":"51.80","transfer":[]},` +
+				`"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
+			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			skipped: 2, keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
 		},
 		{
 			name: "amount coupon as a string",
@@ -326,6 +351,9 @@ func TestParseQuirks(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
+				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
 			}
 			got, ok := byZone(t, list)[tt.zone]
 			switch {
@@ -454,6 +482,54 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 	}
 }
 
+func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
+	good := fixture(t, "pricing.json")
+	f, srv := newFakeAPI(t, good)
+	h := ingesttest.New(t, newSource(t, srv.URL, nil))
+	if err := h.Once(t); err != nil {
+		t.Fatal(err)
+	}
+	before := h.Prices(t, porkbun.Name)
+	if before[".com"] == nil {
+		t.Fatal("first round did not publish .com")
+	}
+
+	bad := strings.Replace(string(good), `"com":{"registration":"11.08"`, `"com":{"registration":"TBD"`, 1)
+	if bad == string(good) {
+		t.Fatal("the fixture has no .com entry to spoil")
+	}
+	f.serve([]byte(bad))
+	if err := h.Once(t); err != nil {
+		t.Fatalf("second round with one unreadable entry: %v", err)
+	}
+	after := h.Prices(t, porkbun.Name)
+	if !reflect.DeepEqual(after[".com"], before[".com"]) {
+		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
+	}
+	if got := skippedRows(t, h); got != 1 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
+	}
+}
+
+// skippedRows reads the runner's count of rows it could not read.
+func skippedRows(t *testing.T, h *ingesttest.Harness) float64 {
+	t.Helper()
+	mfs, err := h.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "zoneprice_ingest_rows_skipped_total" && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatal("no zoneprice_ingest_rows_skipped_total")
+	return 0
+}
+
 func TestShrunkListRefused(t *testing.T) {
 	f, srv := newFakeAPI(t, fixture(t, "pricing.json"))
 	h := ingesttest.New(t, newSource(t, srv.URL, nil))
@@ -527,6 +603,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(list.Prices) == 0 {
 			t.Fatal("Parse returned an empty list without an error")
+		}
+		if len(list.Keep) > list.Skipped {
+			t.Fatalf("%d zones kept for %d entries skipped", len(list.Keep), list.Skipped)
+		}
+		for _, p := range list.Prices {
+			if slices.Contains(list.Keep, p.Subject()) {
+				t.Fatalf("%s is both priced and kept", p.Zone)
+			}
 		}
 		seen := map[string]bool{}
 		for _, p := range list.Prices {

@@ -52,6 +52,10 @@ func readCSV(body []byte) ([]row, error) {
 		}
 		return ""
 	}
+	// When registrar and zone are the first two columns, a stray or
+	// missing comma later in a row cannot move them: a row with the wrong
+	// number of fields still names its zone, which keeps its last price.
+	leading := max(cols["registrar"], cols["zone"]) == 1
 	var (
 		rows      []row
 		lastShort bool
@@ -72,8 +76,12 @@ func readCSV(body []byte) ([]row, error) {
 			continue // a spreadsheet's empty row
 		}
 		if len(rec) != len(header) {
-			rows = append(rows, row{where: where, err: &RowError{Row: where,
-				Err: fmt.Errorf("has %d fields, the header has %d (an unquoted comma in an amount?)", len(rec), len(header))}})
+			bad := row{where: where, err: &RowError{Row: where,
+				Err: fmt.Errorf("has %d fields, the header has %d (an unquoted comma in an amount?)", len(rec), len(header))}}
+			if leading && len(rec) >= 2 {
+				bad.cells = cells{registrar: get(rec, "registrar"), zone: get(rec, "zone")}
+			}
+			rows = append(rows, bad)
 			continue
 		}
 		c := cells{registrar: get(rec, "registrar"), zone: get(rec, "zone"), currency: get(rec, "currency")}

@@ -57,7 +57,9 @@ func readJSON(body []byte) ([]row, error) {
 	return rows, nil
 }
 
-// jsonCells reads one entry's fields as the CSV cells they stand for.
+// jsonCells reads one entry's fields as the CSV cells they stand for. With
+// a field of the wrong type it still returns the fields it could read, so
+// that a row naming its registrar and zone keeps that zone's last price.
 func jsonCells(raw json.RawMessage) (cells, *RowError) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return cells{}, &RowError{Err: errors.New("is not an object")}
@@ -66,7 +68,10 @@ func jsonCells(raw json.RawMessage) (cells, *RowError) {
 	if err := json.Unmarshal(raw, &jr); err != nil {
 		return cells{}, &RowError{Err: err}
 	}
-	var c cells
+	var (
+		c    cells
+		rerr *RowError
+	)
 	for _, f := range []struct {
 		name   string
 		raw    json.RawMessage
@@ -88,11 +93,14 @@ func jsonCells(raw json.RawMessage) (cells, *RowError) {
 	} {
 		s, err := text(f.raw, f.number)
 		if err != nil {
-			return cells{}, &RowError{Column: f.name, Err: err}
+			if rerr == nil {
+				rerr = &RowError{Column: f.name, Err: err}
+			}
+			continue
 		}
 		*f.dst = s
 	}
-	return c, nil
+	return c, rerr
 }
 
 // text returns the text a field holds: a string, a number's literal digits

@@ -68,22 +68,30 @@
 //
 // A row with a problem is skipped and counted; its error (a *RowError)
 // names the line (CSV) or index (JSON) and the column. The source logs the
-// skipped rows each round; Parse returns an error listing the first few
-// only when no usable row remains. A row pricing a (registrar, zone) an
-// earlier row already priced, in whatever form the zone is written, is
-// such an error: the first row stands. A row whose column count differs
-// from the header's (an unquoted thousands separator) is skipped too. But
-// broken CSV quoting, a JSON syntax error, an HTML page where the sheet
-// should be, or a last row cut short with no line break after it
-// (truncated) fails the whole sheet: there is never a partial list from a
-// damaged document. A sheet cut exactly at a line break cannot be told
-// from a shorter sheet; the runner's shrink guard refuses one that lost
-// more than half of a registrar's zones.
+// skipped rows each round and counts them in the list's Skipped
+// (zoneprice_ingest_rows_skipped_total); Parse returns an error listing
+// the first few only when no usable row remains. A row pricing a
+// (registrar, zone) an earlier row already priced, in whatever form the
+// zone is written, is such an error: the first row stands. A row whose
+// column count differs from the header's (an unquoted thousands
+// separator) is skipped too. But broken CSV quoting, a JSON syntax error,
+// an HTML page where the sheet should be, or a last row cut short with no
+// line break after it (truncated) fails the whole sheet: there is never a
+// partial list from a damaged document. A sheet cut exactly at a line
+// break cannot be told from a shorter sheet; the runner's shrink guard
+// refuses one that lost more than half of a registrar's zones.
 //
 // Every registrar named in a sheet is spoken for by it: a zone of theirs
-// that leaves the sheet, or whose row is skipped, is withdrawn by the
-// runner on the next round; fixing the row brings it back. A registrar
-// that leaves the sheet altogether is named by it no longer, so the runner
+// that leaves the sheet is withdrawn by the runner on the next round. A
+// skipped row is not a zone leaving: when its registrar and zone can be
+// read, the list keeps that zone (Keep), so its last good price stays
+// until the row is fixed, and the row is counted in
+// zoneprice_ingest_rows_skipped_total and logged. A row whose registrar or
+// zone cannot be read names no zone to keep. A CSV row with the wrong
+// number of fields names its zone only when registrar and zone are the
+// first two columns, where a stray or missing comma after them cannot move
+// them. Blank lines and comments are not rows at all. A registrar that
+// leaves the sheet altogether is named by it no longer, so the runner
 // leaves its last prices in place.
 //
 // # Where the sheet comes from
@@ -104,6 +112,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -334,11 +343,15 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 	var (
 		prices  []contracts.PriceSet
 		skipped []error
+		keep    = map[string]bool{}      // subjects of skipped rows
 		first   = map[[2]string]string{} // registrar and zone → the row pricing them
 	)
 	for _, r := range rows {
 		if r.err != nil {
 			skipped = append(skipped, r.err)
+			if s, ok := r.cells.subject(); ok {
+				keep[s] = true
+			}
 			continue
 		}
 		ps, rerr := r.cells.priceSet(source, observed)
@@ -353,6 +366,9 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 		if rerr != nil {
 			rerr.Row = r.where
 			skipped = append(skipped, rerr)
+			if s, ok := r.cells.subject(); ok {
+				keep[s] = true
+			}
 			continue
 		}
 		prices = append(prices, ps)
@@ -363,7 +379,15 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int {
 		return cmp.Or(strings.Compare(a.Registrar, b.Registrar), strings.Compare(a.Zone, b.Zone))
 	})
-	return &ingest.List{Prices: prices}, skipped, nil
+	// A duplicate's zone is priced by its first row: nothing to keep.
+	for i := range prices {
+		delete(keep, prices[i].Subject())
+	}
+	var kept []string
+	if len(keep) > 0 {
+		kept = slices.Sorted(maps.Keys(keep))
+	}
+	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(skipped)}, skipped, nil
 }
 
 // summary lists the first few skipped rows.
@@ -398,6 +422,20 @@ type cells struct {
 }
 
 type opCells struct{ price, promo, ends string }
+
+// subject is the price subject of the registrar and zone a row names,
+// whatever else is wrong with it, if both can be read.
+func (c cells) subject() (string, bool) {
+	reg := strings.ToLower(strings.TrimSpace(c.registrar))
+	if !contracts.ValidRegistrar(reg) || contracts.IsSampleRegistrar(reg) {
+		return "", false
+	}
+	z, err := contracts.NormalizeZone(strings.TrimSpace(c.zone))
+	if err != nil {
+		return "", false
+	}
+	return contracts.PriceSubject(reg, z.ASCII), true
+}
 
 // opNames are the operations' column names, in cells.ops order.
 var opNames = [3]string{"register", "renew", "transfer"}

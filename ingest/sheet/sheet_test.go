@@ -112,6 +112,10 @@ var fixturePrices = []string{
 }
 
 func TestParseFixtures(t *testing.T) {
+	// The skipped rows that name a readable registrar and zone keep that
+	// zone; the duplicate .com is priced by its first row, and "not a
+	// zone!" names none.
+	keep := []string{"prices.v1.acme-names.info", "prices.v1.old-reg.net"}
 	for _, tc := range []struct {
 		file, format string
 		skipped      []string
@@ -138,6 +142,9 @@ func TestParseFixtures(t *testing.T) {
 			}
 			if got := rendered(t, list); !slices.Equal(got, fixturePrices) {
 				t.Errorf("got prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(fixturePrices, "\n"))
+			}
+			if list.Skipped != len(tc.skipped) || !slices.Equal(list.Keep, keep) {
+				t.Errorf("list skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, len(tc.skipped), keep)
 			}
 			got := errorTexts(skipped)
 			if len(got) != len(tc.skipped) {
@@ -169,13 +176,15 @@ func TestParseFixtures(t *testing.T) {
 	}
 }
 
-// sheetCase is one sheet and what it must give: rendered prices and
-// skipped rows (each a prefix of the row's error), or a fatal error.
+// sheetCase is one sheet and what it must give: rendered prices, skipped
+// rows (each a prefix of the row's error) and the subjects they keep, or a
+// fatal error.
 type sheetCase struct {
 	name    string
 	body    string
 	want    []string
 	skipped []string
+	keep    []string
 	wantErr string
 }
 
@@ -198,6 +207,9 @@ func runCases(t *testing.T, format string, cases []sheetCase) {
 			}
 			if got := rendered(t, list); !slices.Equal(got, tc.want) {
 				t.Errorf("got prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if list.Skipped != len(tc.skipped) || !slices.Equal(list.Keep, tc.keep) {
+				t.Errorf("list skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, len(tc.skipped), tc.keep)
 			}
 			got := errorTexts(skipped)
 			if len(got) != len(tc.skipped) {
@@ -260,18 +272,21 @@ func TestCSVQuirks(t *testing.T) {
 			name:    "unquoted thousands separator skips the row",
 			body:    hdr + "acme,.car,USD,2,499.00,2499.00,2499.00\nacme,.com,USD,9.68,10.98,9.68\n",
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.car"},
 			skipped: []string{"line 2: has 7 fields, the header has 6"},
 		},
 		{
 			name:    "misplaced thousands separator",
 			body:    hdr + `acme,.car,USD,"24,99.00",1,1` + "\n" + "acme,.com,USD,9.68,10.98,9.68\n",
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.car"},
 			skipped: []string{`line 2: register: price "24,99.00": misplaced thousands separator`},
 		},
 		{
 			name: "empty, n/a, na, -, none: not offered",
 			body: hdr + "a,.com,USD,9.68,,n/a\nb,.com,USD,NA,-,None\nc,.com,USD,9.68,N/A,\n",
 			want: []string{"a .com USD reg=968 ren=- tra=-", "c .com USD reg=968 ren=- tra=-"},
+			keep: []string{"prices.v1.b.com"},
 			skipped: []string{
 				"line 3: no price: register, renew and transfer are all empty or n/a",
 			},
@@ -303,6 +318,7 @@ func TestCSVQuirks(t *testing.T) {
 			name:    "unknown currency skips the row",
 			body:    hdr + "acme,.com,XYZ,1,1,1\nacme,.net,US$,1,1,1\nacme,.org,,1,1,1\nacme,.com,usd,9.68,10.98,9.68\n",
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.net", "prices.v1.acme.org"},
 			skipped: []string{`line 2: currency: unknown currency "XYZ"`, `line 3: currency: unknown currency "US$"`, "line 4: currency: is empty"},
 		},
 		{
@@ -321,13 +337,38 @@ func TestCSVQuirks(t *testing.T) {
 			name:    "bad amounts name their column",
 			body:    hdr + "acme,.net,USD,ten,1,1\nacme,.org,USD,1,-1.00,1\nacme,.io,USD,1,1,1.2.3\nacme,.com,USD,9.68,10.98,9.68\n",
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.io", "prices.v1.acme.net", "prices.v1.acme.org"},
 			skipped: []string{`line 2: register: price "ten"`, `line 3: renew: price "-1.00": negative price`, `line 4: transfer: price "1.2.3"`},
 		},
 		{
 			name:    "a row with fewer fields in the middle is one bad row",
 			body:    hdr + "acme,.net,USD,1\nacme,.com,USD,9.68,10.98,9.68\n",
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.net"},
 			skipped: []string{"line 2: has 4 fields, the header has 6"},
+		},
+		{
+			name: "a skipped row keeps its zone; duplicates, blank rows and comments do not",
+			body: "# comment\n" + hdr +
+				"acme,.com,USD,9.68,10.98,9.68\n" +
+				"acme,COM,USD,1,1,1\n" +
+				"acme,.net,USD,TBD,1,1\n" +
+				",,,,,\n" +
+				"# a note\n" +
+				"acme names,.org,USD,x,1,1\n" +
+				"NordReg,.рф,EUR,1,1,1x\n",
+			want: []string{com},
+			keep: []string{"prices.v1.acme.net", "prices.v1.nordreg.xn--p1ai"},
+			skipped: []string{
+				"line 4: acme .com is already priced on line 3", `line 5: register: price "TBD"`,
+				`line 8: registrar: "acme names" is not`, `line 9: transfer: price "1x"`,
+			},
+		},
+		{
+			name:    "a row with the wrong number of fields keeps its zone only when registrar and zone lead",
+			body:    "currency,registrar,zone,register\nUSD,acme,.net,1,000.00\nUSD,acme,.com,9.68\n",
+			want:    []string{"acme .com USD reg=968 ren=- tra=-"},
+			skipped: []string{"line 2: has 5 fields, the header has 4"},
 		},
 		{
 			name: "blank rows are not rows",
@@ -338,6 +379,7 @@ func TestCSVQuirks(t *testing.T) {
 			name: "a quoted field may hold a line break; lines are counted where rows start",
 			body: "registrar,zone,currency,register,notes\n" + "acme,.com,USD,9.68,\"two\nlines\"\nacme,.net,USD,x,\n",
 			want: []string{"acme .com USD reg=968 ren=- tra=-"}, skipped: []string{`line 4: register: price "x"`},
+			keep: []string{"prices.v1.acme.net"},
 		},
 		{
 			name:    "nothing usable lists the first few rows",
@@ -417,6 +459,7 @@ func TestPromotions(t *testing.T) {
 				"acme,.h,USD,10.44,,,10.98,12.00,\n" +
 				"acme,.com,USD,10.44,,,10.98,,\n",
 			want: []string{"acme .com USD reg=1044 ren=1098 tra=-"},
+			keep: []string{"prices.v1.acme.a", "prices.v1.acme.b", "prices.v1.acme.c", "prices.v1.acme.d", "prices.v1.acme.e", "prices.v1.acme.f", "prices.v1.acme.g", "prices.v1.acme.h"},
 			skipped: []string{
 				"line 2: register_promo: promotional price 12.00 is more than the regular 10.44",
 				"line 3: register_promo: a promotion needs a regular register price",
@@ -446,6 +489,7 @@ func TestJSONQuirks(t *testing.T) {
 			name:    "exponents and negatives are not prices",
 			body:    `{"prices":[{"registrar":"acme","zone":".net","currency":"USD","register":1e3},{"registrar":"acme","zone":".org","currency":"USD","renew":-1},{"registrar":"acme","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"}]}`,
 			want:    []string{com},
+			keep:    []string{"prices.v1.acme.net", "prices.v1.acme.org"},
 			skipped: []string{`prices[0]: register: price "1e3"`, `prices[1]: renew: price "-1": negative price`},
 		},
 		{
@@ -466,6 +510,7 @@ func TestJSONQuirks(t *testing.T) {
 				`{"registrar":"acme","zone":".dev","currency":"USD","register":"1","register_promo":"0.5","register_promo_ends":20261231},` +
 				`{"registrar":"acme","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"}]}`,
 			want: []string{com},
+			keep: []string{"prices.v1.acme.dev", "prices.v1.acme.io"},
 			skipped: []string{
 				"prices[0]: registrar: 42 is not a string", `prices[1]: zone: ["org"] is not a string`,
 				"prices[2]: register: true is neither a string nor a number", "prices[3]: register_promo_ends: 20261231 is not a string",
@@ -775,6 +820,55 @@ func TestKeepsLastGoodPrices(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestUnreadableRowKeepsLastPrice(t *testing.T) {
+	var sw switchable
+	full := string(fixture(t, "prices.csv"))
+	sw.set(full)
+	h := ingesttest.New(t, urlSource(t, sw.server(t).URL, client(nil)))
+	if err := h.Once(t); err != nil {
+		t.Fatalf("first round: %v", err)
+	}
+	first := stream(t, h)
+	if p := h.Prices(t, "nordreg")[".de"]; p == nil || render(p) != "nordreg .de EUR reg=490 ren=490 tra=0" {
+		t.Fatalf("after the first round nordreg .de is %v", p)
+	}
+	// The operator mistypes nordreg's .de: a letter O for a zero.
+	bad := strings.Replace(full, ".de,nordreg,EUR,4.90,4.90,0.00", ".de,nordreg,EUR,4.9O,4.90,0.00", 1)
+	if bad == full {
+		t.Fatal("the edit changed nothing")
+	}
+	sw.set(bad)
+	if err := h.Once(t); err != nil {
+		t.Fatalf("second round with one unreadable row: %v", err)
+	}
+	if p := h.Prices(t, "nordreg")[".de"]; p == nil || render(p) != "nordreg .de EUR reg=490 ren=490 tra=0" {
+		t.Errorf("after an unreadable row nordreg .de is %v, want its first-round price", p)
+	}
+	if got := stream(t, h); !slices.Equal(got, first) {
+		t.Errorf("after the unreadable row the stream holds\n%s\nwant the first round's", strings.Join(got, "\n"))
+	}
+	// The fixture's own four bad rows each round, and the mistyped one.
+	if got := counter(t, h, "zoneprice_ingest_rows_skipped_total"); got != 4+5 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 9", got)
+	}
+}
+
+// counter reads one of the runner's counters.
+func counter(t *testing.T, h *ingesttest.Harness, name string) float64 {
+	t.Helper()
+	mfs, err := h.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s", name)
+	return 0
 }
 
 func TestShrunkSheetRefused(t *testing.T) {
