@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
@@ -64,4 +68,49 @@ func TestServesMetrics(t *testing.T) {
 	cmdtest.Poll(t, "http://"+addr+"/metrics", 30*time.Second, func(status int, body []byte) bool {
 		return status == http.StatusOK && bytes.Contains(body, want)
 	})
+}
+
+// TestOnceAutoWithNoLiveSource runs one auto round where no live source
+// answers: the failures are reported together, and they do not keep the
+// builtin zone metadata or the sample from being published.
+func TestOnceAutoWithNoLiveSource(t *testing.T) {
+	srv := natstest.Server(t)
+	down := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(down.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	env := map[string]string{
+		"NATS_URL":                  srv.ClientURL(),
+		"ZONEPRICE_PORKBUN_URL":     down.URL,
+		"ZONEPRICE_OVHCLOUD_URL":    down.URL,
+		"ZONEPRICE_ECB_URL":         down.URL,
+		"ZONEPRICE_IANA_TLDS_URL":   down.URL,
+		"ZONEPRICE_IANA_ROOTDB_URL": down.URL,
+	}
+	err := run(ctx, []string{"--once"}, func(k string) string { return env[k] }, &stderr)
+	for _, name := range []string{"porkbun", "ovhcloud", "ecb"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("run error %v does not report the failed %s", err, name)
+		}
+	}
+	_, js := natstest.Connect(t, srv)
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.PriceSubjectPrefix+"sample-alpha.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.ZoneSubjectPrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(prices.State.Subjects); n < 1000 {
+		t.Errorf("sample-alpha has %d prices after the round, want the sample's (over 1,000)", n)
+	}
+	if n := len(zones.State.Subjects); n < 1900 {
+		t.Errorf("%d zones have metadata after the round, want the builtin catalog's (over 1,900)", n)
+	}
 }

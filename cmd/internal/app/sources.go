@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -44,12 +45,10 @@ type SourceSpec struct {
 	// its _FILE form) is set.
 	Auto   bool
 	Switch []string
-	// Fallback marks the stand-in source: under auto it runs wrapped in
-	// ingest.Fallback, after the live price sources' first rounds.
+	// Fallback marks the stand-in source: beside any other source it
+	// runs wrapped in ingest.Fallback, after their first rounds, and
+	// each of their successful rounds that published prices wakes it.
 	Fallback bool
-	// Prices marks a source that publishes registrar prices; under auto
-	// each of its successful rounds wakes the fallback.
-	Prices bool
 }
 
 // Ingesters are the runners of the named sources and the parts that run
@@ -81,15 +80,25 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 	if file != "" && (auto || len(selected) != 1) {
 		return nil, errors.New("--file (ZONEPRICE_IMPORT_FILE): name exactly one source with --sources")
 	}
+	hc := c.HTTP
+	if hc == nil {
+		// A stalled server costs one attempt's share of the round's
+		// time, not the whole round, so retries still happen.
+		hc = &http.Client{Timeout: max(c.Runner.Timeout/4, time.Second)}
+	}
+	// The sample stands in only when something else runs beside it:
+	// then it must step aside for real prices and leave other sources'
+	// rates and zone metadata alone. Alone, it is the whole data set.
+	wrapFallback := auto || len(selected) > 1
 	deps := Deps{
 		Getenv: c.Getenv,
-		Client: fetch.New(fetch.Config{}, c.HTTP, log.With("part", "fetch")),
+		Client: fetch.New(fetch.Config{}, hc, log.With("part", "fetch")),
 		Log:    log.With("part", "ingest"),
 		Now:    time.Now,
 	}
 	out := &Ingesters{}
 	var fallback *ingest.Runner
-	var priceRunners []*ingest.Runner
+	var others []*ingest.Runner // the runners the fallback waits for
 	for _, name := range selected {
 		spec := c.Registry[name]
 		var src ingest.Source
@@ -103,7 +112,7 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 			if src, err = spec.New(deps); err != nil {
 				return nil, fmt.Errorf("source %s: %w", name, err)
 			}
-			if auto && spec.Fallback {
+			if wrapFallback && spec.Fallback {
 				src = ingest.NewFallback(src, js, deps.Log)
 			}
 		}
@@ -116,30 +125,26 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 			return nil, err
 		}
 		out.Runners = append(out.Runners, r)
-		switch {
-		case auto && spec.Fallback:
+		if wrapFallback && spec.Fallback {
 			fallback = r
-		case auto && spec.Prices:
-			priceRunners = append(priceRunners, r)
-		default:
-			out.Parts = append(out.Parts, r.Run)
+			continue
 		}
+		others = append(others, r)
+		out.Parts = append(out.Parts, r.Run)
 	}
-	for _, r := range priceRunners {
-		if fallback != nil {
+	if fallback != nil {
+		for _, r := range others {
 			r.AfterSuccess(func(l *ingest.List) {
 				if len(l.Prices) > 0 {
 					fallback.Wake()
 				}
 			})
 		}
-		out.Parts = append(out.Parts, r.Run)
-	}
-	if fallback != nil {
-		// The fallback decides by what the stream holds, so it runs
-		// after the live sources have had their first try.
+		// The fallback decides by what the stream holds (real prices,
+		// other sources' rates), so it runs after every other source
+		// has had its first try.
 		out.Parts = append(out.Parts, func(ctx context.Context) error {
-			for _, r := range priceRunners {
+			for _, r := range others {
 				select {
 				case <-r.FirstRound():
 				case <-ctx.Done():
@@ -148,6 +153,21 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 			}
 			return fallback.Run(ctx)
 		})
+	}
+	if c.Runner.Interval == 0 {
+		// One round each: a source that fails must not cut the others'
+		// rounds short (or keep the sample from standing in), so every
+		// part runs to its end and the failures are reported together.
+		parts := out.Parts
+		out.Parts = []func(context.Context) error{func(ctx context.Context) error {
+			errs := make([]error, len(parts))
+			var wg sync.WaitGroup
+			for i, p := range parts {
+				wg.Go(func() { errs[i] = p(ctx) })
+			}
+			wg.Wait()
+			return errors.Join(errs...)
+		}}
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func Registry() map[string]app.SourceSpec {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return porkbun.New(porkbun.Config{URL: d.Getenv("ZONEPRICE_PORKBUN_URL")}, d.Client, d.Now)
 			},
-			Parse: porkbun.Parse, Auto: true, Prices: true,
+			Parse: porkbun.Parse, Auto: true,
 		},
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
@@ -35,7 +35,7 @@ func Registry() map[string]app.SourceSpec {
 					Subsidiary: d.Getenv("ZONEPRICE_OVHCLOUD_SUBSIDIARY"),
 				}, d.Client, d.Now)
 			},
-			Parse: ovhcloud.Parse, Auto: true, Prices: true,
+			Parse: ovhcloud.Parse, Auto: true,
 		},
 		namecheap.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
@@ -51,7 +51,7 @@ func Registry() map[string]app.SourceSpec {
 					ClientIP: d.Getenv(namecheap.EnvClientIP),
 				}, d.Client, d.Now)
 			},
-			Parse: namecheap.Parse, Auto: true, Switch: []string{namecheap.EnvAPIKey}, Prices: true,
+			Parse: namecheap.Parse, Auto: true, Switch: []string{namecheap.EnvAPIKey},
 		},
 		namecom.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
@@ -63,7 +63,7 @@ func Registry() map[string]app.SourceSpec {
 					URL: d.Getenv(namecom.EnvURL), Username: d.Getenv(namecom.EnvUsername), Token: token,
 				}, d.Client, d.Now)
 			},
-			Parse: namecom.Parse, Auto: true, Switch: []string{namecom.EnvToken}, Prices: true,
+			Parse: namecom.Parse, Auto: true, Switch: []string{namecom.EnvToken},
 		},
 		sheet.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
@@ -75,7 +75,7 @@ func Registry() map[string]app.SourceSpec {
 					Log:    d.Log,
 				}, d.Client, d.Now)
 			},
-			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"}, Prices: true,
+			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"},
 		},
 		iana.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
