@@ -360,6 +360,7 @@ func (x *Index) hidden(registrar string) bool {
 func (x *Index) render(now time.Time) *Snapshot {
 	if hide := len(x.registrars) > x.sampleRegs; hide != x.hideSample {
 		x.hideSample = hide
+		x.chooseRates()
 		x.allDirty = true
 		x.sorted = nil
 	}
@@ -464,17 +465,24 @@ type ratesEntry struct {
 
 // chooseRates picks the rates conversions use when several bases are
 // published: the newest date, then the alphabetically first base, so that
-// every pod chooses the same whatever the order it read them in.
+// every pod chooses the same whatever the order it read them in. The
+// sample's rates are passed over while sample prices are hidden.
 func (x *Index) chooseRates() {
 	var best *contracts.Rates
 	for _, e := range x.rates {
 		r := e.rates
+		if x.hideSample && r.Source == contracts.SampleSource {
+			continue // made-up rates never convert real prices
+		}
 		if best == nil || r.Date > best.Date || (r.Date == best.Date && r.Base < best.Base) {
 			best = r
 		}
 	}
 	x.chosen = best
-	x.table = contracts.NewRateTable(best)
+	x.table = contracts.RateTable{}
+	if best != nil {
+		x.table = contracts.NewRateTable(best)
+	}
 }
 
 // parallelRender is how many dirty zones make a render worth spreading

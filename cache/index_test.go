@@ -1141,6 +1141,19 @@ func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 		t.Errorf("with a real price: zones/prices/registrars = %d/%d/%d, want 1/1/1", s.Zones, s.Prices, s.Registrars)
 	}
 
+	// The sample's made-up rates do not convert real prices.
+	sampleRates := rates(t0, "EUR", map[string]string{"USD": "1.0830"})
+	sampleRates.Source = contracts.SampleSource
+	f.apply(sampleRates, priced("ovhcloud", ".com", at(time.Minute), "EUR", 899, 1349, 899))
+	s = f.x.Build(at(time.Minute))
+	if row := comparison(t, s, ".com").row(t, "ovhcloud"); row.Converted {
+		t.Errorf("a real EUR price was converted with the sample's rates: %+v", row)
+	}
+	if !bytes.Contains(s.Domains.JSON, []byte(`"rates":null`)) {
+		t.Errorf("the catalog discloses rates beside real prices with only sample rates known: %.200s", s.Domains.JSON)
+	}
+	f.apply(withdrawal("ovhcloud", ".com", at(2*time.Minute)))
+
 	// The sample steps aside for good; the real registrar withdraws too,
 	// and what the sample still holds comes back rather than nothing.
 	f.apply(withdrawal("porkbun", ".com", at(2*time.Minute)))

@@ -154,6 +154,10 @@ var (
 // sample and real prices never appear in one response.
 const SampleRegistrarPrefix = "sample-"
 
+// SampleSource is the source of the sample's prices and of its fixed
+// rates, which are hidden beside real prices just as sample registrars are.
+const SampleSource = "sample"
+
 // IsSampleRegistrar reports whether id names a synthetic sample registrar.
 func IsSampleRegistrar(id string) bool { return strings.HasPrefix(id, SampleRegistrarPrefix) }
 

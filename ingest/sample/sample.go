@@ -24,7 +24,7 @@ import (
 
 // SourceName is the source of every price set and of the rates this package
 // produces, and the name the runner knows it by.
-const SourceName = "sample"
+const SourceName = contracts.SampleSource
 
 // MetaSource is the source of the zone metadata: not sample data, but the
 // iana package's builtin catalog, derived by rule from the Public Suffix
