@@ -55,7 +55,7 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 		var retired []string
 		seen := map[string]bool{}
 		for i := range list.Prices {
-			if reg := list.Prices[i].Registrar; !seen[reg] {
+			if reg := list.Prices[i].Registrar; !seen[reg] && contracts.IsSampleRegistrar(reg) {
 				seen[reg] = true
 				retired = append(retired, reg)
 			}
@@ -96,7 +96,9 @@ func realPriceExists(ctx context.Context, stream jetstream.Stream) (bool, error)
 		if err != nil {
 			return false, err
 		}
-		if ev, err := contracts.Decode(msg.Data); err == nil {
+		// Judged as query pods judge it: a document they would reject
+		// is not a real price.
+		if ev, err := contracts.Decode(msg.Data); err == nil && ev.Validate() == nil && contracts.OnSubject(ev, subject) {
 			if _, live := ev.(*contracts.PriceSet); live {
 				return true, nil
 			}

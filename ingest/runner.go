@@ -371,12 +371,15 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 			registrars[p.Registrar]++
 		}
 	}
-	// A kept subject counts as listed: it is neither withdrawn nor
-	// missing from its registrar's count for the shrink guard.
+	// A kept subject counts as listed, so it is not withdrawn, and
+	// toward its registrar's count for the shrink guard only if the
+	// stream holds a live price there to keep.
 	for _, s := range list.Keep {
 		if reg, _, ok := priceSubjectParts(s); ok && !listed[s] {
 			listed[s] = true
-			registrars[reg]++
+			if stored[s].live {
+				registrars[reg]++
+			}
 		}
 	}
 	live := map[string]int{} // live prices the stream holds per registrar

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"testing"
@@ -413,5 +414,42 @@ func TestRunnerKeepsUnreadableRows(t *testing.T) {
 	}
 	if got := counter(t, h.reg, "zoneprice_ingest_rows_skipped_total"); got != 1 {
 		t.Errorf("rows skipped: got %v, want 1", got)
+	}
+}
+
+func TestRunnerKeptNeverPricedDoesNotHideShrinking(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 1), set("a", ".net", 2), set("a", ".org", 3), set("a", ".io", 4)), nil); err != nil {
+		t.Fatal(err)
+	}
+	// One zone listed and three unreadable rows for zones a never priced:
+	// that is still a list of one against four.
+	l := list(set("a", ".com", 1))
+	for _, z := range []string{".dev", ".app", ".xyz"} {
+		l.Keep = append(l.Keep, contracts.PriceSubject("a", z))
+	}
+	if err := h.once(t, l, nil); !errors.Is(err, ingest.ErrShrunk) {
+		t.Fatalf("got %v, want ErrShrunk", err)
+	}
+}
+
+func TestFallbackIgnoresRejectedDocuments(t *testing.T) {
+	h := newHarness(t)
+	// A price set on another registrar's subject, which query pods
+	// reject, is not a real price the sample must step aside for.
+	wrong := set("porkbun", ".com", 968)
+	body, err := json.Marshal(&wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.js.Publish(context.Background(), contracts.PriceSubject("other", ".com"), body); err != nil {
+		t.Fatal(err)
+	}
+	stand := &listSource{list: &ingest.List{Prices: []contracts.PriceSet{set("sample-a", ".com", 1)}}}
+	if err := fallbackRunner(t, h, stand).Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.current(t, "sample-a", ".com").(*contracts.PriceSet); !ok {
+		t.Errorf("the sample stepped aside for a rejected document: got %T", h.current(t, "sample-a", ".com"))
 	}
 }
