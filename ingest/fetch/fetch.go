@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -78,6 +79,21 @@ type Client struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+
+	// sleep waits between attempts; tests replace it to see the waits
+	// without spending them.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 type cached struct {
@@ -130,7 +146,7 @@ func New(cfg Config, hc *http.Client, log *slog.Logger) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{hc: hc, cfg: cfg.withDefaults(), log: log, cache: map[string]cached{}}
+	return &Client{hc: hc, cfg: cfg.withDefaults(), log: log, cache: map[string]cached{}, sleep: sleep}
 }
 
 // Get fetches url conditionally.
@@ -166,15 +182,16 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			wait = retryAfter
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return nil, fmt.Errorf("%w; next retry in %v is past the fetch's deadline", lastErr, wait)
+			if retryAfter > 0 {
+				return nil, fmt.Errorf("%w; next retry in %v is past the fetch's deadline", lastErr, wait)
+			}
+			// Backoff is ours to shorten: leave the last attempt a
+			// tenth of what remains.
+			wait = time.Until(dl) * 9 / 10
 		}
 		c.log.Warn("fetch failed; retrying", "url", req.URL, "attempt", attempt, "wait", wait, "err", err)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), lastErr)
-		case <-t.C:
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%w (last error: %v)", err, lastErr)
 		}
 	}
 	if attempt == 1 {
@@ -284,9 +301,12 @@ func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s < 0 {
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		switch {
+		case s < 0:
 			return 0
+		case s > int64(math.MaxInt64/time.Second):
+			return math.MaxInt64 // longer than any client waits
 		}
 		return time.Duration(s) * time.Second
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -87,26 +88,62 @@ func TestClientErrorNotRetried(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
-	var first time.Time
-	var gap time.Duration
-	srv, _ := sequence(t,
-		func(w http.ResponseWriter, r *http.Request) {
-			first = time.Now()
-			status(429, "Retry-After", "1")(w, r)
-		},
-		func(w http.ResponseWriter, r *http.Request) { gap = time.Since(first); ok("list")(w, r) },
-	)
-	// BaseDelay is a millisecond: only Retry-After explains a wait of a
-	// second.
-	resp, err := client(fetch.Config{}).Get(context.Background(), srv.URL, nil)
+	srv, n := sequence(t, status(429, "Retry-After", "7"), ok("list"))
+	c := client(fetch.Config{})
+	waits := fetch.RecordWaits(c)
+	resp, err := c.Get(context.Background(), srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(resp.Body) != "list" {
-		t.Errorf("body %q", resp.Body)
+	if string(resp.Body) != "list" || n.Load() != 2 {
+		t.Errorf("got %q after %d requests, want the list on the second", resp.Body, n.Load())
 	}
-	if gap < time.Second {
-		t.Errorf("retried %v after a 429 with Retry-After: 1, want at least 1s", gap)
+	// BaseDelay is a millisecond: only Retry-After explains seven seconds.
+	if len(*waits) != 1 || (*waits)[0] != 7*time.Second {
+		t.Errorf("waited %v between attempts, want [7s]", *waits)
+	}
+}
+
+func TestRetryAfterForms(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, in string
+		want     time.Duration
+	}{
+		{"seconds", "120", 2 * time.Minute},
+		{"http date", "Sun, 22 Nov 2026 10:00:30 GMT", 30 * time.Second},
+		{"date in the past", "Sun, 22 Nov 2026 09:00:00 GMT", 0},
+		{"negative", "-5", 0},
+		{"garbage", "soon", 0},
+		{"overflowing seconds", "18446744074", math.MaxInt64},
+		{"huge seconds", "9300000000", math.MaxInt64},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fetch.RetryAfter(tt.in, now); got != tt.want {
+				t.Errorf("RetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBackoffGrowsAndFitsDeadline(t *testing.T) {
+	srv, _ := sequence(t, status(500))
+	c := client(fetch.Config{Attempts: 4, BaseDelay: time.Second, MaxDelay: time.Minute})
+	waits := fetch.RecordWaits(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := c.Get(ctx, srv.URL, nil); err == nil {
+		t.Fatal("a server that only fails gave no error")
+	}
+	bounds := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+	if len(*waits) != len(bounds) {
+		t.Fatalf("waits %v, want %d", *waits, len(bounds))
+	}
+	for i, w := range *waits {
+		if w <= 0 || w > bounds[i] {
+			t.Errorf("wait %d = %v, want in (0, %v]", i+1, w, bounds[i])
+		}
 	}
 }
 
