@@ -129,6 +129,9 @@ func FromScaled(v int64, scaleDigits int, currency string) (int64, error) {
 		}
 		return v, nil
 	}
+	if scaleDigits-exp > 18 {
+		return 0, fmt.Errorf("scale 10^%d is too large", scaleDigits)
+	}
 	div := int64(1)
 	for range scaleDigits - exp {
 		div *= 10

@@ -86,6 +86,9 @@ func TestFromScaled(t *testing.T) {
 			}
 		})
 	}
+	if _, err := money.FromScaled(5, 30, "EUR"); err == nil {
+		t.Error("FromScaled with scale 30 gave no error")
+	}
 	if _, err := money.FromScaled(-1, 8, "EUR"); err == nil {
 		t.Error("FromScaled(-1) gave no error")
 	}
