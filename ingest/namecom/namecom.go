@@ -303,16 +303,41 @@ func (s *Source) redact(err error) error {
 	return &redactedError{msg: msg, err: err}
 }
 
-// Parse reads one page body of the TLD price list into a list of price
-// sets observed at observed. See the package comment for how each quirk of
-// the format is read; paging fields are not followed.
+// Parse reads a saved price list for --file: one page that is the whole
+// list, or a JSON array of every page in order ([page1, page2, ...]). A
+// list that stops at a page pointing to a next one, or holds fewer rows than
+// totalCount, is refused: importing part of the list would withdraw the
+// zones on the missing pages.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	p, err := parsePage(body, observed)
-	if err != nil {
-		return nil, fmt.Errorf("name.com price list: %w", err)
+	bodies := []json.RawMessage{body}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		bodies = nil
+		if err := json.Unmarshal(t, &bodies); err != nil {
+			return nil, fmt.Errorf("name.com price list: saved pages do not decode: %w", err)
+		}
+		if len(bodies) == 0 {
+			return nil, errors.New("name.com price list: no saved pages")
+		}
 	}
-	var acc accumulator
-	acc.add(p)
+	var (
+		acc         accumulator
+		rows, total int
+	)
+	for i, b := range bodies {
+		p, err := parsePage(b, observed)
+		if err != nil {
+			return nil, fmt.Errorf("name.com price list page %d: %w", i+1, err)
+		}
+		acc.add(p)
+		rows += p.rows
+		total = p.totalCount
+		if i == len(bodies)-1 && p.nextPage != 0 {
+			return nil, fmt.Errorf("name.com price list: the saved pages stop before page %d; save every page, as a JSON array of the pages", p.nextPage)
+		}
+	}
+	if rows < total {
+		return nil, fmt.Errorf("name.com price list: the saved pages hold %d of %d rows", rows, total)
+	}
 	return acc.list()
 }
 

@@ -559,14 +559,23 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-// TestParseOnePage checks that Parse reads exactly the page it is given.
-func TestParseOnePage(t *testing.T) {
-	list, err := namecom.Parse(fixture(t, "page1.json"), observed)
+// TestParseSavedPages checks that Parse imports a whole saved list, one
+// page or an array of every page, and refuses part of one.
+func TestParseSavedPages(t *testing.T) {
+	if _, err := namecom.Parse(fixture(t, "page1.json"), observed); err == nil || !strings.Contains(err.Error(), "stop before page 2") {
+		t.Errorf("page 1 of 3 alone: err = %v, want it refused as part of the list", err)
+	}
+	all := "[" + string(fixture(t, "page1.json")) + "," + string(fixture(t, "page2.json")) + "," + string(fixture(t, "page3.json")) + "]"
+	list, err := namecom.Parse([]byte(all), observed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(byZone(t, list)); got != 8 {
-		t.Errorf("page 1 gave %d zones, want 8", got)
+	if len(list.Prices) != wantZones {
+		t.Errorf("three saved pages gave %d zones, want %d", len(list.Prices), wantZones)
+	}
+	short := `{"nextPage":null,"totalCount":5,"pricing":[` + row("com", "9.99", "9.99", "9.99") + `]}`
+	if _, err := namecom.Parse([]byte(short), observed); err == nil || !strings.Contains(err.Error(), "1 of 5 rows") {
+		t.Errorf("a page short of totalCount: err = %v, want it refused", err)
 	}
 }
 
