@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -108,6 +109,10 @@ type Request struct {
 	URL    string
 	Header http.Header
 	Body   []byte
+	// Secrets are replaced by [REDACTED] wherever the client logs this
+	// request's errors. The caller redacts the error it gets back, which
+	// may wrap more than the client knows.
+	Secrets []string
 	// Conditional makes the request conditional on the validators of the
 	// last response for the same URL. Leave it off for requests whose
 	// answer depends on more than the URL (a POST, a paged query).
@@ -189,7 +194,8 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			// tenth of what remains.
 			wait = time.Until(dl) * 9 / 10
 		}
-		c.log.Warn("fetch failed; retrying", "url", req.URL, "attempt", attempt, "wait", wait, "err", err)
+		c.log.Warn("fetch failed; retrying", "url", redact(req.URL, req.Secrets), "attempt", attempt, "wait", wait,
+			"err", redact(err.Error(), req.Secrets))
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("%w (last error: %v)", err, lastErr)
 		}
@@ -325,4 +331,14 @@ func snippet(b []byte) string {
 		b = b[:max]
 	}
 	return string(bytes.ToValidUTF8(b, []byte("?")))
+}
+
+// redact replaces every secret in s.
+func redact(s string, secrets []string) string {
+	for _, secret := range secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
+	}
+	return s
 }

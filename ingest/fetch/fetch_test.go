@@ -294,3 +294,23 @@ func TestUnknownHostNotRetried(t *testing.T) {
 		t.Errorf("error %q speaks of attempts; there was one", err)
 	}
 }
+
+func TestSecretsNotLogged(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		_, _ = w.Write([]byte("invalid key s3cr3t-key"))
+	}))
+	t.Cleanup(srv.Close)
+	var logged strings.Builder
+	c := fetch.New(fetch.Config{BaseDelay: time.Millisecond, Attempts: 2}, nil, slog.New(slog.NewTextHandler(&logged, nil)))
+	_, err := c.Do(context.Background(), fetch.Request{URL: srv.URL + "/?key=s3cr3t-key", Secrets: []string{"s3cr3t-key"}})
+	if err == nil {
+		t.Fatal("no error from a failing server")
+	}
+	if !strings.Contains(logged.String(), "retrying") {
+		t.Fatalf("no retry logged: %q", logged.String())
+	}
+	if strings.Contains(logged.String(), "s3cr3t-key") {
+		t.Errorf("the log holds the secret: %s", logged.String())
+	}
+}
