@@ -226,10 +226,11 @@ func (s *Source) Name() string { return Name }
 // Fetch implements ingest.Source.
 func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	resp, err := s.client.Do(ctx, fetch.Request{
-		Method: http.MethodPost,
-		URL:    s.url,
-		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/xml, text/xml"}},
-		Body:   []byte(s.form.Encode()),
+		Method:  http.MethodPost,
+		URL:     s.url,
+		Header:  http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/xml, text/xml"}},
+		Body:    []byte(s.form.Encode()),
+		Secrets: []string{s.key, url.QueryEscape(s.key), url.PathEscape(s.key)},
 	})
 	if err != nil {
 		return nil, s.redact(fmt.Errorf("fetch namecheap price list: %w", err))
