@@ -60,9 +60,16 @@
 //     Core API schema marks every price required and nullable. Should a
 //     zero price ever be omitted, it reads as not offered: a missing price,
 //     never a wrong one.)
-//   - Because null is how name.com says "not offered", 0 is a real price (a
-//     free transfer). But a zone whose every offered operation costs 0 is
-//     not a zone anyone sells that way: it is left out.
+//   - A zero price means different things by operation. For registration
+//     and renewal it is not a free operation but a missing one: nobody
+//     gives names away, so a zero account-level price reads as not offered
+//     (nil), like null, and a zero retail price is not a free sale but a
+//     missing retail price (the account-level price stands in, as above).
+//     A registration or renewal is thus never published at 0, regular or
+//     promotional. For transferIn 0 is a real price (a free transfer, or a
+//     free transfer promotion). A zone left with no operation, or with
+//     nothing but a free transfer, is not a zone anyone sells that way: it
+//     is left out, not skipped.
 //   - Prices are decoded as json.Number and read by their literal digits with
 //     money.Parse, never through a float: 3.9899999999999998 is 399 cents
 //     (rounded half up at the cent). A price in a JSON string is read the
@@ -74,7 +81,7 @@
 //   - A zone listed twice (on one page, or on two pages when the list shifted
 //     between requests) keeps its first listing; the other is skipped.
 //
-// A row left out (another duration, nothing offered, everything free) is
+// A row left out (another duration, nothing offered, only a free transfer) is
 // not a price this package publishes: its zone is withdrawn like one that
 // left the list. A row skipped could not be read: it is counted in the
 // list's Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs
@@ -240,8 +247,9 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 			return nil, fmt.Errorf("name.com price list has more than %d pages", MaxPages)
 		}
 		resp, err := s.client.Do(ctx, fetch.Request{
-			URL:    s.pageURL(page),
-			Header: http.Header{"Authorization": {s.auth}, "Accept": {"application/json"}},
+			URL:     s.pageURL(page),
+			Header:  http.Header{"Authorization": {s.auth}, "Accept": {"application/json"}},
+			Secrets: s.secrets,
 		})
 		if err != nil {
 			return nil, s.redact(s.fetchErr(page, err))
@@ -514,12 +522,13 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 		name                      string
 		account, retail, original json.RawMessage
 		dst                       **contracts.OpPrice
+		zeroIsFree                bool // false: a zero price is a missing one
 	}{
-		{"registration", e.RegistrationPrice, e.RegistrationRetailPrice, e.RegistrationOriginalPrice, &ps.Register},
-		{"renewal", e.RenewalPrice, e.RenewalRetailPrice, e.RenewalOriginalPrice, &ps.Renew},
-		{"transferIn", e.TransferInPrice, e.TransferInRetailPrice, e.TransferInOriginalPrice, &ps.Transfer},
+		{"registration", e.RegistrationPrice, e.RegistrationRetailPrice, e.RegistrationOriginalPrice, &ps.Register, false},
+		{"renewal", e.RenewalPrice, e.RenewalRetailPrice, e.RenewalOriginalPrice, &ps.Renew, false},
+		{"transferIn", e.TransferInPrice, e.TransferInRetailPrice, e.TransferInOriginalPrice, &ps.Transfer, true},
 	} {
-		op, err := opPrice(f.account, f.retail, f.original)
+		op, err := opPrice(f.account, f.retail, f.original, f.zeroIsFree)
 		if err != nil {
 			return ps, fmt.Errorf("%s: %s: %w", z.ASCII, f.name, err)
 		}
@@ -530,23 +539,27 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 		return ps, leftOut(z.ASCII + ": no operation offered")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, leftOut(z.ASCII + ": every price is 0")
+		return ps, leftOut(z.ASCII + ": nothing priced but a free transfer")
 	}
 	return ps, nil
 }
 
 // opPrice reads one operation's three prices; nil when it is not offered.
-func opPrice(accountRaw, retailRaw, originalRaw json.RawMessage) (*contracts.OpPrice, error) {
+// Unless zeroIsFree, a zero price is read as a missing one.
+func opPrice(accountRaw, retailRaw, originalRaw json.RawMessage, zeroIsFree bool) (*contracts.OpPrice, error) {
 	account, err := price(accountRaw)
 	if err != nil {
 		return nil, fmt.Errorf("account-level price: %w", err)
 	}
-	if account == nil {
+	if account == nil || (*account == 0 && !zeroIsFree) {
 		return nil, nil
 	}
 	retail, err := price(retailRaw)
 	if err != nil {
 		return nil, fmt.Errorf("retail price: %w", err)
+	}
+	if retail != nil && *retail == 0 && !zeroIsFree {
+		retail = nil
 	}
 	original, err := price(originalRaw)
 	if err != nil {

@@ -467,9 +467,34 @@ func TestParseQuirks(t *testing.T) {
 			zone: ".com", want: set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "free promotion",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
-			zone: ".com", want: set(".com", promo(1199, 0), nil, nil),
+			name: "zero registration is not offered, whatever the original price",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			zone: ".com", want: set(".com", nil, op(1299), nil),
+		},
+		{
+			name: "zero renewal is not offered",
+			body: body(row("com", "11.99", "0", "11.99")),
+			zone: ".com", want: set(".com", op(1199), nil, op(1199)),
+		},
+		{
+			name: "zero retail registration price is missing, not a free sale",
+			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
+			zone: ".com", want: set(".com", op(1199), nil, nil),
+		},
+		{
+			name: "zero registration and renewal leave the transfer",
+			body: body(row("com", "0", "0.00", "11.99")),
+			zone: ".com", want: set(".com", nil, nil, op(1199)),
+		},
+		{
+			name: "zero transfer is a free transfer",
+			body: body(row("uk", "8.99", "8.99", "0")),
+			zone: ".uk", want: set(".uk", op(899), op(899), op(0)),
+		},
+		{
+			name: "free transfer promotion",
+			body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
+			zone: ".uk", want: set(".uk", op(899), nil, promo(499, 0)),
 		},
 		{
 			name: "missing duration is the year asked for",
@@ -490,6 +515,7 @@ func TestParseQuirks(t *testing.T) {
 		{name: "two-year row skipped", body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), zone: ".com"},
 		{name: "fractional duration skipped", body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), zone: ".com"},
 		{name: "all free skipped", body: body(row("com", "0", "0", "0"), net), zone: ".com"},
+		{name: "zero registration and renewal without a transfer left out", body: body(row("com", "0", "0", "null"), net), zone: ".com"},
 		{name: "nothing offered skipped", body: body(row("com", "null", "null", "null"), net), zone: ".com"},
 		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
 		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},

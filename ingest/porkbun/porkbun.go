@@ -30,10 +30,15 @@
 //     (nil), and an entry offering no operation at all is left out. Any
 //     other unreadable price makes the whole zone unusable: it is skipped
 //     rather than published with an operation silently missing.
-//   - "0.00" is a real price: Porkbun transfers some zones free (.uk,
-//     .co.uk) and says so with "0.00". But an entry whose every offered
-//     operation is "0.00" is Porkbun's stand-in for a zone it does not sell
-//     (it answers "0.00" for .pl and .com.pl): left out.
+//   - A zero price ("0.00", 0) means different things by operation. For
+//     registration and renewal it is not a free operation but a missing
+//     one: Porkbun gives no names away, so a zero there reads as not
+//     offered (nil), like "n/a", and is never published as a price of 0.
+//     For transfer it is a real price: Porkbun transfers some zones free
+//     (.uk, .co.uk) and says so with "0.00". An entry left with no
+//     operation, or with nothing but a free transfer, is not a zone Porkbun
+//     sells (it answers "0.00" throughout for .pl and .com.pl, its stand-in
+//     for zones it does not sell): left out, not skipped.
 //   - "coupons" is [] when empty (PHP's json_encode of an empty array) and an
 //     object keyed by the operation when a coupon runs, e.g.
 //     {"registration":{"code":"AWESOMENESS","max_per_user":1,
@@ -288,17 +293,21 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 		return ps, zerr
 	}
 	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-		dst  **contracts.OpPrice
+		name       string
+		raw        json.RawMessage
+		dst        **contracts.OpPrice
+		zeroIsFree bool // false: a zero price means the operation is missing
 	}{
-		{"registration", e.Registration, &ps.Register},
-		{"renewal", e.Renewal, &ps.Renew},
-		{"transfer", e.Transfer, &ps.Transfer},
+		{"registration", e.Registration, &ps.Register, false},
+		{"renewal", e.Renewal, &ps.Renew, false},
+		{"transfer", e.Transfer, &ps.Transfer, true},
 	} {
 		op, err := opPrice(f.raw)
 		if err != nil {
 			return ps, fmt.Errorf("%s: %w", f.name, err)
+		}
+		if op != nil && op.Regular.Amount == 0 && !f.zeroIsFree {
+			op = nil
 		}
 		*f.dst = op
 	}
@@ -307,7 +316,7 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 		return ps, leftOut("no operation priced")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, leftOut("every price is 0.00: a zone porkbun does not sell")
+		return ps, leftOut("nothing priced but a free transfer: a zone porkbun does not sell")
 	}
 	applyCoupons(&ps, e.Coupons)
 	return ps, nil

@@ -228,9 +228,34 @@ func TestParseQuirks(t *testing.T) {
 			zone: ".com", want: set(".com", op(1108), op(1108), nil),
 		},
 		{
-			name: "free registration is kept",
+			name: "zero registration is not offered",
 			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
-			zone: ".com", want: set(".com", op(0), op(1108), op(1108)),
+			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
+		},
+		{
+			name: "zero renewal is not offered",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
+			zone: ".com", want: set(".com", op(1108), nil, op(1108)),
+		},
+		{
+			name: "zero registration and renewal leave the transfer",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
+			zone: ".com", want: set(".com", nil, nil, op(1108)),
+		},
+		{
+			name: "zero transfer is a free transfer",
+			body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
+			zone: ".uk", want: set(".uk", op(432), op(566), op(0)),
+		},
+		{
+			name: "zero registration and renewal with no transfer is left out, not skipped",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			zone: ".com",
+		},
+		{
+			name: "coupon on a zero registration is ignored",
+			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
 		},
 		{
 			name: "upper-case key",

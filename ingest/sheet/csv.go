@@ -28,8 +28,8 @@ func knownColumn(name string) bool {
 }
 
 // readCSV reads a CSV sheet's rows. The header's problems, broken quoting
-// and a truncated last row fail the whole sheet; a row with the wrong
-// number of fields is one bad row.
+// and a last row with no line break after it fail the whole sheet; a row
+// with the wrong number of fields is one bad row.
 func readCSV(body []byte) ([]row, error) {
 	r := csv.NewReader(bytes.NewReader(body))
 	r.Comment = '#'
@@ -58,7 +58,7 @@ func readCSV(body []byte) ([]row, error) {
 	leading := max(cols["registrar"], cols["zone"]) == 1
 	var (
 		rows      []row
-		lastShort bool
+		lastData  bool // the last record read holds data
 		lastWhere string
 	)
 	for {
@@ -71,7 +71,7 @@ func readCSV(body []byte) ([]row, error) {
 		}
 		line, _ := r.FieldPos(0)
 		where := "line " + strconv.Itoa(line)
-		lastShort, lastWhere = len(rec) < len(header), where
+		lastData, lastWhere = !blank(rec), where
 		if blank(rec) {
 			continue // a spreadsheet's empty row
 		}
@@ -90,8 +90,10 @@ func readCSV(body []byte) ([]row, error) {
 		}
 		rows = append(rows, row{where: where, cells: c})
 	}
-	if lastShort && endsMidLine(body) {
-		return nil, fmt.Errorf("%s: the sheet ends inside a row, with fewer fields than the header and no line break: truncated?", lastWhere)
+	// A cut-off body may end in a row that still has every field
+	// ("...,110.00" cut to "...,11"): only the missing line break tells.
+	if lastData && endsMidLine(body) {
+		return nil, fmt.Errorf("%s: the sheet does not end with a line break: truncated?", lastWhere)
 	}
 	return rows, nil
 }
@@ -154,8 +156,12 @@ func blank(rec []string) bool {
 }
 
 // endsMidLine reports whether the body's last line holds data but no line
-// break follows it: with a short last row, the mark of a cut-off body.
+// break follows it: after a data row, the mark of a cut-off body. A body
+// ending in a carriage return (CRLF cut before its LF) ends its row.
 func endsMidLine(body []byte) bool {
+	if bytes.HasSuffix(body, []byte("\r")) {
+		return false
+	}
 	last := body[bytes.LastIndexByte(body, '\n')+1:]
 	t := bytes.TrimSpace(last)
 	return len(t) > 0 && t[0] != '#'

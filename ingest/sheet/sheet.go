@@ -10,8 +10,8 @@
 // any letter case:
 //
 //	registrar,zone,currency,register,renew,transfer,register_promo,register_promo_ends
-//	porkbun,.com,USD,11.08,11.08,11.08,,
-//	example-reg,co.uk,GBP,"1,250.00",n/a,0.00,5.99,2026-12-31
+//	acme-names,.com,USD,11.08,11.08,11.08,,
+//	example-registrar,co.uk,GBP,"1,250.00",n/a,0.00,5.99,2026-12-31
 //
 // registrar, zone and currency are required, and at least one of register,
 // renew and transfer. Optional: register_promo, register_promo_ends and the
@@ -20,14 +20,17 @@
 // are ignored. Lines starting with # are comments, blank lines and rows of
 // empty cells are skipped, a UTF-8 byte order mark and CRLF line ends are
 // fine. Fields are separated by commas only; quote a field that holds a
-// comma ("1,250.00"). The header is checked first: a missing required
+// comma ("1,250.00"). The sheet ends with a line break after its last row,
+// as every spreadsheet and text editor writes it: a last row with no line
+// break after it is the mark of a cut-off download, and fails the whole
+// sheet (see below). The header is checked first: a missing required
 // column, a column named twice or a semicolon-separated header fails the
 // whole sheet, naming what is wrong.
 //
 // # JSON
 //
 //	{"prices":[
-//	  {"registrar":"porkbun","zone":".com","currency":"USD",
+//	  {"registrar":"acme-names","zone":".com","currency":"USD",
 //	   "register":"11.08","renew":"11.08","transfer":"11.08",
 //	   "register_promo":"9.68","register_promo_ends":"2026-12-31"}]}
 //
@@ -40,8 +43,13 @@
 // # Cells, decision by decision
 //
 //   - registrar: the registrar's id, lower-cased: letters, digits and inner
-//     hyphens ("porkbun", "name-com"). Ids starting with "sample-" are
-//     reserved for the synthetic sample source and refused.
+//     hyphens ("acme-names", "example-registrar"). Ids starting with
+//     "sample-" are reserved for the synthetic sample source and refused.
+//     So are the ids in Config.Reserved, those of registrars another source
+//     publishes (main passes the adapters' ids: "porkbun", "namecom", ...):
+//     two sources speaking for one registrar would withdraw each other's
+//     zones every round. A row naming one is skipped and keeps nothing:
+//     those prices are not the sheet's to keep.
 //   - zone: any form people type: ".com", "com", "COM", "com.", ".рф",
 //     "xn--p1ai", "co.uk". It is normalised with contracts.NormalizeZone.
 //   - currency: an ISO 4217 code in any case ("usd" is USD); one per row,
@@ -49,7 +57,10 @@
 //     row.
 //   - register, renew, transfer: a decimal amount read exactly with
 //     money.Parse ("9.68", "1500", "1,250.00"; more decimals than the
-//     currency has are rounded half up). An empty cell, "n/a", "na", "-" or
+//     currency has are rounded half up). A comma-grouped amount with no
+//     decimal point ("1,500") is refused: in EUR notation it reads as 1.5,
+//     and a sheet cannot say which the operator meant; write "1500" or
+//     "1,500.00". An empty cell, "n/a", "na", "-" or
 //     "none" means the registrar does not offer the operation. "0.00" is a
 //     real price: the operation is free (a free transfer). A row must
 //     price at least one operation.
@@ -75,11 +86,15 @@
 // zone is written, is such an error: the first row stands. A row whose
 // column count differs from the header's (an unquoted thousands
 // separator) is skipped too. But broken CSV quoting, a JSON syntax error,
-// an HTML page where the sheet should be, or a last row cut short with no
-// line break after it (truncated) fails the whole sheet: there is never a
-// partial list from a damaged document. A sheet cut exactly at a line
-// break cannot be told from a shorter sheet; the runner's shrink guard
-// refuses one that lost more than half of a registrar's zones.
+// an HTML page where the sheet should be, or a CSV sheet whose last row
+// has no line break after it fails the whole sheet: there is never a
+// partial list from a damaged document. A cut row may keep the right
+// number of fields ("...,110.00" cut to "...,11") and would otherwise
+// publish a wrong price, so the line break is required whatever the
+// row's length; a comment or blank line may end the sheet without one. A
+// sheet cut exactly at a line break cannot be told from a shorter sheet;
+// the runner's shrink guard refuses one that lost more than half of a
+// registrar's zones.
 //
 // Every registrar named in a sheet is spoken for by it: a zone of theirs
 // that leaves the sheet is withdrawn by the runner on the next round. A
@@ -157,6 +172,9 @@ type Config struct {
 	// Log receives a warning each round that skipped rows, naming them;
 	// nil discards it.
 	Log *slog.Logger
+	// Reserved are registrar ids other sources publish (main passes its
+	// adapters' names); a row naming one is skipped.
+	Reserved []string
 }
 
 // Validate reports a configuration that cannot work, naming the
@@ -182,18 +200,24 @@ func (c Config) Validate() error {
 	if c.Name != "" && !contracts.ValidRegistrar(c.Name) {
 		return fmt.Errorf("ZONEPRICE_SHEET_NAME %q: want lower-case letters, digits and inner hyphens", c.Name)
 	}
+	for _, r := range c.Reserved {
+		if !contracts.ValidRegistrar(r) {
+			return fmt.Errorf("sheet Reserved: %q is not a registrar id", r)
+		}
+	}
 	return nil
 }
 
 // Source reads one price sheet.
 type Source struct {
-	name   string
-	url    string
-	file   string
-	format string
-	client *fetch.Client
-	now    func() time.Time
-	log    *slog.Logger
+	name     string
+	url      string
+	file     string
+	format   string
+	reserved map[string]bool
+	client   *fetch.Client
+	now      func() time.Time
+	log      *slog.Logger
 }
 
 var _ ingest.Source = (*Source)(nil)
@@ -212,6 +236,12 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 		now = time.Now
 	}
 	s := &Source{name: cmp.Or(cfg.Name, Name), url: cfg.URL, file: cfg.File, client: client, now: now, log: cfg.Log}
+	if len(cfg.Reserved) > 0 {
+		s.reserved = make(map[string]bool, len(cfg.Reserved))
+		for _, r := range cfg.Reserved {
+			s.reserved[r] = true
+		}
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -260,7 +290,7 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		}
 		body = resp.Body
 	}
-	list, skipped, err := ParseFormat(body, s.format, s.name, s.now())
+	list, skipped, err := parse(body, s.format, s.name, s.reserved, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("price sheet %s: %w", where, err)
 	}
@@ -295,7 +325,8 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Parse reads one sheet, detecting its format from its first non-space
 // byte, into a list of price sets observed at observed with source "sheet".
-// It is what the offline import reads a saved sheet with.
+// It is what the offline import reads a saved sheet with. It has no Config,
+// so it refuses no Config.Reserved ids; only a Source does.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	list, _, err := ParseFormat(body, "", Name, observed)
 	return list, err
@@ -306,6 +337,11 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 // observed, with source (empty means "sheet"). It also returns a *RowError
 // for every row it skipped. See the package comment for the schema.
 func ParseFormat(body []byte, format, source string, observed time.Time) (*ingest.List, []error, error) {
+	return parse(body, format, source, nil, observed)
+}
+
+// parse is ParseFormat that also refuses the registrar ids in reserved.
+func parse(body []byte, format, source string, reserved map[string]bool, observed time.Time) (*ingest.List, []error, error) {
 	source = cmp.Or(source, Name)
 	body = bytes.TrimPrefix(body, []byte("\uFEFF"))
 	lead := bytes.TrimLeft(body, " \t\r\n")
@@ -349,12 +385,12 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 	for _, r := range rows {
 		if r.err != nil {
 			skipped = append(skipped, r.err)
-			if s, ok := r.cells.subject(); ok {
+			if s, ok := r.cells.subject(reserved); ok {
 				keep[s] = true
 			}
 			continue
 		}
-		ps, rerr := r.cells.priceSet(source, observed)
+		ps, rerr := r.cells.priceSet(source, reserved, observed)
 		if rerr == nil {
 			key := [2]string{ps.Registrar, ps.Zone}
 			if at, dup := first[key]; dup {
@@ -366,7 +402,7 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 		if rerr != nil {
 			rerr.Row = r.where
 			skipped = append(skipped, rerr)
-			if s, ok := r.cells.subject(); ok {
+			if s, ok := r.cells.subject(reserved); ok {
 				keep[s] = true
 			}
 			continue
@@ -424,10 +460,11 @@ type cells struct {
 type opCells struct{ price, promo, ends string }
 
 // subject is the price subject of the registrar and zone a row names,
-// whatever else is wrong with it, if both can be read.
-func (c cells) subject() (string, bool) {
+// whatever else is wrong with it, if both can be read and the registrar
+// is one the sheet may speak for.
+func (c cells) subject(reserved map[string]bool) (string, bool) {
 	reg := strings.ToLower(strings.TrimSpace(c.registrar))
-	if !contracts.ValidRegistrar(reg) || contracts.IsSampleRegistrar(reg) {
+	if !contracts.ValidRegistrar(reg) || contracts.IsSampleRegistrar(reg) || reserved[reg] {
 		return "", false
 	}
 	z, err := contracts.NormalizeZone(strings.TrimSpace(c.zone))
@@ -442,7 +479,7 @@ var opNames = [3]string{"register", "renew", "transfer"}
 
 // priceSet turns a row's cells into a price set, or names the column that
 // is wrong. The returned error's Row is left for the caller to fill.
-func (c cells) priceSet(source string, observed time.Time) (contracts.PriceSet, *RowError) {
+func (c cells) priceSet(source string, reserved map[string]bool, observed time.Time) (contracts.PriceSet, *RowError) {
 	fail := func(column, format string, args ...any) (contracts.PriceSet, *RowError) {
 		return contracts.PriceSet{}, &RowError{Column: column, Err: fmt.Errorf(format, args...)}
 	}
@@ -454,6 +491,8 @@ func (c cells) priceSet(source string, observed time.Time) (contracts.PriceSet, 
 		return fail("registrar", "%q is not lower-case letters, digits and inner hyphens", c.registrar)
 	case contracts.IsSampleRegistrar(reg):
 		return fail("registrar", "%q: ids starting with %q are reserved for synthetic sample prices", reg, contracts.SampleRegistrarPrefix)
+	case reserved[reg]:
+		return fail("registrar", "registrar %s is published by its own adapter; give the sheet's registrar another id", reg)
 	}
 	zone := strings.TrimSpace(c.zone)
 	if zone == "" {
@@ -477,12 +516,12 @@ func (c cells) priceSet(source string, observed time.Time) (contracts.PriceSet, 
 	dst := [3]**contracts.OpPrice{&ps.Register, &ps.Renew, &ps.Transfer}
 	for i, oc := range c.ops {
 		name := opNames[i]
-		regular, err := money.Parse(oc.price, cur)
+		regular, err := amount(oc.price, cur)
 		offered := err == nil
 		if err != nil && !errors.Is(err, money.ErrNoPrice) {
 			return fail(name, "%v", err)
 		}
-		promo, err := money.Parse(oc.promo, cur)
+		promo, err := amount(oc.promo, cur)
 		hasPromo := err == nil
 		if err != nil && !errors.Is(err, money.ErrNoPrice) {
 			return fail(name+"_promo", "%v", err)
@@ -515,6 +554,21 @@ func (c cells) priceSet(source string, observed time.Time) (contracts.PriceSet, 
 		return fail("", "no price: register, renew and transfer are all empty or n/a")
 	}
 	return ps, nil
+}
+
+// amount reads one amount cell with money.Parse, refusing a comma-grouped
+// amount without a decimal point: "1,500" is 1500 to some and, in EUR
+// notation, 1.5 to others.
+func amount(s, currency string) (int64, error) {
+	v, err := money.Parse(s, currency)
+	if err != nil {
+		return 0, err
+	}
+	if t := strings.TrimSpace(s); strings.Contains(t, ",") && !strings.Contains(t, ".") {
+		return 0, fmt.Errorf("amount %q is ambiguous (in EUR notation the comma is a decimal point): write %q or %q",
+			t, strings.ReplaceAll(t, ",", ""), t+".00")
+	}
+	return v, nil
 }
 
 // promoEnds reads when a promotion ends: RFC 3339, or a date meaning the

@@ -115,7 +115,7 @@ func TestParseFixtures(t *testing.T) {
 	// The skipped rows that name a readable registrar and zone keep that
 	// zone; the duplicate .com is priced by its first row, and "not a
 	// zone!" names none.
-	keep := []string{"prices.v1.acme-names.info", "prices.v1.old-reg.net"}
+	keep := []string{"prices.v1.acme-names.info", "prices.v1.old-reg.net", "prices.v1.tokyo-dns.net"}
 	for _, tc := range []struct {
 		file, format string
 		skipped      []string
@@ -125,6 +125,7 @@ func TestParseFixtures(t *testing.T) {
 			`line 30: currency: unknown currency "XYZ": want an ISO 4217 code such as USD`,
 			`line 31: zone: malformed zone "not a zone!"`,
 			"line 32: has 14 fields, the header has 13 (an unquoted comma in an amount?)",
+			`line 33: register: amount "1,500" is ambiguous`,
 		}},
 		{"prices.json", "json", []string{
 			"prices[21]: acme-names .com is already priced on prices[0]; the first row stands",
@@ -132,6 +133,7 @@ func TestParseFixtures(t *testing.T) {
 			`prices[23]: zone: malformed zone "not a zone!"`,
 			`prices[24]: register: price "1.99e0" is not a decimal number`,
 			"prices[25]: is not an object",
+			`prices[26]: register: amount "1,500" is ambiguous`,
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -256,7 +258,20 @@ func TestCSVQuirks(t *testing.T) {
 	runCases(t, "csv", []sheetCase{
 		{name: "byte order mark and comments", body: "\uFEFF# prices\n# more\n" + hdr + "# between\nacme,.com,USD,9.68,10.98,9.68\n", want: []string{com}},
 		{name: "CRLF line ends", body: strings.ReplaceAll(hdr+"acme,.com,USD,9.68,10.98,9.68\n", "\n", "\r\n"), want: []string{com}},
-		{name: "no line break after the last row", body: hdr + "acme,.com,USD,9.68,10.98,9.68", want: []string{com}},
+		{name: "no line break after the last row", body: hdr + "acme,.com,USD,9.68,10.98,9.68", wantErr: "line 2: the sheet does not end with a line break: truncated?"},
+		{
+			name:    "truncated last row with every field",
+			body:    hdr + "acme,.com,USD,9.68,10.98,9.68\nacme,.net,USD,12.48,13.98,11",
+			wantErr: "line 3: the sheet does not end with a line break: truncated?",
+		},
+		{
+			name:    "last row with too many fields and no line break",
+			body:    hdr + "acme,.com,USD,9.68,10.98,9.68\nacme,.net,USD,12.48,13.98,1,1",
+			wantErr: "line 3: the sheet does not end with a line break: truncated?",
+		},
+		{name: "a comment may end the sheet without a line break", body: hdr + "acme,.com,USD,9.68,10.98,9.68\n# end", want: []string{com}},
+		{name: "a blank row may end the sheet without a line break", body: hdr + "acme,.com,USD,9.68,10.98,9.68\n,,,,,", want: []string{com}},
+		{name: "CRLF cut before its last LF", body: strings.ReplaceAll(hdr, "\n", "\r\n") + "acme,.com,USD,9.68,10.98,9.68\r", want: []string{com}},
 		{name: "spaces around cells", body: hdr + " acme , .com , USD , 9.68 ,10.98 , 9.68\n", want: []string{com}},
 		{
 			name: "column order and case free, unknown columns ignored",
@@ -265,7 +280,7 @@ func TestCSVQuirks(t *testing.T) {
 		},
 		{
 			name: "quoted thousands separators",
-			body: hdr + `acme,.car,USD,"2,499.00","2,499.00","1,000,000.5"` + "\n" + `tokyo,.jp,JPY,"3,190","3,190",0` + "\n",
+			body: hdr + `acme,.car,USD,"2,499.00","2,499.00","1,000,000.5"` + "\n" + `tokyo,.jp,JPY,"3,190.00",3190,0` + "\n",
 			want: []string{"acme .car USD reg=249900 ren=249900 tra=100000050", "tokyo .jp JPY reg=3190 ren=3190 tra=0"},
 		},
 		{
@@ -274,6 +289,21 @@ func TestCSVQuirks(t *testing.T) {
 			want:    []string{com},
 			keep:    []string{"prices.v1.acme.car"},
 			skipped: []string{"line 2: has 7 fields, the header has 6"},
+		},
+		{
+			name: "comma-grouped amount without a decimal point is ambiguous",
+			body: promoHdr +
+				`acme,.com,USD,"1,500",,,10.98,,` + "\n" +
+				`acme,.net,USD,"1,500.00","1,000",,10.98,,` + "\n" +
+				`acme,.org,JPY,1500,,,"1,500",,` + "\n" +
+				`acme,.io,USD,"1,500.00",,,"1,000,000.00",,` + "\n",
+			want: []string{"acme .io USD reg=150000 ren=100000000 tra=-"},
+			keep: []string{"prices.v1.acme.com", "prices.v1.acme.net", "prices.v1.acme.org"},
+			skipped: []string{
+				`line 2: register: amount "1,500" is ambiguous (in EUR notation the comma is a decimal point): write "1500" or "1,500.00"`,
+				`line 3: register_promo: amount "1,000" is ambiguous`,
+				`line 4: renew: amount "1,500" is ambiguous (in EUR notation the comma is a decimal point): write "1500" or "1,500.00"`,
+			},
 		},
 		{
 			name:    "misplaced thousands separator",
@@ -399,7 +429,7 @@ func TestCSVQuirks(t *testing.T) {
 		{name: "comments only", body: "# nothing yet\n", wantErr: "price sheet has no header row"},
 		{name: "empty", body: " \n\t\n", wantErr: "price sheet is empty"},
 		{name: "HTML error page", body: "<!DOCTYPE html>\n<html><body>Bad gateway</body></html>", wantErr: "looks like HTML or XML"},
-		{name: "truncated mid-row", body: hdr + "acme,.com,USD,9.68,10.98,9.68\nacme,.net,USD,12", wantErr: "line 3: the sheet ends inside a row"},
+		{name: "truncated mid-row", body: hdr + "acme,.com,USD,9.68,10.98,9.68\nacme,.net,USD,12", wantErr: "line 3: the sheet does not end with a line break: truncated?"},
 		{name: "truncated inside quotes", body: hdr + "acme,.com,USD,9.68,10.98,9.68\nacme,.car,USD,\"2,4", wantErr: "read CSV"},
 		{name: "stray quote", body: hdr + "acme,.com,USD,9\"68,10.98,9.68\n", wantErr: "read CSV"},
 		{
@@ -528,6 +558,13 @@ func TestJSONQuirks(t *testing.T) {
 			want: []string{com},
 		},
 		{
+			name:    "comma-grouped amount without a decimal point is ambiguous",
+			body:    `{"prices":[{"registrar":"acme","zone":".net","currency":"JPY","register":"1,500"},{"registrar":"acme","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"}]}`,
+			want:    []string{com},
+			keep:    []string{"prices.v1.acme.net"},
+			skipped: []string{`prices[0]: register: amount "1,500" is ambiguous (in EUR notation the comma is a decimal point): write "1500" or "1,500.00"`},
+		},
+		{
 			name:    "duplicates",
 			body:    `{"prices":[{"registrar":"acme","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"},{"registrar":"acme","zone":"com.","currency":"USD","register":"1"}]}`,
 			want:    []string{com},
@@ -615,6 +652,7 @@ func TestConfig(t *testing.T) {
 		{name: "ftp URL", cfg: sheet.Config{URL: "ftp://example.org/prices.csv"}, wantErr: "ZONEPRICE_SHEET_URL"},
 		{name: "format", cfg: sheet.Config{File: "p.xlsx", Format: "xlsx"}, wantErr: "ZONEPRICE_SHEET_FORMAT"},
 		{name: "name", cfg: sheet.Config{File: "p.csv", Name: "Sheet B"}, wantErr: "ZONEPRICE_SHEET_NAME"},
+		{name: "reserved", cfg: sheet.Config{File: "p.csv", Reserved: []string{"porkbun", "Name.com"}}, wantErr: `sheet Reserved: "Name.com"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
@@ -638,6 +676,72 @@ func TestConfig(t *testing.T) {
 	src, err := sheet.New(sheet.Config{File: "p.csv"}, nil, nil)
 	if err != nil || src.Name() != "sheet" {
 		t.Errorf("New without a name: %v, name %q; want the default \"sheet\"", err, src.Name())
+	}
+}
+
+// TestReservedRegistrars checks that a sheet cannot price a registrar
+// another source publishes: its rows are skipped and keep nothing, so the
+// sheet never speaks for that registrar.
+func TestReservedRegistrars(t *testing.T) {
+	reserved := []string{"porkbun", "namecom"}
+	for _, tc := range []struct {
+		name, file, body string
+		skipped          []string
+	}{
+		{
+			name: "csv", file: "prices.csv",
+			body: hdr +
+				"acme-names,.com,USD,9.68,10.98,9.68\n" +
+				"porkbun,.net,USD,1,1,1\n" +
+				"Porkbun,.org,USD,x,1,1\n" +
+				"namecom,.io,USD,1,1\n",
+			skipped: []string{
+				"line 3: registrar: registrar porkbun is published by its own adapter; give the sheet's registrar another id",
+				"line 4: registrar: registrar porkbun is published by its own adapter; give the sheet's registrar another id",
+				"line 5: has 5 fields, the header has 6",
+			},
+		},
+		{
+			name: "json", file: "prices.json",
+			body: `{"prices":[{"registrar":"acme-names","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"},` +
+				`{"registrar":"namecom","zone":".net","currency":"USD","register":"1"},` +
+				`{"registrar":"porkbun","zone":".org","currency":"USD","register":true}]}`,
+			skipped: []string{
+				"prices[1]: registrar: registrar namecom is published by its own adapter; give the sheet's registrar another id",
+				"prices[2]: register: true is neither a string nor a number",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			path := filepath.Join(t.TempDir(), tc.file)
+			if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src, err := sheet.New(sheet.Config{File: path, Reserved: reserved, Log: slog.New(slog.NewTextHandler(&buf, nil))}, nil, clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := src.Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := rendered(t, list), []string{"acme-names .com USD reg=968 ren=1098 tra=968"}; !slices.Equal(got, want) {
+				t.Errorf("got prices %q, want %q", got, want)
+			}
+			if list.Skipped != len(tc.skipped) || list.Keep != nil {
+				t.Errorf("list skipped %d, keep %q; want %d and nothing kept", list.Skipped, list.Keep, len(tc.skipped))
+			}
+			for _, want := range tc.skipped {
+				if !strings.Contains(buf.String(), want) {
+					t.Errorf("log %q does not mention %q", buf.String(), want)
+				}
+			}
+			// Without Reserved the same sheet prices them.
+			if plain, err := sheet.Parse([]byte(tc.body), observed); err != nil || len(plain.Prices) < 2 {
+				t.Errorf("Parse without reserved ids: err %v", err)
+			}
+		})
 	}
 }
 
@@ -753,6 +857,7 @@ func badBodies(t *testing.T) []struct{ name, body, wantErr string } {
 	cutCSV := csvBody[:strings.Index(csvBody, ".io,acme-names,USD,39.9")+len(".io,acme-names,USD,39.9")]
 	return []struct{ name, body, wantErr string }{
 		{"truncated CSV", cutCSV, "truncated?"},
+		{"truncated CSV with every field", csvBody[:strings.Index(csvBody, "first-year offer")+len("first-year")], "the sheet does not end with a line break: truncated?"},
 		{"truncated CSV inside quotes", csvBody[:strings.Index(csvBody, `"2,49`)+len(`"2,49`)], "read CSV"},
 		{"truncated JSON", jsonBody[:len(jsonBody)/2], "decode JSON price sheet"},
 		{"malformed CSV", strings.Replace(csvBody, "net,acme-names", `n"et,acme-names`, 1), "read CSV"},
@@ -849,9 +954,9 @@ func TestUnreadableRowKeepsLastPrice(t *testing.T) {
 	if got := stream(t, h); !slices.Equal(got, first) {
 		t.Errorf("after the unreadable row the stream holds\n%s\nwant the first round's", strings.Join(got, "\n"))
 	}
-	// The fixture's own four bad rows each round, and the mistyped one.
-	if got := counter(t, h, "zoneprice_ingest_rows_skipped_total"); got != 4+5 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 9", got)
+	// The fixture's own five bad rows each round, and the mistyped one.
+	if got := counter(t, h, "zoneprice_ingest_rows_skipped_total"); got != 5+6 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 11", got)
 	}
 }
 
@@ -970,7 +1075,7 @@ func TestSkippedRowsLogged(t *testing.T) {
 	if _, err := src.Fetch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"price sheet rows skipped", "skipped=4", "priced=21", "line 29:", "line 32:"} {
+	for _, want := range []string{"price sheet rows skipped", "skipped=5", "priced=21", "line 29:", "line 32:"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("log %q does not mention %q", buf.String(), want)
 		}

@@ -73,6 +73,8 @@ func Registry() map[string]app.SourceSpec {
 					Format: d.Getenv("ZONEPRICE_SHEET_FORMAT"),
 					Name:   d.Getenv("ZONEPRICE_SHEET_NAME"),
 					Log:    d.Log,
+					// The adapters' registrars: a sheet must not speak for them.
+					Reserved: []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name},
 				}, d.Client, d.Now)
 			},
 			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"},
