@@ -124,3 +124,48 @@ func ratesFree(ctx context.Context, stream jetstream.Stream, subject, source str
 	r, ok := ev.(*contracts.Rates)
 	return ok && r.Source == source, nil
 }
+
+// HeldBy reports whether any subject matching filter holds a document from
+// source. A stand-in (the builtin zone catalog) asks it before replacing
+// what a live source published earlier, perhaps before a restart.
+func HeldBy(ctx context.Context, js jetstream.JetStream, filter, source string) (bool, error) {
+	stream, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		return false, err
+	}
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return false, err
+	}
+	for subject := range info.State.Subjects {
+		msg, err := stream.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		ev, err := contracts.Decode(msg.Data)
+		if err != nil {
+			continue
+		}
+		if eventSource(ev) == source {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func eventSource(ev contracts.Event) string {
+	switch e := ev.(type) {
+	case *contracts.PriceSet:
+		return e.Source
+	case *contracts.Withdrawal:
+		return e.Source
+	case *contracts.ZoneMeta:
+		return e.Source
+	case *contracts.Rates:
+		return e.Source
+	}
+	return ""
+}

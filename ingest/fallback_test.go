@@ -116,3 +116,22 @@ func TestFileSource(t *testing.T) {
 		t.Errorf("got %+v, want the file's one price observed at t0", l.Prices)
 	}
 }
+
+func TestHeldBy(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 1)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		source string
+		want   bool
+	}{{"test", true}, {"iana", false}} {
+		got, err := ingest.HeldBy(context.Background(), h.js, contracts.PriceSubjectPrefix+">", tt.source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("HeldBy(%q) = %v, want %v", tt.source, got, tt.want)
+		}
+	}
+}

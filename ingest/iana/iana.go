@@ -92,6 +92,10 @@ type Config struct {
 	RootDBURL string
 	// Offline serves the builtin catalog without touching the network.
 	Offline bool
+	// LiveHeld, when set, reports whether the stream already holds zone
+	// metadata from a live IANA fetch; then a failed fetch keeps it
+	// rather than replacing it with the builtin catalog.
+	LiveHeld func(ctx context.Context) (bool, error)
 }
 
 // Validate reports a configuration that cannot work, naming the field.
@@ -170,6 +174,17 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		}
 		if errors.Is(ctx.Err(), context.Canceled) || s.live.Load() {
 			return nil, err
+		}
+		// A restarted ingester has no memory of earlier live fetches;
+		// the stream has, and its IANA data beats the builtin catalog.
+		if s.cfg.LiveHeld != nil {
+			held, herr := s.cfg.LiveHeld(ctx)
+			if herr != nil {
+				return nil, errors.Join(err, herr)
+			}
+			if held {
+				return nil, fmt.Errorf("%w; the stream keeps its IANA zone data", err)
+			}
 		}
 		s.log.Warn("IANA zone data unavailable; serving the builtin zone catalog (source builtin) until a live fetch succeeds", "err", err)
 	}

@@ -27,6 +27,7 @@ const AutoSources = "auto"
 // Deps are what a source is built from.
 type Deps struct {
 	Getenv Env
+	JS     jetstream.JetStream
 	Client *fetch.Client
 	Log    *slog.Logger
 	Now    func() time.Time
@@ -92,6 +93,7 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 	wrapFallback := auto || len(selected) > 1
 	deps := Deps{
 		Getenv: c.Getenv,
+		JS:     js,
 		Client: fetch.New(fetch.Config{}, hc, log.With("part", "fetch")),
 		Log:    log.With("part", "ingest"),
 		Now:    time.Now,

@@ -7,7 +7,10 @@
 package sources
 
 import (
+	"context"
+
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/iana"
@@ -89,6 +92,9 @@ func Registry() map[string]app.SourceSpec {
 					TLDsURL:   d.Getenv("ZONEPRICE_IANA_TLDS_URL"),
 					RootDBURL: d.Getenv("ZONEPRICE_IANA_ROOTDB_URL"),
 					Offline:   offline,
+					LiveHeld: func(ctx context.Context) (bool, error) {
+						return ingest.HeldBy(ctx, d.JS, contracts.ZoneSubjectPrefix+"*", iana.Name)
+					},
 				}, d.Client, d.Log, d.Now)
 			},
 			Auto: true,

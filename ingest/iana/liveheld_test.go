@@ -1,0 +1,39 @@
+package iana_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/iana"
+)
+
+// TestLiveDataOnStreamBeatsBuiltin is a restarted ingester with IANA down:
+// when the stream already holds live IANA metadata the round fails and
+// keeps it; only a stream without it gets the builtin catalog.
+func TestLiveDataOnStreamBeatsBuiltin(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(down.Close)
+	for _, held := range []bool{true, false} {
+		client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, nil, slog.New(slog.DiscardHandler))
+		src, err := iana.New(iana.Config{
+			TLDsURL: down.URL, RootDBURL: down.URL,
+			LiveHeld: func(context.Context) (bool, error) { return held, nil },
+		}, client, slog.New(slog.DiscardHandler), time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := src.Fetch(context.Background())
+		switch {
+		case held && (err == nil || !strings.Contains(err.Error(), "keeps its IANA zone data")):
+			t.Errorf("live data held: err = %v, want the round refused", err)
+		case !held && (err != nil || len(list.Zones) < 1900 || list.Zones[0].Source != iana.BuiltinSource):
+			t.Errorf("no live data held: err = %v, want the builtin catalog", err)
+		}
+	}
+}
