@@ -252,6 +252,7 @@ type storedEvent struct {
 	live      bool
 	withdrawn bool
 	observed  time.Time
+	ratesDate string // of a rates document
 }
 
 // stored reads the stream's current message on every subject the list
@@ -329,7 +330,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 			case *contracts.ZoneMeta:
 				st.observed = e.ObservedAt
 			case *contracts.Rates:
-				st.observed = e.ObservedAt
+				st.observed, st.ratesDate = e.ObservedAt, e.Date
 			}
 		}
 		out[msg.Subject()] = st
@@ -420,7 +421,14 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		add(&list.Zones[i])
 	}
 	for i := range list.Rates {
-		add(&list.Rates[i])
+		rates := &list.Rates[i]
+		// A stale copy (a cache serving yesterday's file) never
+		// replaces newer rates.
+		if st, ok := stored[rates.Subject()]; ok && st.ratesDate > rates.Date {
+			r.log.Warn("rates older than the stream's skipped", "base", rates.Base, "date", rates.Date, "stream_date", st.ratesDate)
+			continue
+		}
+		add(rates)
 	}
 	for subject, st := range stored {
 		reg, zone, ok := priceSubjectParts(subject)

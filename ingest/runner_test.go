@@ -453,3 +453,21 @@ func TestFallbackIgnoresRejectedDocuments(t *testing.T) {
 		t.Errorf("the sample stepped aside for a rejected document: got %T", h.current(t, "sample-a", ".com"))
 	}
 }
+
+func TestRunnerNeverPublishesOlderRates(t *testing.T) {
+	h := newHarness(t)
+	newer := rates("ecb", "1.0523")
+	newer.Date = "2026-11-20"
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{newer}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.lastSeq(t)
+	older := rates("ecb", "1.0400")
+	older.Date = "2026-11-19"
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{older}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before {
+		t.Errorf("older rates were published: last seq %d, want %d", got, before)
+	}
+}
