@@ -3,12 +3,8 @@ package ecb_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,48 +20,6 @@ import (
 var observed = time.Date(2024, 6, 28, 16, 5, 0, 0, time.UTC)
 
 func clock() time.Time { return observed }
-
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func client(hc *http.Client) *fetch.Client {
-	return fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-}
-
-// server answers request n with handlers[n], repeating the last, and
-// counts the requests.
-func server(t *testing.T, handlers ...http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		i := int(n.Add(1)) - 1
-		handlers[min(i, len(handlers)-1)](w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
-}
-
-func serve(body []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/xml")
-		_, _ = w.Write(body)
-	}
-}
-
-func status(code int, header ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.WriteHeader(code)
-	}
-}
 
 func newSource(t *testing.T, url string, c *fetch.Client) *ecb.Source {
 	t.Helper()
@@ -91,7 +45,7 @@ func only(t *testing.T, list *ingest.List) contracts.Rates {
 }
 
 func TestParseDaily(t *testing.T) {
-	list, err := ecb.Parse(fixture(t, "eurofxref-daily.xml"), observed)
+	list, err := ecb.Parse(ingesttest.Fixture(t, "eurofxref-daily.xml"), observed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +92,7 @@ func TestParseQuirks(t *testing.T) {
 	}{
 		{
 			name: "90-day file takes the newest day, trailing zeros as published",
-			body: fixture(t, "eurofxref-hist-90d.xml"),
+			body: ingesttest.Fixture(t, "eurofxref-hist-90d.xml"),
 			date: "2024-06-28", want: map[string]string{"USD": "1.0705", "HUF": "395.1", "PLN": "4.309", "GBP": "0.84638"}, count: 30,
 		},
 		{
@@ -150,7 +104,7 @@ func TestParseQuirks(t *testing.T) {
 		},
 		{
 			name: "currency the contracts do not know is skipped",
-			body: fixture(t, "eurofxref-daily-2015.xml"),
+			body: ingesttest.Fixture(t, "eurofxref-daily-2015.xml"),
 			date: "2015-02-12", want: map[string]string{"USD": "1.1328", "RUB": "75.2935", "GBP": "0.73760"}, absent: []string{"HRK"}, count: 30,
 		},
 		{
@@ -186,7 +140,7 @@ func TestParseQuirks(t *testing.T) {
 		},
 		{
 			name: "trailing comment after the root",
-			body: append(fixture(t, "eurofxref-daily.xml"), "\n<!-- cache: 28 June 2024 16:10 -->\n"...),
+			body: append(ingesttest.Fixture(t, "eurofxref-daily.xml"), "\n<!-- cache: 28 June 2024 16:10 -->\n"...),
 			date: "2024-06-28", want: map[string]string{"USD": "1.0705"}, count: 30,
 		},
 		{name: "day without currencies", body: doc(`<Cube time='2024-06-28'></Cube>`), wantErr: "2024-06-28 hold no currency"},
@@ -204,7 +158,7 @@ func TestParseQuirks(t *testing.T) {
 			body:    doc(`<Cube time='2024-06-28'><Cube currency='HRK' rate='7.5'/><Cube currency='USD' rate='x'/></Cube>`),
 			wantErr: "no usable rate", wantErr2: `"HRK" is not a currency this service knows`,
 		},
-		{name: "HTML error page", body: fixture(t, "error.html"), wantErr: "root element is <html>"},
+		{name: "HTML error page", body: ingesttest.Fixture(t, "error.html"), wantErr: "root element is <html>"},
 		{name: "plain text", body: []byte("Service Unavailable"), wantErr: "no XML element"},
 		{name: "empty body", body: nil, wantErr: "no XML element"},
 		{name: "JSON", body: []byte(`{"rates":{"USD":1.07}}`), wantErr: "no XML element"},
@@ -213,7 +167,7 @@ func TestParseQuirks(t *testing.T) {
 			body:    []byte(`<Envelope xmlns="urn:other"><Cube><Cube time="2024-06-28"><Cube currency="USD" rate="1.0705"/></Cube></Cube></Envelope>`),
 			wantErr: "root element is <urn:other Envelope>",
 		},
-		{name: "truncated", body: fixture(t, "eurofxref-daily.xml")[:900], wantErr: "decode ecb reference rates", wantErr2: "unexpected EOF"},
+		{name: "truncated", body: ingesttest.Fixture(t, "eurofxref-daily.xml")[:900], wantErr: "decode ecb reference rates", wantErr2: "unexpected EOF"},
 		{name: "truncated in the prolog", body: []byte(`<?xml version="1.0" encoding="UT`), wantErr: "not XML"},
 		{
 			name:    "not well formed",
@@ -286,11 +240,11 @@ func TestConfig(t *testing.T) {
 
 func TestFetch(t *testing.T) {
 	var path, ua string
-	srv, n := server(t, func(w http.ResponseWriter, r *http.Request) {
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "eurofxref-daily.xml"), func(r *http.Request) error {
 		path, ua = r.URL.Path, r.Header.Get("User-Agent")
-		serve(fixture(t, "eurofxref-daily.xml"))(w, r)
+		return nil
 	})
-	src := newSource(t, srv.URL+"/stats/eurofxref/eurofxref-daily.xml", client(nil))
+	src := newSource(t, srv.URL+"/stats/eurofxref/eurofxref-daily.xml", ingesttest.Client(nil))
 	if src.Name() != "ecb" {
 		t.Errorf("Name() = %q, want ecb", src.Name())
 	}
@@ -302,24 +256,25 @@ func TestFetch(t *testing.T) {
 	if r.Rates["USD"] != "1.0705" || r.Rates["JPY"] != "171.94" || r.Rates["GBP"] != "0.84638" || !r.ObservedAt.Equal(observed) {
 		t.Errorf("got rates USD %s JPY %s GBP %s observed %v", r.Rates["USD"], r.Rates["JPY"], r.Rates["GBP"], r.ObservedAt)
 	}
-	if n.Load() != 1 || path != "/stats/eurofxref/eurofxref-daily.xml" || ua != fetch.DefaultUserAgent {
-		t.Errorf("%d requests, last for %q with User-Agent %q", n.Load(), path, ua)
+	if n := api.Requests(); n != 1 || path != "/stats/eurofxref/eurofxref-daily.xml" || ua != fetch.DefaultUserAgent {
+		t.Errorf("%d requests, last for %q with User-Agent %q", n, path, ua)
 	}
 }
 
 func TestFetchConditional(t *testing.T) {
-	body := fixture(t, "eurofxref-daily.xml")
+	body := ingesttest.Fixture(t, "eurofxref-daily.xml")
 	var revalidated atomic.Bool
-	srv, n := server(t, func(w http.ResponseWriter, r *http.Request) {
+	api, srv := ingesttest.NewAPI(t, nil, nil)
+	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"rates-2024-06-28"` {
 			revalidated.Store(true)
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 		w.Header().Set("ETag", `"rates-2024-06-28"`)
-		serve(body)(w, r)
+		ingesttest.Body(body)(w, r)
 	})
-	src := newSource(t, srv.URL, client(nil))
+	src := newSource(t, srv.URL, ingesttest.Client(nil))
 	for round := 1; round <= 2; round++ {
 		list, err := src.Fetch(context.Background())
 		if err != nil {
@@ -329,57 +284,58 @@ func TestFetchConditional(t *testing.T) {
 			t.Errorf("round %d: USD = %q, want 1.0705", round, r.Rates["USD"])
 		}
 	}
-	if !revalidated.Load() || n.Load() != 2 {
-		t.Errorf("%d requests, revalidated %v: want the second request conditional", n.Load(), revalidated.Load())
+	if n := api.Requests(); !revalidated.Load() || n != 2 {
+		t.Errorf("%d requests, revalidated %v: want the second request conditional", n, revalidated.Load())
 	}
 }
 
 func TestFetchRetriesServerErrors(t *testing.T) {
-	srv, n := server(t, status(500), status(502), serve(fixture(t, "eurofxref-daily.xml")))
-	list, err := newSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "eurofxref-daily.xml"), nil)
+	api.Serve(ingesttest.Status(500), ingesttest.Status(502))
+	list, err := newSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := only(t, list); r.Rates["USD"] != "1.0705" || n.Load() != 3 {
-		t.Errorf("USD = %q after %d requests, want 1.0705 after 3", r.Rates["USD"], n.Load())
+	if r, n := only(t, list), api.Requests(); r.Rates["USD"] != "1.0705" || n != 3 {
+		t.Errorf("USD = %q after %d requests, want 1.0705 after 3", r.Rates["USD"], n)
 	}
 }
 
 func TestFetchRetriesTimeout(t *testing.T) {
-	srv, n := server(t,
-		func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, // hangs until the client gives up
-		serve(fixture(t, "eurofxref-daily.xml")),
-	)
-	c := client(&http.Client{Timeout: 100 * time.Millisecond})
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "eurofxref-daily.xml"), nil)
+	api.Serve(ingesttest.Hang(t))
+	c := ingesttest.Client(&http.Client{Timeout: 100 * time.Millisecond})
 	list, err := newSource(t, srv.URL, c).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := only(t, list); r.Rates["USD"] != "1.0705" || n.Load() != 2 {
-		t.Errorf("USD = %q after %d requests, want 1.0705 after 2", r.Rates["USD"], n.Load())
+	if r, n := only(t, list), api.Requests(); r.Rates["USD"] != "1.0705" || n != 2 {
+		t.Errorf("USD = %q after %d requests, want 1.0705 after 2", r.Rates["USD"], n)
 	}
 }
 
 func TestFetchHonoursRetryAfter(t *testing.T) {
-	srv, n := server(t, status(http.StatusTooManyRequests, "Retry-After", "1"), serve(fixture(t, "eurofxref-daily.xml")))
-	list, err := newSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "eurofxref-daily.xml"), nil)
+	api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
+	list, err := newSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := only(t, list); r.Rates["USD"] != "1.0705" || n.Load() != 2 {
-		t.Errorf("USD = %q after %d requests, want 1.0705 after 2", r.Rates["USD"], n.Load())
+	if r, n := only(t, list), api.Requests(); r.Rates["USD"] != "1.0705" || n != 2 {
+		t.Errorf("USD = %q after %d requests, want 1.0705 after 2", r.Rates["USD"], n)
 	}
 }
 
 func TestFetchGivesUp(t *testing.T) {
-	srv, n := server(t, status(http.StatusNotFound))
-	_, err := newSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, nil, nil)
+	api.SetHandler(ingesttest.Status(http.StatusNotFound))
+	_, err := newSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	var se *fetch.StatusError
 	if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch ecb reference rates") {
 		t.Fatalf("err = %v, want a wrapped 404", err)
 	}
-	if n.Load() != 1 {
-		t.Errorf("%d requests, want 1", n.Load())
+	if n := api.Requests(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }
 
@@ -387,22 +343,22 @@ func badBodies(t *testing.T) []struct {
 	name, wantErr string
 	body          []byte
 } {
-	daily := fixture(t, "eurofxref-daily.xml")
+	daily := ingesttest.Fixture(t, "eurofxref-daily.xml")
 	return []struct {
 		name, wantErr string
 		body          []byte
 	}{
 		{"truncated", "unexpected EOF", daily[:len(daily)/2]},
 		{"malformed", "decode ecb reference rates", []byte(strings.Replace(string(daily), "</Cube>", "</Cub>", 1))},
-		{"HTML with status 200", "root element is <html>", fixture(t, "error.html")},
+		{"HTML with status 200", "root element is <html>", ingesttest.Fixture(t, "error.html")},
 	}
 }
 
 func TestFetchBadBody(t *testing.T) {
 	for _, tc := range badBodies(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := server(t, serve(tc.body))
-			list, err := newSource(t, srv.URL, client(nil)).Fetch(context.Background())
+			_, srv := ingesttest.NewAPI(t, tc.body, nil)
+			list, err := newSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("got list %+v, err %v; want an error mentioning %q", list, err, tc.wantErr)
 			}
@@ -417,16 +373,8 @@ func TestFetchBadBody(t *testing.T) {
 func TestKeepsLastGoodRates(t *testing.T) {
 	for _, tc := range badBodies(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			var bad atomic.Bool
-			good := fixture(t, "eurofxref-daily.xml")
-			srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
-				if bad.Load() {
-					serve(tc.body)(w, r)
-					return
-				}
-				serve(good)(w, r)
-			})
-			h := ingesttest.New(t, newSource(t, srv.URL, client(nil)))
+			api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "eurofxref-daily.xml"), nil)
+			h := ingesttest.New(t, newSource(t, srv.URL, ingesttest.Client(nil)))
 			if err := h.Once(t); err != nil {
 				t.Fatalf("first round: %v", err)
 			}
@@ -435,7 +383,7 @@ func TestKeepsLastGoodRates(t *testing.T) {
 			if len(first) != 1 || !ok || r.Rates["USD"] != "1.0705" || r.Date != "2024-06-28" {
 				t.Fatalf("after the first round the stream holds %v", first)
 			}
-			bad.Store(true)
+			api.SetBody(tc.body)
 			if err := h.Once(t); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("second round: err = %v, want one mentioning %q", err, tc.wantErr)
 			}
@@ -450,11 +398,7 @@ func TestKeepsLastGoodRates(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"eurofxref-daily.xml", "eurofxref-daily-2015.xml", "eurofxref-hist-90d.xml", "error.html"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(ingesttest.Fixture(f, name))
 	}
 	f.Add(doc(`<Cube time='2024-06-28'><Cube currency='USD' rate='1.0705'/><Cube currency='EUR' rate='1'/></Cube>`))
 	f.Fuzz(func(t *testing.T, body []byte) {

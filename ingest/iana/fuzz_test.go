@@ -3,23 +3,13 @@ package iana_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
-
-func seed(f *testing.F, name string) []byte {
-	f.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		f.Fatal(err)
-	}
-	return b
-}
 
 // single reports whether zone is a canonical one-label zone.
 func single(zone string) bool {
@@ -27,7 +17,7 @@ func single(zone string) bool {
 }
 
 func FuzzParseTLDs(f *testing.F) {
-	f.Add(seed(f, "tlds-alpha-by-domain.txt"))
+	f.Add(ingesttest.Fixture(f, "tlds-alpha-by-domain.txt"))
 	f.Add([]byte("# Version 1, Last Updated x\r\nCOM\r\n\r\nXN--P1AI\r\n"))
 	f.Add([]byte("# Version 2026112200\nNOT A TLD\n-BAD\nXN--\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -50,8 +40,8 @@ func FuzzParseTLDs(f *testing.F) {
 }
 
 func FuzzParseRootDB(f *testing.F) {
-	f.Add(seed(f, "root-db.html"))
-	f.Add(seed(f, "root-db-maintenance.html"))
+	f.Add(ingesttest.Fixture(f, "root-db.html"))
+	f.Add(ingesttest.Fixture(f, "root-db-maintenance.html"))
 	f.Add([]byte(`<table><tr><td>&#x200f;.امارات&#x200e;<td>country-code<td>x</table>`))
 	f.Add([]byte(`<table><tr><td><a href="/domains/root/db/com.html">.com</a><td>generic`))
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,78 +38,30 @@ const (
 	fixtureNotDelegated = 4
 )
 
-func fixture(t testing.TB, name string) []byte {
+// newFakeIANA serves the two documents at IANA's paths: scripted steps
+// answer the first requests (whichever document they ask for), then each
+// path serves its document.
+func newFakeIANA(t *testing.T, tlds, db []byte) (*ingesttest.API, *httptest.Server) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
+	api, srv := ingesttest.NewAPI(t, nil, nil)
+	api.SetHandler(documents(tlds, db))
+	return api, srv
+}
+
+// documents answers each of IANA's paths with its document.
+func documents(tlds, db []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case tldsPath:
+			w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+			w.Write(tlds)
+		case rootDBPath:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(db)
+		default:
+			http.NotFound(w, r)
+		}
 	}
-	return b
-}
-
-// fakeIANA serves the two documents at IANA's paths. Scripted steps answer
-// the first requests (whichever document they ask for); then each path
-// serves its current body.
-type fakeIANA struct {
-	mu       sync.Mutex
-	tlds, db []byte
-	steps    []http.HandlerFunc
-	requests int
-}
-
-func newFakeIANA(t *testing.T, tlds, db []byte) (*fakeIANA, *httptest.Server) {
-	t.Helper()
-	f := &fakeIANA{tlds: tlds, db: db}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
-}
-
-func (f *fakeIANA) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.requests++
-	var step http.HandlerFunc
-	if len(f.steps) > 0 {
-		step, f.steps = f.steps[0], f.steps[1:]
-	}
-	tlds, db := f.tlds, f.db
-	f.mu.Unlock()
-	if step != nil {
-		step(w, r)
-		return
-	}
-	switch r.URL.Path {
-	case tldsPath:
-		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
-		w.Write(tlds)
-	case rootDBPath:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(db)
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func (f *fakeIANA) set(tlds, db []byte) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.tlds, f.db = tlds, db
-}
-
-func (f *fakeIANA) script(steps ...http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.steps = append(f.steps, steps...)
-}
-
-func (f *fakeIANA) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
-func status(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { http.Error(w, http.StatusText(code), code) }
 }
 
 // logBuffer collects a source's log lines.
@@ -144,10 +94,9 @@ func newSource(t *testing.T, srv *httptest.Server, o options) *iana.Source {
 	if o.log != nil {
 		log = slog.New(slog.NewTextHandler(o.log, nil))
 	}
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, o.hc, slog.New(slog.DiscardHandler))
 	src, err := iana.New(iana.Config{
 		TLDsURL: srv.URL + tldsPath, RootDBURL: srv.URL + rootDBPath, Offline: o.offline,
-	}, client, log, clock)
+	}, ingesttest.Client(o.hc), log, clock)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -200,7 +149,7 @@ func secondLevelUnder(t testing.TB, tlds []string) int {
 }
 
 func TestParseTLDs(t *testing.T) {
-	got, err := iana.ParseTLDs(fixture(t, "tlds-alpha-by-domain.txt"))
+	got, err := iana.ParseTLDs(ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"))
 	if err != nil {
 		t.Fatalf("ParseTLDs: %v", err)
 	}
@@ -262,7 +211,7 @@ func TestParseTLDsQuirks(t *testing.T) {
 }
 
 func TestParseRootDB(t *testing.T) {
-	got, err := iana.ParseRootDB(fixture(t, "root-db.html"))
+	got, err := iana.ParseRootDB(ingesttest.Fixture(t, "root-db.html"))
 	if err != nil {
 		t.Fatalf("ParseRootDB: %v", err)
 	}
@@ -349,7 +298,7 @@ func TestParseRootDBQuirks(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	tlds, db := fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html")
+	tlds, db := ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html")
 	list, err := iana.Parse(tlds, db, observed)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
@@ -423,7 +372,7 @@ func TestParse(t *testing.T) {
 // IANA's types for the fixture: apart from the source, the two publish the
 // same document for every zone they share.
 func TestParseAgreesWithBuiltin(t *testing.T) {
-	list, err := iana.Parse(fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"), observed)
+	list, err := iana.Parse(ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"), observed)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -446,7 +395,7 @@ func TestParseAgreesWithBuiltin(t *testing.T) {
 }
 
 func TestParseMismatch(t *testing.T) {
-	tlds, db := string(fixture(t, "tlds-alpha-by-domain.txt")), string(fixture(t, "root-db.html"))
+	tlds, db := string(ingesttest.Fixture(t, "tlds-alpha-by-domain.txt")), string(ingesttest.Fixture(t, "root-db.html"))
 	t.Run("delegated TLD the page does not list", func(t *testing.T) {
 		cat, st, err := iana.Live([]byte(tlds+"NEWTLD\n"), []byte(db))
 		if err != nil {
@@ -520,7 +469,7 @@ func TestParseMismatch(t *testing.T) {
 	t.Run("either document malformed", func(t *testing.T) {
 		for name, docs := range map[string][2]string{
 			"tlds":    {"<html></html>\n", db},
-			"root db": {tlds, string(fixture(t, "root-db-maintenance.html"))},
+			"root db": {tlds, string(ingesttest.Fixture(t, "root-db-maintenance.html"))},
 		} {
 			list, err := iana.Parse([]byte(docs[0]), []byte(docs[1]), observed)
 			if err == nil || list != nil {
@@ -542,21 +491,21 @@ func cutLines(t testing.TB, doc []byte, n int) []byte {
 }
 
 func TestFetch(t *testing.T) {
-	f, srv := newFakeIANA(t, fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"))
+	f, srv := newFakeIANA(t, ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"))
 	logs := &logBuffer{}
 	list := fetchList(t, newSource(t, srv, options{log: logs}))
 	got := byZone(t, list.Zones)
 	if m := got[".xn--p1ai"]; m.Source != iana.Name || m.Type != contracts.TypeCountryCode {
 		t.Errorf(".xn--p1ai: %+v", m)
 	}
-	want, err := iana.Parse(fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"), observed)
+	want, err := iana.Parse(ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"), observed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(list, want) {
 		t.Error("Fetch and Parse of the same documents differ")
 	}
-	if n := f.count(); n != 2 {
+	if n := f.Requests(); n != 2 {
 		t.Errorf("%d requests, want 2", n)
 	}
 	if strings.Contains(logs.String(), "builtin") {
@@ -571,10 +520,8 @@ func TestFetchRetries(t *testing.T) {
 		steps    []http.HandlerFunc
 		requests int
 	}{
-		{"500s then success", nil, []http.HandlerFunc{status(500), status(502), status(503)}, 5},
-		{"a timeout then success", &http.Client{Timeout: 100 * time.Millisecond}, []http.HandlerFunc{
-			func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-		}, 3},
+		{"500s then success", nil, []http.HandlerFunc{ingesttest.Status(500), ingesttest.Status(502), ingesttest.Status(503)}, 5},
+		{"a timeout then success", &http.Client{Timeout: 100 * time.Millisecond}, []http.HandlerFunc{ingesttest.Hang(t)}, 3},
 		{"429 with Retry-After then success", nil, []http.HandlerFunc{
 			func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
@@ -584,10 +531,10 @@ func TestFetchRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeIANA(t, fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"))
-			f.script(tt.steps...)
+			f, srv := newFakeIANA(t, ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"))
+			f.Serve(tt.steps...)
 			list := fetchList(t, newSource(t, srv, options{hc: tt.hc}))
-			if n := f.count(); n != tt.requests {
+			if n := f.Requests(); n != tt.requests {
 				t.Errorf("%d requests, want %d", n, tt.requests)
 			}
 			if m, ok := byZone(t, list.Zones)[".com"]; !ok || m.Source != iana.Name {
@@ -601,16 +548,16 @@ func TestFetchRetries(t *testing.T) {
 // before any live success returns the builtin catalog, labelled builtin,
 // and says so in a warning.
 func TestFetchFallsBack(t *testing.T) {
-	tlds, db := fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html")
+	tlds, db := ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html")
 	tests := []struct {
 		name       string
 		tlds, db   []byte
 		steps      []http.HandlerFunc
 		rootDBPath string
 	}{
-		{"500s on every attempt", tlds, db, []http.HandlerFunc{status(500), status(500), status(500), status(500)}, rootDBPath},
+		{"500s on every attempt", tlds, db, []http.HandlerFunc{ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500)}, rootDBPath},
 		{"root db not found", tlds, db, nil, "/no/such/page"},
-		{"malformed root db", tlds, fixture(t, "root-db-maintenance.html"), nil, rootDBPath},
+		{"malformed root db", tlds, ingesttest.Fixture(t, "root-db-maintenance.html"), nil, rootDBPath},
 		{"truncated root db", tlds, db[:len(db)/2], nil, rootDBPath},
 		{"truncated tld list", tlds[:len(tlds)-2], db, nil, rootDBPath},
 		{"tld list cut at a line", cutLines(t, tlds, 5), db, nil, rootDBPath},
@@ -619,11 +566,10 @@ func TestFetchFallsBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newFakeIANA(t, tt.tlds, tt.db)
-			f.script(tt.steps...)
+			f.Serve(tt.steps...)
 			logs := &logBuffer{}
-			client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, nil, slog.New(slog.DiscardHandler))
 			src, err := iana.New(iana.Config{TLDsURL: srv.URL + tldsPath, RootDBURL: srv.URL + tt.rootDBPath},
-				client, slog.New(slog.NewTextHandler(logs, nil)), clock)
+				ingesttest.Client(nil), slog.New(slog.NewTextHandler(logs, nil)), clock)
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
@@ -642,9 +588,9 @@ func TestFetchFallsBack(t *testing.T) {
 }
 
 func TestFetchOffline(t *testing.T) {
-	f, srv := newFakeIANA(t, fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"))
+	f, srv := newFakeIANA(t, ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"))
 	list := fetchList(t, newSource(t, srv, options{offline: true}))
-	if n := f.count(); n != 0 {
+	if n := f.Requests(); n != 0 {
 		t.Errorf("offline source made %d requests", n)
 	}
 	if !reflect.DeepEqual(list.Zones, builtin(t).Metas(observed)) {
@@ -660,7 +606,7 @@ func TestFetchOffline(t *testing.T) {
 }
 
 func TestFetchCanceled(t *testing.T) {
-	_, srv := newFakeIANA(t, fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html"))
+	_, srv := newFakeIANA(t, ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := newSource(t, srv, options{}).Fetch(ctx); !errors.Is(err, context.Canceled) {
@@ -672,12 +618,12 @@ func TestFetchCanceled(t *testing.T) {
 // live catalog is published; a later bad fetch fails the round instead of
 // replacing it with the builtin catalog, and the stream keeps it.
 func TestRunnerKeepsLiveMetadata(t *testing.T) {
-	tlds, db := fixture(t, "tlds-alpha-by-domain.txt"), fixture(t, "root-db.html")
+	tlds, db := ingesttest.Fixture(t, "tlds-alpha-by-domain.txt"), ingesttest.Fixture(t, "root-db.html")
 	for _, tt := range []struct {
 		name     string
 		tlds, db []byte
 	}{
-		{"malformed root db", tlds, fixture(t, "root-db-maintenance.html")},
+		{"malformed root db", tlds, ingesttest.Fixture(t, "root-db-maintenance.html")},
 		{"truncated root db", tlds, db[:len(db)*2/3]},
 		{"truncated tld list", tlds[:len(tlds)/2], db},
 	} {
@@ -696,7 +642,7 @@ func TestRunnerKeepsLiveMetadata(t *testing.T) {
 					t.Fatalf("%s published with source %q", zone, m.Source)
 				}
 			}
-			f.set(tt.tlds, tt.db)
+			f.SetHandler(documents(tt.tlds, tt.db))
 			if err := h.Once(t); err == nil {
 				t.Error("second round with a bad document succeeded")
 			}
@@ -711,7 +657,7 @@ func TestRunnerKeepsLiveMetadata(t *testing.T) {
 // IANA unreachable the builtin catalog is published, labelled builtin.
 func TestRunnerPublishesBuiltin(t *testing.T) {
 	f, srv := newFakeIANA(t, nil, nil)
-	f.script(status(500), status(500), status(500), status(500))
+	f.Serve(ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500))
 	h := ingesttest.New(t, newSource(t, srv, options{}))
 	if err := h.Once(t); err != nil {
 		t.Fatalf("Once: %v", err)

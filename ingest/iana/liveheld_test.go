@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
 // TestLiveDataOnStreamBeatsBuiltin is a restarted ingester with IANA down:
@@ -20,11 +20,10 @@ func TestLiveDataOnStreamBeatsBuiltin(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(down.Close)
 	for _, held := range []bool{true, false} {
-		client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, nil, slog.New(slog.DiscardHandler))
 		src, err := iana.New(iana.Config{
 			TLDsURL: down.URL, RootDBURL: down.URL,
 			LiveHeld: func(context.Context) (bool, error) { return held, nil },
-		}, client, slog.New(slog.DiscardHandler), time.Now)
+		}, ingesttest.Client(nil), slog.New(slog.DiscardHandler), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,16 @@
-// Package ingesttest runs an ingest source through a real Runner against an
-// in-process JetStream server and reads back what the stream holds, so that
-// every adapter's tests check what consumers would see: the last good prices
-// kept after a bad fetch, a shrunken list refused.
+// Package ingesttest is what every adapter's tests share. It runs an ingest
+// source through a real Runner against an in-process JetStream server and
+// reads back what the stream holds, so that each adapter checks what
+// consumers would see: the last good prices kept after a bad fetch, a
+// shrunken list refused. It also serves a registrar's API from a scripted
+// fake, loads fixtures, and checks the invariants every parsed list keeps.
 package ingesttest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -88,4 +92,48 @@ func (h *Harness) Prices(t testing.TB, registrar string) map[string]*contracts.P
 		}
 	}
 	return out
+}
+
+// Round runs a round that must succeed and returns the registrar's live
+// prices after it.
+func (h *Harness) Round(t testing.TB, registrar string) map[string]*contracts.PriceSet {
+	t.Helper()
+	if err := h.Once(t); err != nil {
+		t.Fatalf("round: %v", err)
+	}
+	return h.Prices(t, registrar)
+}
+
+// RoundFails runs a round that must fail, with an error that is target
+// when target is not nil, and checks that the registrar's live prices are
+// still before.
+func (h *Harness) RoundFails(t testing.TB, registrar string, before map[string]*contracts.PriceSet, target error) {
+	t.Helper()
+	err := h.Once(t)
+	switch {
+	case err == nil:
+		t.Fatal("a round that should fail succeeded")
+	case target != nil && !errors.Is(err, target):
+		t.Fatalf("round error = %v, want %v", err, target)
+	}
+	if after := h.Prices(t, registrar); !reflect.DeepEqual(after, before) {
+		t.Errorf("a failed round changed the prices: %d zones before, %d after", len(before), len(after))
+	}
+}
+
+// Counter reads the value of one of the runner's counters, which must
+// have a single series.
+func (h *Harness) Counter(t testing.TB, name string) float64 {
+	t.Helper()
+	mfs, err := h.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s", name)
+	return 0
 }

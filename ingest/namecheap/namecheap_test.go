@@ -7,12 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,73 +34,24 @@ const (
 // a zone name) and .eu (two currencies).
 const wantZones = 20
 
-func fixture(t testing.TB, name string) []byte {
+// newAPI fakes Namecheap's XML API, answering with body.
+func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-// fakeAPI speaks Namecheap's XML API: it checks that each request is the
-// getPricing call with the credentials in a form body, plays scripted
-// responses first, then serves its current body.
-type fakeAPI struct {
-	mu       sync.Mutex
-	body     []byte
-	steps    []http.HandlerFunc
-	requests int
-	bad      []string // requests that were not what Namecheap expects
-}
-
-func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, *httptest.Server) {
-	t.Helper()
-	f := &fakeAPI{body: body}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, b := range f.bad {
-			t.Errorf("unexpected request: %s", b)
-		}
-	})
-	return f, srv
-}
-
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	problem := checkRequest(r)
-	f.mu.Lock()
-	f.requests++
-	if problem != "" {
-		f.bad = append(f.bad, problem)
-	}
-	var step http.HandlerFunc
-	if len(f.steps) > 0 {
-		step, f.steps = f.steps[0], f.steps[1:]
-	}
-	body := f.body
-	f.mu.Unlock()
-	if step != nil {
-		step(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
-	_, _ = w.Write(body)
-}
-
-// checkRequest says what is wrong with a request, or "" when it is the
-// call Namecheap expects.
-func checkRequest(r *http.Request) string {
+// checkRequest says what is wrong with a request that is not the
+// getPricing call with the credentials in a form body. It parses the form,
+// so that scripted answers can read it.
+func checkRequest(r *http.Request) error {
 	if r.Method != http.MethodPost {
-		return "method " + r.Method
+		return errors.New("method " + r.Method)
 	}
 	if r.URL.Query().Has("ApiKey") {
-		return "API key in the URL " + r.URL.String()
+		return errors.New("API key in the URL " + r.URL.String())
 	}
 	if err := r.ParseForm(); err != nil {
-		return "form: " + err.Error()
+		return fmt.Errorf("form: %w", err)
 	}
 	want := map[string]string{
 		"ApiUser": apiUser, "ApiKey": apiKey, "UserName": apiUser, "ClientIp": clientIP,
@@ -112,29 +59,10 @@ func checkRequest(r *http.Request) string {
 	}
 	for k, v := range want {
 		if got := r.PostForm.Get(k); got != v {
-			return fmt.Sprintf("form %s = %q, want %q", k, got, v)
+			return fmt.Errorf("form %s = %q, want %q", k, got, v)
 		}
 	}
-	return ""
-}
-
-func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.body = body
-	f.steps = append(f.steps, steps...)
-}
-
-func (f *fakeAPI) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
-func status(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, http.StatusText(code), code)
-	}
+	return nil
 }
 
 func config(url string) namecheap.Config {
@@ -143,8 +71,7 @@ func config(url string) namecheap.Config {
 
 func newSource(t testing.TB, url string, hc *http.Client) *namecheap.Source {
 	t.Helper()
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-	src, err := namecheap.New(config(url), client, func() time.Time { return observed })
+	src, err := namecheap.New(config(url), ingesttest.Client(hc), func() time.Time { return observed })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,20 +80,7 @@ func newSource(t testing.TB, url string, hc *http.Client) *namecheap.Source {
 
 func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
 	t.Helper()
-	out := map[string]contracts.PriceSet{}
-	for _, p := range list.Prices {
-		if err := p.Validate(); err != nil {
-			t.Errorf("%s: %v", p.Zone, err)
-		}
-		if p.Registrar != namecheap.Name || p.Source != namecheap.Name || !p.ObservedAt.Equal(observed) {
-			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
-		}
-		if _, dup := out[p.Zone]; dup {
-			t.Errorf("zone %s listed twice", p.Zone)
-		}
-		out[p.Zone] = p
-	}
-	return out
+	return ingesttest.CheckList(t, list, namecheap.Name, namecheap.Name, observed)
 }
 
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
@@ -177,28 +91,13 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
 }
 
-func show(o *contracts.OpPrice) string {
-	if o == nil {
-		return "not offered"
-	}
-	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
-	if o.Promo != nil {
-		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
-		if o.Promo.EndsAt != nil {
-			s += " until " + o.Promo.EndsAt.String()
-		}
-		s += ")"
-	}
-	return s
-}
-
 func TestFetch(t *testing.T) {
-	f, srv := newFakeAPI(t, fixture(t, "pricing.xml"))
+	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
 	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.count(); got != 1 {
+	if got := f.Requests(); got != 1 {
 		t.Errorf("server saw %d requests, want 1", got)
 	}
 	got := byZone(t, list)
@@ -235,14 +134,7 @@ func TestFetch(t *testing.T) {
 			if !ok {
 				t.Fatalf("no price set for %s", tt.zone)
 			}
-			for _, c := range []struct {
-				op        string
-				got, want *contracts.OpPrice
-			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
-				if !reflect.DeepEqual(c.got, c.want) {
-					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
-				}
-			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
 		})
 	}
 	for _, zone := range []string{".ai", ".club", ".eu", ".positivessl"} {
@@ -389,7 +281,7 @@ func TestParseQuirks(t *testing.T) {
 		},
 		{
 			name:    "error status names the number and message",
-			body:    string(fixture(t, "error.xml")),
+			body:    string(ingesttest.Fixture(t, "error.xml")),
 			wantErr: "error 1011150: Invalid request IP",
 		},
 		{
@@ -422,45 +314,23 @@ func TestParseQuirks(t *testing.T) {
 		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode namecheap price list"},
 		{name: "json", body: `{"status":"ok"}`, wantErr: "decode namecheap price list"},
 		{name: "empty", body: ``, wantErr: "decode namecheap price list"},
-		{name: "truncated", body: string(fixture(t, "pricing.xml")[:2000]), wantErr: "decode namecheap price list"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.xml")[:2000]), wantErr: "decode namecheap price list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			list, err := namecheap.Parse([]byte(tt.body), observed)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Errorf("Parse returned a list with its error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
-				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
-			}
-			got, ok := byZone(t, list)[tt.zone]
-			switch {
-			case tt.want == nil && ok:
-				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
-			case tt.want != nil && !ok:
-				t.Errorf("%s is missing", tt.zone)
-			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
-				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
-					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
 			}
 		})
 	}
 }
 
 func TestRetries(t *testing.T) {
-	good := fixture(t, "pricing.xml")
+	good := ingesttest.Fixture(t, "pricing.xml")
 	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		f.serve(good, status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		f, srv := newAPI(t, good)
+		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
 		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -468,20 +338,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 3 {
+		if got := f.Requests(); got != 3 {
 			t.Errorf("server saw %d requests, want 3", got)
 		}
 	})
 	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		release := make(chan struct{})
-		t.Cleanup(func() { close(release) })
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-release:
-			}
-		})
+		f, srv := newAPI(t, good)
+		f.Serve(ingesttest.Hang(t))
 		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -489,13 +352,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 2 {
+		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
 		}
 	})
 	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+		f, srv := newAPI(t, good)
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
 		})
@@ -506,17 +369,17 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 2 {
+		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
 		}
 	})
 	t.Run("API error is not retried", func(t *testing.T) {
-		f, srv := newFakeAPI(t, fixture(t, "error.xml"))
+		f, srv := newAPI(t, ingesttest.Fixture(t, "error.xml"))
 		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "1011150") {
 			t.Fatalf("Fetch error = %v, want namecheap's error 1011150", err)
 		}
-		if got := f.count(); got != 1 {
+		if got := f.Requests(); got != 1 {
 			t.Errorf("server saw %d requests, want 1", got)
 		}
 	})
@@ -537,8 +400,8 @@ func TestKeyNeverInErrors(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, nil)
-			f.serve(nil, tt.step)
+			f, srv := newAPI(t, nil)
+			f.Serve(tt.step)
 			_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil {
 				t.Fatal("Fetch succeeded")
@@ -552,8 +415,8 @@ func TestKeyNeverInErrors(t *testing.T) {
 		})
 	}
 	t.Run("redacted error stays inspectable", func(t *testing.T) {
-		f, srv := newFakeAPI(t, nil)
-		f.serve(nil, func(w http.ResponseWriter, r *http.Request) {
+		f, srv := newAPI(t, nil)
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no such key "+r.PostForm.Get("ApiKey"), http.StatusForbidden)
 		})
 		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
@@ -565,55 +428,39 @@ func TestKeyNeverInErrors(t *testing.T) {
 }
 
 func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := fixture(t, "pricing.xml")
+	good := ingesttest.Fixture(t, "pricing.xml")
 	for _, tt := range []struct {
 		name, body, wantErr string
 	}{
 		{"truncated", string(good[:len(good)/2]), "decode namecheap price list"},
 		{"malformed", `<html><head><title>503</title></head></html>`, "decode namecheap price list"},
-		{"error status", string(fixture(t, "error.xml")), "1011150"},
+		{"error status", string(ingesttest.Fixture(t, "error.xml")), "1011150"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, good)
+			f, srv := newAPI(t, good)
 			src := newSource(t, srv.URL, nil)
 			h := ingesttest.New(t, src)
-			if err := h.Once(t); err != nil {
-				t.Fatal(err)
-			}
-			before := h.Prices(t, namecheap.Name)
+			before := h.Round(t, namecheap.Name)
 			if len(before) != wantZones {
 				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
 			}
 
-			f.serve([]byte(tt.body))
+			f.SetBody([]byte(tt.body))
 			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if err := h.Once(t); err == nil {
-				t.Fatal("second round with a bad body succeeded")
-			}
-			if after := h.Prices(t, namecheap.Name); !reflect.DeepEqual(after, before) {
-				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
-			}
+			h.RoundFails(t, namecheap.Name, before, nil)
 		})
 	}
 }
 
 func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, fixture(t, "pricing.xml"))
+	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
 	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	if err := h.Once(t); err != nil {
-		t.Fatal(err)
-	}
-	before := h.Prices(t, namecheap.Name)
+	before := h.Round(t, namecheap.Name)
 
-	f.serve(fixture(t, "pricing_shrunk.xml"))
-	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
-		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
-	}
-	if after := h.Prices(t, namecheap.Name); !reflect.DeepEqual(after, before) {
-		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
-	}
+	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.xml"))
+	h.RoundFails(t, namecheap.Name, before, ingest.ErrShrunk)
 }
 
 func TestConfig(t *testing.T) {
@@ -668,13 +515,12 @@ func TestUserNameSent(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		sent.Store(r.PostForm.Get("UserName"))
-		_, _ = w.Write(fixture(t, "pricing_shrunk.xml"))
+		_, _ = w.Write(ingesttest.Fixture(t, "pricing_shrunk.xml"))
 	}))
 	t.Cleanup(srv.Close)
 	cfg := config(srv.URL)
 	cfg.UserName = "customer1"
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, nil, slog.New(slog.DiscardHandler))
-	src, err := namecheap.New(cfg, client, nil)
+	src, err := namecheap.New(cfg, ingesttest.Client(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,47 +535,10 @@ func TestUserNameSent(t *testing.T) {
 // FuzzParse checks that Parse never panics and that whatever it returns is
 // valid: a list is whole or there is an error.
 func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.xml"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no fixtures: %v", err)
-	}
-	for _, name := range files {
-		f.Add(fixture(f, filepath.Base(name)))
-	}
+	ingesttest.Seed(f, "*.xml")
 	f.Add([]byte(doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		list, err := namecheap.Parse(body, observed)
-		if err != nil {
-			if list != nil {
-				t.Fatal("Parse returned a list with its error")
-			}
-			return
-		}
-		if len(list.Prices) == 0 {
-			t.Fatal("Parse returned an empty list without an error")
-		}
-		if len(list.Keep) > list.Skipped {
-			t.Fatalf("%d zones kept for %d skipped", len(list.Keep), list.Skipped)
-		}
-		for _, p := range list.Prices {
-			if slices.Contains(list.Keep, p.Subject()) {
-				t.Fatalf("%s is both priced and kept", p.Zone)
-			}
-		}
-		seen := map[string]bool{}
-		for _, p := range list.Prices {
-			if err := p.Validate(); err != nil {
-				t.Fatalf("invalid price set %s: %v", p.Zone, err)
-			}
-			if seen[p.Zone] {
-				t.Fatalf("zone %s listed twice", p.Zone)
-			}
-			seen[p.Zone] = true
-			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
-				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
-					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
-				}
-			}
-		}
+		ingesttest.CheckParsed(t, list, err)
 	})
 }

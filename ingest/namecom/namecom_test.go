@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,89 +37,61 @@ const (
 // exponent notation) and the second .com.
 const wantZones = 20
 
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func threePages(t testing.TB) map[int][]byte {
-	return map[int][]byte{1: fixture(t, "page1.json"), 2: fixture(t, "page2.json"), 3: fixture(t, "page3.json")}
+	return map[int][]byte{1: ingesttest.Fixture(t, "page1.json"), 2: ingesttest.Fixture(t, "page2.json"), 3: ingesttest.Fixture(t, "page3.json")}
 }
 
 // fakeAPI speaks name.com's TLD price list: it checks Basic auth and the
-// query, plays scripted responses first, then serves the page asked for.
+// query, records the pages asked for, and after any scripted answers
+// serves the page asked for.
 type fakeAPI struct {
-	mu       sync.Mutex
-	pages    map[int][]byte
-	steps    []http.HandlerFunc
-	requests int
-	asked    []int    // pages asked for, in order
-	bad      []string // requests that were not what name.com expects
+	*ingesttest.API
+	mu    sync.Mutex
+	asked []int // pages asked for, in order
 }
 
 func newFakeAPI(t *testing.T, pages map[int][]byte) (*fakeAPI, *httptest.Server) {
 	t.Helper()
-	f := &fakeAPI{pages: pages}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, b := range f.bad {
-			t.Errorf("unexpected request: %s", b)
-		}
-	})
+	f := &fakeAPI{}
+	api, srv := ingesttest.NewAPI(t, nil, f.check)
+	f.API = api
+	f.serve(pages)
 	return f, srv
 }
 
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// check records the page asked for and says what is wrong with a request
+// name.com would not expect.
+func (f *fakeAPI) check(r *http.Request) error {
 	q := r.URL.Query()
 	page, err := strconv.Atoi(q.Get("page"))
 	user, pass, ok := r.BasicAuth()
 	f.mu.Lock()
-	f.requests++
 	f.asked = append(f.asked, page)
+	f.mu.Unlock()
 	switch {
 	case r.Method != http.MethodGet:
-		f.bad = append(f.bad, "method "+r.Method)
+		return errors.New("method " + r.Method)
 	case !ok || user != username || pass != token:
-		f.bad = append(f.bad, fmt.Sprintf("basic auth %q %q %v", user, pass, ok))
+		return fmt.Errorf("basic auth %q %q %v", user, pass, ok)
 	case err != nil || q.Get("duration") != "1" || q.Get("perPage") != "1000":
-		f.bad = append(f.bad, "query "+r.URL.RawQuery)
+		return errors.New("query " + r.URL.RawQuery)
 	}
-	var step http.HandlerFunc
-	if len(f.steps) > 0 {
-		step, f.steps = f.steps[0], f.steps[1:]
-	}
-	body, found := f.pages[page]
-	f.mu.Unlock()
-	if step != nil {
-		step(w, r)
-		return
-	}
-	if !found {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	return nil
 }
 
-func (f *fakeAPI) serve(pages map[int][]byte, steps ...http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pages = pages
-	f.steps = append(f.steps, steps...)
-}
-
-func (f *fakeAPI) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
+// serve makes pages the current answer: each request gets the page it
+// asks for, or a 404.
+func (f *fakeAPI) serve(pages map[int][]byte) {
+	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		body, found := pages[page]
+		if !found {
+			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
 }
 
 func (f *fakeAPI) askedFor() []int {
@@ -130,6 +100,7 @@ func (f *fakeAPI) askedFor() []int {
 	return slices.Clone(f.asked)
 }
 
+// status answers with code and an error body in name.com's shape.
 func status(code int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"`+http.StatusText(code)+`"}`, code)
@@ -138,8 +109,7 @@ func status(code int) http.HandlerFunc {
 
 func newSource(t testing.TB, url string, hc *http.Client) *namecom.Source {
 	t.Helper()
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-	src, err := namecom.New(namecom.Config{URL: url, Username: username, Token: token}, client, func() time.Time { return observed })
+	src, err := namecom.New(namecom.Config{URL: url, Username: username, Token: token}, ingesttest.Client(hc), func() time.Time { return observed })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,20 +118,7 @@ func newSource(t testing.TB, url string, hc *http.Client) *namecom.Source {
 
 func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
 	t.Helper()
-	out := map[string]contracts.PriceSet{}
-	for _, p := range list.Prices {
-		if err := p.Validate(); err != nil {
-			t.Errorf("%s: %v", p.Zone, err)
-		}
-		if p.Registrar != namecom.Name || p.Source != namecom.Name || !p.ObservedAt.Equal(observed) {
-			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
-		}
-		if _, dup := out[p.Zone]; dup {
-			t.Errorf("zone %s listed twice", p.Zone)
-		}
-		out[p.Zone] = p
-	}
-	return out
+	return ingesttest.CheckList(t, list, namecom.Name, namecom.Name, observed)
 }
 
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
@@ -170,17 +127,6 @@ func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
-}
-
-func show(o *contracts.OpPrice) string {
-	if o == nil {
-		return "not offered"
-	}
-	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
-	if o.Promo != nil {
-		s += fmt.Sprintf(" (promo %d %s)", o.Promo.Price.Amount, o.Promo.Price.Currency)
-	}
-	return s
 }
 
 func TestFetchPages(t *testing.T) {
@@ -220,14 +166,7 @@ func TestFetchPages(t *testing.T) {
 			if !ok {
 				t.Fatalf("no price set for %s", tt.zone)
 			}
-			for _, c := range []struct {
-				op        string
-				got, want *contracts.OpPrice
-			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
-				if !reflect.DeepEqual(c.got, c.want) {
-					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
-				}
-			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
 		})
 	}
 	for _, zone := range []string{".store", ".cat", ".club"} {
@@ -282,7 +221,7 @@ func TestPaging(t *testing.T) {
 			} else if len(list.Prices) != tt.wantZones {
 				t.Errorf("got %d zones, want %d", len(list.Prices), tt.wantZones)
 			}
-			if got := f.count(); got != tt.wantAsked {
+			if got := f.Requests(); got != tt.wantAsked {
 				t.Errorf("server saw %d requests, want %d", got, tt.wantAsked)
 			}
 		})
@@ -329,7 +268,7 @@ func TestFailedPageFailsFetch(t *testing.T) {
 				if s == nil {
 					s = func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(pages[1]) }
 				}
-				f.serve(pages, s)
+				f.Serve(s)
 			}
 			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -350,10 +289,10 @@ func TestFailedPageFailsFetch(t *testing.T) {
 func TestCredentials(t *testing.T) {
 	t.Run("401 fails at once", func(t *testing.T) {
 		f, srv := newFakeAPI(t, threePages(t))
-		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write(fixture(t, "unauthorized.json"))
+			_, _ = w.Write(ingesttest.Fixture(t, "unauthorized.json"))
 		})
 		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 		var se *fetch.StatusError
@@ -365,7 +304,7 @@ func TestCredentials(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
 		}
-		if got := f.count(); got != 1 {
+		if got := f.Requests(); got != 1 {
 			t.Errorf("server saw %d requests, want 1: a 401 must not be retried", got)
 		}
 	})
@@ -373,7 +312,7 @@ func TestCredentials(t *testing.T) {
 		var header atomic.Value
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			header.Store(r.Header.Get("Authorization"))
-			_, _ = w.Write(fixture(t, "shrunk.json"))
+			_, _ = w.Write(ingesttest.Fixture(t, "shrunk.json"))
 		}))
 		t.Cleanup(srv.Close)
 		if _, err := newSource(t, srv.URL, nil).Fetch(context.Background()); err != nil {
@@ -387,7 +326,7 @@ func TestCredentials(t *testing.T) {
 	})
 	t.Run("token echoed by the server is redacted", func(t *testing.T) {
 		f, srv := newFakeAPI(t, threePages(t))
-		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			_, pass, _ := r.BasicAuth()
 			http.Error(w, `{"message":"Permission denied","details":"token `+pass+` lacks access"}`, http.StatusForbidden)
 		})
@@ -543,43 +482,21 @@ func TestParseQuirks(t *testing.T) {
 			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
 			skipped: 1,
 		},
-		{name: "unauthorized body", body: string(fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
+		{name: "unauthorized body", body: string(ingesttest.Fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
 		{name: "no pricing", body: `{"nextPage":null,"totalCount":0}`, wantErr: "page has no pricing"},
 		{name: "empty pricing", body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, wantErr: "no usable zone"},
 		{name: "nothing usable", body: body(row("cat", "null", "null", "null")), wantErr: "no usable zone"},
 		{name: "pricing is an object", body: `{"pricing":{}}`, wantErr: "decode"},
 		{name: "nextPage is a string", body: `{"nextPage":"2","pricing":[]}`, wantErr: "decode"},
 		{name: "trailing garbage", body: body(net) + `}`, wantErr: "decode"},
-		{name: "truncated", body: string(fixture(t, "page1.json")[:500]), wantErr: "decode"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:500]), wantErr: "decode"},
 		{name: "html", body: `<html><body>504 Gateway Timeout</body></html>`, wantErr: "decode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			list, err := namecom.Parse([]byte(tt.body), observed)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Errorf("Parse returned a list with its error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
-				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
-			}
-			got, ok := byZone(t, list)[tt.zone]
-			switch {
-			case tt.want == nil && ok:
-				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
-			case tt.want != nil && !ok:
-				t.Errorf("%s is missing", tt.zone)
-			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
-				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
-					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
 			}
 		})
 	}
@@ -588,10 +505,10 @@ func TestParseQuirks(t *testing.T) {
 // TestParseSavedPages checks that Parse imports a whole saved list, one
 // page or an array of every page, and refuses part of one.
 func TestParseSavedPages(t *testing.T) {
-	if _, err := namecom.Parse(fixture(t, "page1.json"), observed); err == nil || !strings.Contains(err.Error(), "stop before page 2") {
+	if _, err := namecom.Parse(ingesttest.Fixture(t, "page1.json"), observed); err == nil || !strings.Contains(err.Error(), "stop before page 2") {
 		t.Errorf("page 1 of 3 alone: err = %v, want it refused as part of the list", err)
 	}
-	all := "[" + string(fixture(t, "page1.json")) + "," + string(fixture(t, "page2.json")) + "," + string(fixture(t, "page3.json")) + "]"
+	all := "[" + string(ingesttest.Fixture(t, "page1.json")) + "," + string(ingesttest.Fixture(t, "page2.json")) + "," + string(ingesttest.Fixture(t, "page3.json")) + "]"
 	list, err := namecom.Parse([]byte(all), observed)
 	if err != nil {
 		t.Fatal(err)
@@ -608,7 +525,7 @@ func TestParseSavedPages(t *testing.T) {
 func TestRetries(t *testing.T) {
 	t.Run("500s then success", func(t *testing.T) {
 		f, srv := newFakeAPI(t, threePages(t))
-		f.serve(threePages(t), status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		f.Serve(status(http.StatusInternalServerError), status(http.StatusBadGateway))
 		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -616,20 +533,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 5 {
+		if got := f.Requests(); got != 5 {
 			t.Errorf("server saw %d requests, want 5 (2 failures and 3 pages)", got)
 		}
 	})
 	t.Run("timeout then success", func(t *testing.T) {
 		f, srv := newFakeAPI(t, threePages(t))
-		release := make(chan struct{})
-		t.Cleanup(func() { close(release) })
-		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-release:
-			}
-		})
+		f.Serve(ingesttest.Hang(t))
 		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -637,13 +547,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 4 {
+		if got := f.Requests(); got != 4 {
 			t.Errorf("server saw %d requests, want 4 (a timeout and 3 pages)", got)
 		}
 	})
 	t.Run("429 with Retry-After then success", func(t *testing.T) {
 		f, srv := newFakeAPI(t, threePages(t))
-		f.serve(threePages(t), func(w http.ResponseWriter, r *http.Request) {
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10))
 			http.Error(w, `{"message":"Rate Limit Exceeded","details":"20 requests per second"}`, http.StatusTooManyRequests)
@@ -655,7 +565,7 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != wantZones {
 			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
 		}
-		if got := f.count(); got != 4 {
+		if got := f.Requests(); got != 4 {
 			t.Errorf("server saw %d requests, want 4 (a 429 and 3 pages)", got)
 		}
 	})
@@ -677,10 +587,7 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 			f, srv := newFakeAPI(t, threePages(t))
 			src := newSource(t, srv.URL, nil)
 			h := ingesttest.New(t, src)
-			if err := h.Once(t); err != nil {
-				t.Fatal(err)
-			}
-			before := h.Prices(t, namecom.Name)
+			before := h.Round(t, namecom.Name)
 			if len(before) != wantZones {
 				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
 			}
@@ -691,12 +598,7 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if err := h.Once(t); err == nil {
-				t.Fatal("second round with a bad body succeeded")
-			}
-			if after := h.Prices(t, namecom.Name); !reflect.DeepEqual(after, before) {
-				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
-			}
+			h.RoundFails(t, namecom.Name, before, nil)
 		})
 	}
 }
@@ -704,18 +606,10 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 func TestShrunkListRefused(t *testing.T) {
 	f, srv := newFakeAPI(t, threePages(t))
 	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	if err := h.Once(t); err != nil {
-		t.Fatal(err)
-	}
-	before := h.Prices(t, namecom.Name)
+	before := h.Round(t, namecom.Name)
 
-	f.serve(map[int][]byte{1: fixture(t, "shrunk.json")})
-	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
-		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
-	}
-	if after := h.Prices(t, namecom.Name); !reflect.DeepEqual(after, before) {
-		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
-	}
+	f.serve(map[int][]byte{1: ingesttest.Fixture(t, "shrunk.json")})
+	h.RoundFails(t, namecom.Name, before, ingest.ErrShrunk)
 }
 
 func TestConfig(t *testing.T) {
@@ -763,47 +657,10 @@ func TestConfig(t *testing.T) {
 // FuzzParse checks that Parse never panics and that whatever it returns is
 // valid: a list is whole or there is an error.
 func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no fixtures: %v", err)
-	}
-	for _, name := range files {
-		f.Add(fixture(f, filepath.Base(name)))
-	}
+	ingesttest.Seed(f, "*.json")
 	f.Add([]byte(body(row("com", `"1,234.50"`, "1e2", "-0"))))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		list, err := namecom.Parse(body, observed)
-		if err != nil {
-			if list != nil {
-				t.Fatal("Parse returned a list with its error")
-			}
-			return
-		}
-		if len(list.Prices) == 0 {
-			t.Fatal("Parse returned an empty list without an error")
-		}
-		if len(list.Keep) > list.Skipped {
-			t.Fatalf("%d zones kept for %d rows skipped", len(list.Keep), list.Skipped)
-		}
-		for _, p := range list.Prices {
-			if slices.Contains(list.Keep, p.Subject()) {
-				t.Fatalf("%s is both priced and kept", p.Zone)
-			}
-		}
-		seen := map[string]bool{}
-		for _, p := range list.Prices {
-			if err := p.Validate(); err != nil {
-				t.Fatalf("invalid price set %s: %v", p.Zone, err)
-			}
-			if seen[p.Zone] {
-				t.Fatalf("zone %s listed twice", p.Zone)
-			}
-			seen[p.Zone] = true
-			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
-				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
-					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
-				}
-			}
-		}
+		ingesttest.CheckParsed(t, list, err)
 	})
 }

@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,84 +25,49 @@ var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 const catalogPath = "/1.0/order/catalog/public/domain"
 
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// fakeAPI serves OVHcloud's catalog route: it checks the request is the
-// documented GET, plays scripted responses first, then serves its current
-// body with an ETag so that conditional requests can be answered.
+// fakeAPI serves OVHcloud's catalog route, the current body with an ETag
+// so that conditional requests can be answered, and counts the requests
+// answered 304.
 type fakeAPI struct {
-	mu          sync.Mutex
-	body        []byte
-	steps       []http.HandlerFunc
-	requests    int
-	notModified int
-	bad         []string
+	*ingesttest.API
+	notModified atomic.Int64
 }
 
+// newFakeAPI fakes the catalog route for the FR subsidiary, answering with
+// body, and returns the URL to configure.
 func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, string) {
 	t.Helper()
-	f := &fakeAPI{body: body}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, b := range f.bad {
-			t.Errorf("unexpected request: %s", b)
-		}
-	})
+	api, srv := ingesttest.NewAPI(t, nil, checkRequest)
+	f := &fakeAPI{API: api}
+	f.serve(body)
 	return f, srv.URL + catalogPath + "?ovhSubsidiary=FR"
 }
 
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.requests++
+// checkRequest says what is wrong with a request that is not the
+// documented GET.
+func checkRequest(r *http.Request) error {
 	if r.Method != http.MethodGet || r.URL.Path != catalogPath || r.URL.Query().Get("ovhSubsidiary") != "FR" {
-		f.bad = append(f.bad, r.Method+" "+r.URL.String())
+		return errors.New(r.Method + " " + r.URL.String())
 	}
-	var step http.HandlerFunc
-	if len(f.steps) > 0 {
-		step, f.steps = f.steps[0], f.steps[1:]
-	}
-	body := f.body
+	return nil
+}
+
+// serve makes body the current answer, tagged.
+func (f *fakeAPI) serve(body []byte) {
 	etag := fmt.Sprintf(`"%d-%d"`, len(body), body[len(body)/2])
-	if step == nil && r.Header.Get("If-None-Match") == etag {
-		f.notModified++
-	}
-	f.mu.Unlock()
-	if step != nil {
-		step(w, r)
-		return
-	}
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_, _ = w.Write(body)
+	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			f.notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(body)
+	})
 }
 
-func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.body = body
-	f.steps = append(f.steps, steps...)
-}
-
-func (f *fakeAPI) counts() (requests, notModified int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests, f.notModified
-}
-
+// status answers with code and an error body in OVHcloud's shape.
 func status(code int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"class":"Server::InternalServerError","message":"Internal server error"}`, code)
@@ -114,8 +76,7 @@ func status(code int) http.HandlerFunc {
 
 func newSource(t testing.TB, url string, hc *http.Client) *ovhcloud.Source {
 	t.Helper()
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-	src, err := ovhcloud.New(ovhcloud.Config{URL: url}, client, func() time.Time { return observed })
+	src, err := ovhcloud.New(ovhcloud.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,20 +85,7 @@ func newSource(t testing.TB, url string, hc *http.Client) *ovhcloud.Source {
 
 func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
 	t.Helper()
-	out := map[string]contracts.PriceSet{}
-	for _, p := range list.Prices {
-		if err := p.Validate(); err != nil {
-			t.Errorf("%s: %v", p.Zone, err)
-		}
-		if p.Registrar != ovhcloud.Name || p.Source != ovhcloud.Name || !p.ObservedAt.Equal(observed) {
-			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
-		}
-		if _, dup := out[p.Zone]; dup {
-			t.Errorf("zone %s listed twice", p.Zone)
-		}
-		out[p.Zone] = p
-	}
-	return out
+	return ingesttest.CheckList(t, list, ovhcloud.Name, ovhcloud.Name, observed)
 }
 
 func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
@@ -156,23 +104,8 @@ func at(s string) *time.Time {
 	return &t
 }
 
-func show(o *contracts.OpPrice) string {
-	if o == nil {
-		return "not offered"
-	}
-	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
-	if o.Promo != nil {
-		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
-		if o.Promo.EndsAt != nil {
-			s += " until " + o.Promo.EndsAt.Format(time.RFC3339)
-		}
-		s += ")"
-	}
-	return s
-}
-
 func TestFetch(t *testing.T) {
-	_, url := newFakeAPI(t, fixture(t, "catalog_fr.json"))
+	_, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
 	list, err := newSource(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -205,14 +138,7 @@ func TestFetch(t *testing.T) {
 			if !ok {
 				t.Fatalf("no price set for %s", tt.zone)
 			}
-			for _, c := range []struct {
-				op        string
-				got, want *contracts.OpPrice
-			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
-				if !reflect.DeepEqual(c.got, c.want) {
-					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
-				}
-			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
 		})
 	}
 	if _, ok := got[".game"]; ok {
@@ -377,7 +303,7 @@ func TestParseQuirks(t *testing.T) {
 				`,"promotions":[{"total":{"value":1299000000}}]`))),
 			zone: ".net", want: set(".net", op(1099), nil, nil),
 		},
-		{name: "api error", body: string(fixture(t, "error.json")), wantErr: "Invalid value for ovhSubsidiary"},
+		{name: "api error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "Invalid value for ovhSubsidiary"},
 		{name: "unknown currency", body: plans("XYZ", com), wantErr: `currency "XYZ"`},
 		{name: "no locale", body: `{"plans":[` + com + `]}`, wantErr: "no locale"},
 		{name: "no plans", body: plans("EUR"), wantErr: "no plans"},
@@ -386,36 +312,14 @@ func TestParseQuirks(t *testing.T) {
 			body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
 			wantErr: "no usable zone",
 		},
-		{name: "truncated", body: string(fixture(t, "catalog_fr.json")[:4000]), wantErr: "decode ovhcloud catalog"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "catalog_fr.json")[:4000]), wantErr: "decode ovhcloud catalog"},
 		{name: "html", body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", wantErr: "decode ovhcloud catalog"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			list, err := ovhcloud.Parse([]byte(tt.body), observed)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Error("Parse returned a list with its error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
-				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
-			}
-			got, ok := byZone(t, list)[tt.zone]
-			switch {
-			case tt.want == nil && ok:
-				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
-			case tt.want != nil && !ok:
-				t.Errorf("%s is missing", tt.zone)
-			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
-				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
-					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
 			}
 		})
 	}
@@ -433,10 +337,10 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 }
 
 func TestRetries(t *testing.T) {
-	good := fixture(t, "catalog_fr.json")
+	good := ingesttest.Fixture(t, "catalog_fr.json")
 	t.Run("500s then success", func(t *testing.T) {
 		f, url := newFakeAPI(t, good)
-		f.serve(good, status(http.StatusInternalServerError), status(http.StatusServiceUnavailable))
+		f.Serve(status(http.StatusInternalServerError), status(http.StatusServiceUnavailable))
 		list, err := newSource(t, url, nil).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -444,20 +348,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 14 {
 			t.Errorf("got %d zones, want 14", len(list.Prices))
 		}
-		if n, _ := f.counts(); n != 3 {
+		if n := f.Requests(); n != 3 {
 			t.Errorf("server saw %d requests, want 3", n)
 		}
 	})
 	t.Run("timeout then success", func(t *testing.T) {
 		f, url := newFakeAPI(t, good)
-		release := make(chan struct{})
-		t.Cleanup(func() { close(release) })
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-release:
-			}
-		})
+		f.Serve(ingesttest.Hang(t))
 		list, err := newSource(t, url, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -465,13 +362,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 14 {
 			t.Errorf("got %d zones, want 14", len(list.Prices))
 		}
-		if n, _ := f.counts(); n != 2 {
+		if n := f.Requests(); n != 2 {
 			t.Errorf("server saw %d requests, want 2", n)
 		}
 	})
 	t.Run("429 with Retry-After then success", func(t *testing.T) {
 		f, url := newFakeAPI(t, good)
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, `{"class":"Client::TooManyRequests","message":"Too many requests"}`, http.StatusTooManyRequests)
 		})
@@ -482,21 +379,21 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 14 {
 			t.Errorf("got %d zones, want 14", len(list.Prices))
 		}
-		if n, _ := f.counts(); n != 2 {
+		if n := f.Requests(); n != 2 {
 			t.Errorf("server saw %d requests, want 2", n)
 		}
 	})
 	t.Run("400 is not retried", func(t *testing.T) {
 		f, url := newFakeAPI(t, good)
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, string(fixture(t, "error.json")), http.StatusBadRequest)
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, string(ingesttest.Fixture(t, "error.json")), http.StatusBadRequest)
 		})
 		_, err := newSource(t, url, nil).Fetch(context.Background())
 		var se *fetch.StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch ovhcloud price list") {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
 		}
-		if n, _ := f.counts(); n != 1 {
+		if n := f.Requests(); n != 1 {
 			t.Errorf("server saw %d requests, want 1", n)
 		}
 	})
@@ -511,7 +408,7 @@ func TestRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, nm := f.counts(); n != 2 || nm != 1 {
+		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
 			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
 		}
 		if !reflect.DeepEqual(first, second) {
@@ -521,22 +418,19 @@ func TestRetries(t *testing.T) {
 }
 
 func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := fixture(t, "catalog_fr.json")
+	good := ingesttest.Fixture(t, "catalog_fr.json")
 	for _, tt := range []struct {
 		name, body, wantErr string
 	}{
 		{"truncated", string(good[:len(good)/2]), "decode ovhcloud catalog"},
 		{"malformed", `{"catalogId":2387,"locale":{"currencyCode":"EUR"},"plans":{"com":{}}}`, "decode ovhcloud catalog"},
-		{"api error", string(fixture(t, "error.json")), "Client::BadRequest"},
+		{"api error", string(ingesttest.Fixture(t, "error.json")), "Client::BadRequest"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, url := newFakeAPI(t, good)
 			src := newSource(t, url, nil)
 			h := ingesttest.New(t, src)
-			if err := h.Once(t); err != nil {
-				t.Fatal(err)
-			}
-			before := h.Prices(t, ovhcloud.Name)
+			before := h.Round(t, ovhcloud.Name)
 			if len(before) != 14 {
 				t.Fatalf("first round published %d zones, want 14", len(before))
 			}
@@ -545,31 +439,18 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if err := h.Once(t); err == nil {
-				t.Fatal("second round with a bad body succeeded")
-			}
-			if after := h.Prices(t, ovhcloud.Name); !reflect.DeepEqual(after, before) {
-				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
-			}
+			h.RoundFails(t, ovhcloud.Name, before, nil)
 		})
 	}
 }
 
 func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, fixture(t, "catalog_fr.json"))
+	f, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
 	h := ingesttest.New(t, newSource(t, url, nil))
-	if err := h.Once(t); err != nil {
-		t.Fatal(err)
-	}
-	before := h.Prices(t, ovhcloud.Name)
+	before := h.Round(t, ovhcloud.Name)
 
-	f.serve(fixture(t, "catalog_shrunk.json"))
-	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
-		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
-	}
-	if after := h.Prices(t, ovhcloud.Name); !reflect.DeepEqual(after, before) {
-		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
-	}
+	f.serve(ingesttest.Fixture(t, "catalog_shrunk.json"))
+	h.RoundFails(t, ovhcloud.Name, before, ingest.ErrShrunk)
 }
 
 func TestConfig(t *testing.T) {
@@ -634,7 +515,7 @@ func FuzzParse(f *testing.F) {
 	// find is minimised for up to a minute), so a large fixture is seeded
 	// plan by plan, each plan alone in a catalog; small ones whole.
 	for _, name := range files {
-		body := fixture(f, filepath.Base(name))
+		body := ingesttest.Fixture(f, filepath.Base(name))
 		if len(body) < 4096 {
 			f.Add(body)
 			continue
@@ -651,37 +532,6 @@ func FuzzParse(f *testing.F) {
 		`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","discount":{"value":99000000}}]`)))))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		list, err := ovhcloud.Parse(body, observed)
-		if err != nil {
-			if list != nil {
-				t.Fatal("Parse returned a list with its error")
-			}
-			return
-		}
-		if len(list.Prices) == 0 {
-			t.Fatal("Parse returned an empty list without an error")
-		}
-		if len(list.Keep) > list.Skipped {
-			t.Fatalf("%d zones kept for %d plans skipped", len(list.Keep), list.Skipped)
-		}
-		for _, p := range list.Prices {
-			if slices.Contains(list.Keep, p.Subject()) {
-				t.Fatalf("%s is both priced and kept", p.Zone)
-			}
-		}
-		seen := map[string]bool{}
-		for _, p := range list.Prices {
-			if err := p.Validate(); err != nil {
-				t.Fatalf("invalid price set %s: %v", p.Zone, err)
-			}
-			if seen[p.Zone] {
-				t.Fatalf("zone %s listed twice", p.Zone)
-			}
-			seen[p.Zone] = true
-			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
-				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
-					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
-				}
-			}
-		}
+		ingesttest.CheckParsed(t, list, err)
 	})
 }

@@ -8,12 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,85 +22,25 @@ import (
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// fakeAPI speaks Porkbun's pricing endpoint: it checks the request is the
-// documented POST with "{}", plays scripted responses first, then serves
-// its current body.
-type fakeAPI struct {
-	mu       sync.Mutex
-	body     []byte
-	steps    []http.HandlerFunc
-	requests int
-	bad      []string // requests that were not what Porkbun expects
-}
-
-func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, *httptest.Server) {
-	t.Helper()
-	f := &fakeAPI{body: body}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, b := range f.bad {
-			t.Errorf("unexpected request: %s", b)
-		}
-	})
-	return f, srv
-}
-
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// checkRequest says what is wrong with a request that is not the
+// documented POST of "{}" as JSON.
+func checkRequest(r *http.Request) error {
 	got, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.requests++
 	if r.Method != http.MethodPost || string(got) != "{}" || r.Header.Get("Content-Type") != "application/json" {
-		f.bad = append(f.bad, r.Method+" "+string(got)+" "+r.Header.Get("Content-Type"))
+		return fmt.Errorf("%s %s %s", r.Method, got, r.Header.Get("Content-Type"))
 	}
-	var step http.HandlerFunc
-	if len(f.steps) > 0 {
-		step, f.steps = f.steps[0], f.steps[1:]
-	}
-	body := f.body
-	f.mu.Unlock()
-	if step != nil {
-		step(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	return nil
 }
 
-func (f *fakeAPI) serve(body []byte, steps ...http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.body = body
-	f.steps = append(f.steps, steps...)
-}
-
-func (f *fakeAPI) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
-func status(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, http.StatusText(code), code)
-	}
+// newAPI fakes Porkbun's pricing endpoint, answering with body.
+func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
+	t.Helper()
+	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
 func newSource(t testing.TB, url string, hc *http.Client) *porkbun.Source {
 	t.Helper()
-	client := fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-	src, err := porkbun.New(porkbun.Config{URL: url}, client, func() time.Time { return observed })
+	src, err := porkbun.New(porkbun.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,20 +49,7 @@ func newSource(t testing.TB, url string, hc *http.Client) *porkbun.Source {
 
 func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
 	t.Helper()
-	out := map[string]contracts.PriceSet{}
-	for _, p := range list.Prices {
-		if err := p.Validate(); err != nil {
-			t.Errorf("%s: %v", p.Zone, err)
-		}
-		if p.Registrar != porkbun.Name || p.Source != porkbun.Name || !p.ObservedAt.Equal(observed) {
-			t.Errorf("%s: registrar %q source %q observed %v", p.Zone, p.Registrar, p.Source, p.ObservedAt)
-		}
-		if _, dup := out[p.Zone]; dup {
-			t.Errorf("zone %s listed twice", p.Zone)
-		}
-		out[p.Zone] = p
-	}
-	return out
+	return ingesttest.CheckList(t, list, porkbun.Name, porkbun.Name, observed)
 }
 
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
@@ -138,7 +61,7 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 }
 
 func TestFetch(t *testing.T) {
-	_, srv := newFakeAPI(t, fixture(t, "pricing.json"))
+	_, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
 	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -174,14 +97,7 @@ func TestFetch(t *testing.T) {
 			if !ok {
 				t.Fatalf("no price set for %s", tt.zone)
 			}
-			for _, c := range []struct {
-				op        string
-				got, want *contracts.OpPrice
-			}{{"register", p.Register, tt.register}, {"renew", p.Renew, tt.renew}, {"transfer", p.Transfer, tt.transfer}} {
-				if !reflect.DeepEqual(c.got, c.want) {
-					t.Errorf("%s %s = %s, want %s", tt.zone, c.op, show(c.got), show(c.want))
-				}
-			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
 		})
 	}
 	for _, zone := range []string{".0z", ".doge", ".pl", ".com.pl", ".co"} {
@@ -189,21 +105,6 @@ func TestFetch(t *testing.T) {
 			t.Errorf("%s is listed; it should be skipped", zone)
 		}
 	}
-}
-
-func show(o *contracts.OpPrice) string {
-	if o == nil {
-		return "not offered"
-	}
-	s := fmt.Sprintf("%d %s", o.Regular.Amount, o.Regular.Currency)
-	if o.Promo != nil {
-		s += fmt.Sprintf(" (promo %d %s", o.Promo.Price.Amount, o.Promo.Price.Currency)
-		if o.Promo.EndsAt != nil {
-			s += " until " + o.Promo.EndsAt.String()
-		}
-		s += ")"
-	}
-	return s
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -348,7 +249,7 @@ func TestParseQuirks(t *testing.T) {
 		},
 		{
 			name:    "error status names the message",
-			body:    string(fixture(t, "error.json")),
+			body:    string(ingesttest.Fixture(t, "error.json")),
 			wantErr: "Too many requests",
 		},
 		{
@@ -359,36 +260,14 @@ func TestParseQuirks(t *testing.T) {
 		{name: "no pricing", body: `{"status":"SUCCESS"}`, wantErr: "no zones"},
 		{name: "no status", body: `{"pricing":{"com":{"registration":"1.00"}}}`, wantErr: "no status"},
 		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode porkbun price list"},
-		{name: "truncated", body: string(fixture(t, "pricing.json")[:300]), wantErr: "decode porkbun price list"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.json")[:300]), wantErr: "decode porkbun price list"},
 		{name: "pricing is a list", body: `{"status":"SUCCESS","pricing":[]}`, wantErr: "decode porkbun price list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			list, err := porkbun.Parse([]byte(tt.body), observed)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Errorf("Parse returned a list with its error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if list.Skipped != tt.skipped || !slices.Equal(list.Keep, tt.keep) {
-				t.Errorf("skipped %d, keep %q; want %d, %q", list.Skipped, list.Keep, tt.skipped, tt.keep)
-			}
-			got, ok := byZone(t, list)[tt.zone]
-			switch {
-			case tt.want == nil && ok:
-				t.Errorf("%s is listed as %s/%s/%s; it should be skipped", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer))
-			case tt.want != nil && !ok:
-				t.Errorf("%s is missing", tt.zone)
-			case tt.want != nil && !reflect.DeepEqual(&got, tt.want):
-				t.Errorf("%s = %s/%s/%s, want %s/%s/%s", tt.zone, show(got.Register), show(got.Renew), show(got.Transfer),
-					show(tt.want.Register), show(tt.want.Renew), show(tt.want.Transfer))
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
 			}
 		})
 	}
@@ -402,10 +281,10 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 }
 
 func TestRetries(t *testing.T) {
-	good := fixture(t, "pricing.json")
+	good := ingesttest.Fixture(t, "pricing.json")
 	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		f.serve(good, status(http.StatusInternalServerError), status(http.StatusBadGateway))
+		f, srv := newAPI(t, good)
+		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
 		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -413,20 +292,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 19 {
 			t.Errorf("got %d zones, want 19", len(list.Prices))
 		}
-		if got := f.count(); got != 3 {
+		if got := f.Requests(); got != 3 {
 			t.Errorf("server saw %d requests, want 3", got)
 		}
 	})
 	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		release := make(chan struct{})
-		t.Cleanup(func() { close(release) })
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-release:
-			}
-		})
+		f, srv := newAPI(t, good)
+		f.Serve(ingesttest.Hang(t))
 		src := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond})
 		list, err := src.Fetch(context.Background())
 		if err != nil {
@@ -435,13 +307,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 19 {
 			t.Errorf("got %d zones, want 19", len(list.Prices))
 		}
-		if got := f.count(); got != 2 {
+		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
 		}
 	})
 	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+		f, srv := newAPI(t, good)
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, `{"status":"ERROR","message":"rate limited"}`, http.StatusTooManyRequests)
 		})
@@ -452,13 +324,13 @@ func TestRetries(t *testing.T) {
 		if len(list.Prices) != 19 {
 			t.Errorf("got %d zones, want 19", len(list.Prices))
 		}
-		if got := f.count(); got != 2 {
+		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
 		}
 	})
 	t.Run("400 is not retried", func(t *testing.T) {
-		f, srv := newFakeAPI(t, good)
-		f.serve(good, func(w http.ResponseWriter, r *http.Request) {
+		f, srv := newAPI(t, good)
+		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, `{"status":"ERROR","code":"INVALID_TLD","message":"none of the requested TLDs is sold"}`, http.StatusBadRequest)
 		})
 		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
@@ -466,55 +338,44 @@ func TestRetries(t *testing.T) {
 		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch porkbun price list") {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
 		}
-		if got := f.count(); got != 1 {
+		if got := f.Requests(); got != 1 {
 			t.Errorf("server saw %d requests, want 1", got)
 		}
 	})
 }
 
 func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := fixture(t, "pricing.json")
+	good := ingesttest.Fixture(t, "pricing.json")
 	for _, tt := range []struct {
 		name, body, wantErr string
 	}{
 		{"truncated", string(good[:len(good)/2]), "decode porkbun price list"},
 		{"malformed", `<html><head><title>503</title></head></html>`, "decode porkbun price list"},
-		{"error status", string(fixture(t, "error.json")), "RATE_LIMITED"},
+		{"error status", string(ingesttest.Fixture(t, "error.json")), "RATE_LIMITED"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, good)
+			f, srv := newAPI(t, good)
 			src := newSource(t, srv.URL, nil)
 			h := ingesttest.New(t, src)
-			if err := h.Once(t); err != nil {
-				t.Fatal(err)
-			}
-			before := h.Prices(t, porkbun.Name)
+			before := h.Round(t, porkbun.Name)
 			if len(before) != 19 {
 				t.Fatalf("first round published %d zones, want 19", len(before))
 			}
 
-			f.serve([]byte(tt.body))
+			f.SetBody([]byte(tt.body))
 			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if err := h.Once(t); err == nil {
-				t.Fatal("second round with a bad body succeeded")
-			}
-			if after := h.Prices(t, porkbun.Name); !reflect.DeepEqual(after, before) {
-				t.Errorf("prices changed after a bad body: %d zones before, %d after", len(before), len(after))
-			}
+			h.RoundFails(t, porkbun.Name, before, nil)
 		})
 	}
 }
 
 func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := fixture(t, "pricing.json")
-	f, srv := newFakeAPI(t, good)
+	good := ingesttest.Fixture(t, "pricing.json")
+	f, srv := newAPI(t, good)
 	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	if err := h.Once(t); err != nil {
-		t.Fatal(err)
-	}
-	before := h.Prices(t, porkbun.Name)
+	before := h.Round(t, porkbun.Name)
 	if before[".com"] == nil {
 		t.Fatal("first round did not publish .com")
 	}
@@ -523,7 +384,7 @@ func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
 	if bad == string(good) {
 		t.Fatal("the fixture has no .com entry to spoil")
 	}
-	f.serve([]byte(bad))
+	f.SetBody([]byte(bad))
 	if err := h.Once(t); err != nil {
 		t.Fatalf("second round with one unreadable entry: %v", err)
 	}
@@ -534,42 +395,18 @@ func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
 	}
-	if got := skippedRows(t, h); got != 1 {
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
 		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
 	}
 }
 
-// skippedRows reads the runner's count of rows it could not read.
-func skippedRows(t *testing.T, h *ingesttest.Harness) float64 {
-	t.Helper()
-	mfs, err := h.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "zoneprice_ingest_rows_skipped_total" && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatal("no zoneprice_ingest_rows_skipped_total")
-	return 0
-}
-
 func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, fixture(t, "pricing.json"))
+	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
 	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	if err := h.Once(t); err != nil {
-		t.Fatal(err)
-	}
-	before := h.Prices(t, porkbun.Name)
+	before := h.Round(t, porkbun.Name)
 
-	f.serve(fixture(t, "pricing_shrunk.json"))
-	if err := h.Once(t); !errors.Is(err, ingest.ErrShrunk) {
-		t.Fatalf("second round error = %v, want %v", err, ingest.ErrShrunk)
-	}
-	if after := h.Prices(t, porkbun.Name); !reflect.DeepEqual(after, before) {
-		t.Errorf("a refused list changed the prices: %d zones before, %d after", len(before), len(after))
-	}
+	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.json"))
+	h.RoundFails(t, porkbun.Name, before, ingest.ErrShrunk)
 }
 
 func TestConfig(t *testing.T) {
@@ -610,47 +447,10 @@ func TestConfig(t *testing.T) {
 // FuzzParse checks that Parse never panics and that whatever it returns is
 // valid: a list is whole or there is an error.
 func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no fixtures: %v", err)
-	}
-	for _, name := range files {
-		f.Add(fixture(f, filepath.Base(name)))
-	}
+	ingesttest.Seed(f, "*.json")
 	f.Add([]byte(`{"status":"SUCCESS","pricing":{"com":{"registration":"1","coupons":{"registration":{"type":"percent","amount":"100"}}}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		list, err := porkbun.Parse(body, observed)
-		if err != nil {
-			if list != nil {
-				t.Fatal("Parse returned a list with its error")
-			}
-			return
-		}
-		if len(list.Prices) == 0 {
-			t.Fatal("Parse returned an empty list without an error")
-		}
-		if len(list.Keep) > list.Skipped {
-			t.Fatalf("%d zones kept for %d entries skipped", len(list.Keep), list.Skipped)
-		}
-		for _, p := range list.Prices {
-			if slices.Contains(list.Keep, p.Subject()) {
-				t.Fatalf("%s is both priced and kept", p.Zone)
-			}
-		}
-		seen := map[string]bool{}
-		for _, p := range list.Prices {
-			if err := p.Validate(); err != nil {
-				t.Fatalf("invalid price set %s: %v", p.Zone, err)
-			}
-			if seen[p.Zone] {
-				t.Fatalf("zone %s listed twice", p.Zone)
-			}
-			seen[p.Zone] = true
-			for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
-				if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
-					t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
-				}
-			}
-		}
+		ingesttest.CheckParsed(t, list, err)
 	})
 }

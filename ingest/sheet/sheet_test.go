@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,19 +24,6 @@ import (
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 func clock() time.Time { return observed }
-
-func fixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func client(hc *http.Client) *fetch.Client {
-	return fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
-}
 
 // render writes a price set on one line, so that expectations read like
 // the sheet: "acme .com USD reg=1044/888@2027-01-01T00:00:00Z ren=1098 tra=-"
@@ -137,7 +122,7 @@ func TestParseFixtures(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			body := fixture(t, tc.file)
+			body := ingesttest.Fixture(t, tc.file)
 			list, skipped, err := sheet.ParseFormat(body, "", "", observed)
 			if err != nil {
 				t.Fatal(err)
@@ -234,7 +219,7 @@ const promoHdr = "registrar,zone,currency,register,register_promo,register_promo
 // TestSchemaExamples keeps SCHEMA.md honest: both of its examples parse
 // whole, to the same prices.
 func TestSchemaExamples(t *testing.T) {
-	doc := string(fixture(t, "../SCHEMA.md"))
+	doc := string(ingesttest.Fixture(t, "../SCHEMA.md"))
 	var got [][]string
 	for _, lang := range []string{"csv", "json"} {
 		_, block, ok := strings.Cut(doc, "```"+lang+"\n")
@@ -627,8 +612,8 @@ func TestFormatDetection(t *testing.T) {
 		})
 	}
 	t.Run("URL extension ignores the query", func(t *testing.T) {
-		srv, _ := server(t, serve(jsonBody))
-		src, err := sheet.New(sheet.Config{URL: srv.URL + "/export/prices.csv?gid=0"}, client(nil), clock)
+		_, srv := ingesttest.NewAPI(t, []byte(jsonBody), nil)
+		src, err := sheet.New(sheet.Config{URL: srv.URL + "/export/prices.csv?gid=0"}, ingesttest.Client(nil), clock)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -665,7 +650,7 @@ func TestConfig(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.wantErr)
 			}
-			if _, err := sheet.New(tc.cfg, client(nil), nil); err == nil {
+			if _, err := sheet.New(tc.cfg, ingesttest.Client(nil), nil); err == nil {
 				t.Error("New accepted a configuration Validate refuses")
 			}
 		})
@@ -745,32 +730,6 @@ func TestReservedRegistrars(t *testing.T) {
 	}
 }
 
-// server answers request n with handlers[n], repeating the last, and
-// counts the requests.
-func server(t *testing.T, handlers ...http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		i := int(n.Add(1)) - 1
-		handlers[min(i, len(handlers)-1)](w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
-}
-
-func serve(body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }
-}
-
-func status(code int, header ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.WriteHeader(code)
-	}
-}
-
 func urlSource(t *testing.T, url string, c *fetch.Client) *sheet.Source {
 	t.Helper()
 	src, err := sheet.New(sheet.Config{URL: url}, c, clock)
@@ -784,76 +743,77 @@ func TestFetchURL(t *testing.T) {
 	for _, name := range []string{"prices.csv", "prices.json"} {
 		t.Run(name, func(t *testing.T) {
 			var accept string
-			srv, n := server(t, func(w http.ResponseWriter, r *http.Request) {
+			api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, name), func(r *http.Request) error {
 				accept = r.Header.Get("Accept")
-				serve(string(fixture(t, name)))(w, r)
+				return nil
 			})
 			// No extension in the URL: the format comes from the body.
-			list, err := urlSource(t, srv.URL+"/pub", client(nil)).Fetch(context.Background())
+			list, err := urlSource(t, srv.URL+"/pub", ingesttest.Client(nil)).Fetch(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := rendered(t, list); !slices.Equal(got, fixturePrices) {
 				t.Errorf("got prices\n%s", strings.Join(got, "\n"))
 			}
-			if n.Load() != 1 || !strings.Contains(accept, "text/csv") {
-				t.Errorf("%d requests, Accept %q", n.Load(), accept)
+			if n := api.Requests(); n != 1 || !strings.Contains(accept, "text/csv") {
+				t.Errorf("%d requests, Accept %q", n, accept)
 			}
 		})
 	}
 }
 
 func TestFetchRetriesServerErrors(t *testing.T) {
-	srv, n := server(t, status(500), status(503), serve(string(fixture(t, "prices.csv"))))
-	list, err := urlSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.csv"), nil)
+	api.Serve(ingesttest.Status(500), ingesttest.Status(503))
+	list, err := urlSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prices) != len(fixturePrices) || n.Load() != 3 {
-		t.Errorf("%d prices after %d requests, want %d after 3", len(list.Prices), n.Load(), len(fixturePrices))
+	if n := api.Requests(); len(list.Prices) != len(fixturePrices) || n != 3 {
+		t.Errorf("%d prices after %d requests, want %d after 3", len(list.Prices), n, len(fixturePrices))
 	}
 }
 
 func TestFetchRetriesTimeout(t *testing.T) {
-	srv, n := server(t,
-		func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, // hangs until the client gives up
-		serve(string(fixture(t, "prices.json"))),
-	)
-	list, err := urlSource(t, srv.URL, client(&http.Client{Timeout: 100 * time.Millisecond})).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.json"), nil)
+	api.Serve(ingesttest.Hang(t))
+	list, err := urlSource(t, srv.URL, ingesttest.Client(&http.Client{Timeout: 100 * time.Millisecond})).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prices) != len(fixturePrices) || n.Load() != 2 {
-		t.Errorf("%d prices after %d requests, want %d after 2", len(list.Prices), n.Load(), len(fixturePrices))
+	if n := api.Requests(); len(list.Prices) != len(fixturePrices) || n != 2 {
+		t.Errorf("%d prices after %d requests, want %d after 2", len(list.Prices), n, len(fixturePrices))
 	}
 }
 
 func TestFetchHonoursRetryAfter(t *testing.T) {
-	srv, n := server(t, status(http.StatusTooManyRequests, "Retry-After", "1"), serve(string(fixture(t, "prices.csv"))))
-	list, err := urlSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.csv"), nil)
+	api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
+	list, err := urlSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prices) != len(fixturePrices) || n.Load() != 2 {
-		t.Errorf("%d prices after %d requests, want %d after 2", len(list.Prices), n.Load(), len(fixturePrices))
+	if n := api.Requests(); len(list.Prices) != len(fixturePrices) || n != 2 {
+		t.Errorf("%d prices after %d requests, want %d after 2", len(list.Prices), n, len(fixturePrices))
 	}
 }
 
 func TestFetchGivesUp(t *testing.T) {
-	srv, n := server(t, status(http.StatusForbidden))
-	_, err := urlSource(t, srv.URL, client(nil)).Fetch(context.Background())
+	api, srv := ingesttest.NewAPI(t, nil, nil)
+	api.SetHandler(ingesttest.Status(http.StatusForbidden))
+	_, err := urlSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 	var se *fetch.StatusError
 	if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.HasPrefix(err.Error(), "fetch price sheet: ") {
 		t.Fatalf("err = %v, want a wrapped 403", err)
 	}
-	if n.Load() != 1 {
-		t.Errorf("%d requests, want 1", n.Load())
+	if n := api.Requests(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }
 
 // badBodies are damaged sheets: each must fail the whole fetch.
 func badBodies(t *testing.T) []struct{ name, body, wantErr string } {
-	csvBody, jsonBody := string(fixture(t, "prices.csv")), string(fixture(t, "prices.json"))
+	csvBody, jsonBody := string(ingesttest.Fixture(t, "prices.csv")), string(ingesttest.Fixture(t, "prices.json"))
 	cutCSV := csvBody[:strings.Index(csvBody, ".io,acme-names,USD,39.9")+len(".io,acme-names,USD,39.9")]
 	return []struct{ name, body, wantErr string }{
 		{"truncated CSV", cutCSV, "truncated?"},
@@ -869,8 +829,8 @@ func badBodies(t *testing.T) []struct{ name, body, wantErr string } {
 func TestFetchBadBody(t *testing.T) {
 	for _, tc := range badBodies(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := server(t, serve(tc.body))
-			list, err := urlSource(t, srv.URL, client(nil)).Fetch(context.Background())
+			_, srv := ingesttest.NewAPI(t, []byte(tc.body), nil)
+			list, err := urlSource(t, srv.URL, ingesttest.Client(nil)).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("got %d prices, err %v; want an error mentioning %q", len(list.Prices), err, tc.wantErr)
 			}
@@ -892,23 +852,11 @@ func stream(t *testing.T, h *ingesttest.Harness) []string {
 	return out
 }
 
-// switchable serves the first body until told otherwise.
-type switchable struct{ body atomic.Pointer[string] }
-
-func (s *switchable) set(body string) { s.body.Store(&body) }
-
-func (s *switchable) server(t *testing.T) *httptest.Server {
-	t.Helper()
-	srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) { serve(*s.body.Load())(w, r) })
-	return srv
-}
-
 func TestKeepsLastGoodPrices(t *testing.T) {
 	for _, tc := range badBodies(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			var sw switchable
-			sw.set(string(fixture(t, "prices.csv")))
-			h := ingesttest.New(t, urlSource(t, sw.server(t).URL, client(nil)))
+			api, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.csv"), nil)
+			h := ingesttest.New(t, urlSource(t, srv.URL, ingesttest.Client(nil)))
 			if err := h.Once(t); err != nil {
 				t.Fatalf("first round: %v", err)
 			}
@@ -916,7 +864,7 @@ func TestKeepsLastGoodPrices(t *testing.T) {
 			if !slices.Equal(first, fixturePrices) {
 				t.Fatalf("after the first round the stream holds\n%s", strings.Join(first, "\n"))
 			}
-			sw.set(tc.body)
+			api.SetBody([]byte(tc.body))
 			if err := h.Once(t); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("second round: err = %v, want one mentioning %q", err, tc.wantErr)
 			}
@@ -928,10 +876,9 @@ func TestKeepsLastGoodPrices(t *testing.T) {
 }
 
 func TestUnreadableRowKeepsLastPrice(t *testing.T) {
-	var sw switchable
-	full := string(fixture(t, "prices.csv"))
-	sw.set(full)
-	h := ingesttest.New(t, urlSource(t, sw.server(t).URL, client(nil)))
+	full := string(ingesttest.Fixture(t, "prices.csv"))
+	api, srv := ingesttest.NewAPI(t, []byte(full), nil)
+	h := ingesttest.New(t, urlSource(t, srv.URL, ingesttest.Client(nil)))
 	if err := h.Once(t); err != nil {
 		t.Fatalf("first round: %v", err)
 	}
@@ -944,7 +891,7 @@ func TestUnreadableRowKeepsLastPrice(t *testing.T) {
 	if bad == full {
 		t.Fatal("the edit changed nothing")
 	}
-	sw.set(bad)
+	api.SetBody([]byte(bad))
 	if err := h.Once(t); err != nil {
 		t.Fatalf("second round with one unreadable row: %v", err)
 	}
@@ -955,32 +902,15 @@ func TestUnreadableRowKeepsLastPrice(t *testing.T) {
 		t.Errorf("after the unreadable row the stream holds\n%s\nwant the first round's", strings.Join(got, "\n"))
 	}
 	// The fixture's own five bad rows each round, and the mistyped one.
-	if got := counter(t, h, "zoneprice_ingest_rows_skipped_total"); got != 5+6 {
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 5+6 {
 		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 11", got)
 	}
 }
 
-// counter reads one of the runner's counters.
-func counter(t *testing.T, h *ingesttest.Harness, name string) float64 {
-	t.Helper()
-	mfs, err := h.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no counter %s", name)
-	return 0
-}
-
 func TestShrunkSheetRefused(t *testing.T) {
-	var sw switchable
-	full := string(fixture(t, "prices.csv"))
-	sw.set(full)
-	h := ingesttest.New(t, urlSource(t, sw.server(t).URL, client(nil)))
+	full := string(ingesttest.Fixture(t, "prices.csv"))
+	api, srv := ingesttest.NewAPI(t, []byte(full), nil)
+	h := ingesttest.New(t, urlSource(t, srv.URL, ingesttest.Client(nil)))
 	if err := h.Once(t); err != nil {
 		t.Fatalf("first round: %v", err)
 	}
@@ -993,7 +923,7 @@ func TestShrunkSheetRefused(t *testing.T) {
 		}
 		kept = append(kept, line)
 	}
-	sw.set(strings.Join(kept, ""))
+	api.SetBody([]byte(strings.Join(kept, "")))
 	err := h.Once(t)
 	if !errors.Is(err, ingest.ErrShrunk) {
 		t.Fatalf("second round: err = %v, want ingest.ErrShrunk", err)
@@ -1011,7 +941,7 @@ func TestFileEditedBetweenRounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	full := string(fixture(t, "prices.csv"))
+	full := string(ingesttest.Fixture(t, "prices.csv"))
 	write(full)
 	src, err := sheet.New(sheet.Config{File: path, Name: "ops-sheet"}, nil, clock)
 	if err != nil {
@@ -1065,7 +995,7 @@ func TestFileEditedBetweenRounds(t *testing.T) {
 func TestSkippedRowsLogged(t *testing.T) {
 	var buf bytes.Buffer
 	path := filepath.Join(t.TempDir(), "prices.csv")
-	if err := os.WriteFile(path, fixture(t, "prices.csv"), 0o600); err != nil {
+	if err := os.WriteFile(path, ingesttest.Fixture(t, "prices.csv"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	src, err := sheet.New(sheet.Config{File: path, Log: slog.New(slog.NewTextHandler(&buf, nil))}, nil, clock)
@@ -1084,11 +1014,7 @@ func TestSkippedRowsLogged(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"prices.csv", "prices.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(ingesttest.Fixture(f, name))
 	}
 	f.Add([]byte(promoHdr + "acme,.com,USD,10.44,8.88,2026-12-31,10.98,9.98,2026-06-30T12:00:00Z\n"))
 	f.Add([]byte(`{"prices":[{"registrar":"acme","zone":".рф","currency":"JPY","register":1500,"register_promo":"980","register_promo_ends":"2026-12-31"}]}`))
