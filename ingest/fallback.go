@@ -16,15 +16,18 @@ import (
 // price belongs to a sample registrar (contracts.IsSampleRegistrar), it
 // returns the stand-in's prices, and its rates for any base no other source
 // has published; once a real price exists it returns a list that retires
-// every sample registrar, so the sample is withdrawn. Zone metadata is left
-// to the zone source that runs beside it, so the two never overwrite each
-// other. Consumers hide sample prices as soon as a real one exists
+// every sample registrar, so the sample is withdrawn. Its zone metadata is
+// published only when no zone source runs beside it, so that the two never
+// overwrite each other. Consumers hide sample prices as soon as a real one exists
 // (contracts.SampleRegistrarPrefix), so nothing mixes while the withdrawals
 // are on their way.
 type Fallback struct {
 	src Source
 	js  jetstream.JetStream
 	log *slog.Logger
+	// ZonesElsewhere says a zone metadata source runs beside the
+	// fallback, which then publishes none of its own.
+	ZonesElsewhere bool
 }
 
 var _ Source = (*Fallback)(nil)
@@ -65,6 +68,9 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 	}
 	f.log.Warn("no real registrar prices on the stream; serving the labelled sample until a live source succeeds")
 	out := &List{Prices: list.Prices}
+	if !f.ZonesElsewhere {
+		out.Zones = list.Zones
+	}
 	for _, r := range list.Rates {
 		free, err := ratesFree(ctx, stream, r.Subject(), r.Source)
 		if err != nil {

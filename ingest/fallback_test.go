@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -132,6 +133,29 @@ func TestHeldBy(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("HeldBy(%q) = %v, want %v", tt.source, got, tt.want)
+		}
+	}
+}
+
+func TestFallbackZonesOnlyWithoutZoneSource(t *testing.T) {
+	meta := contracts.ZoneMeta{
+		V: contracts.SchemaVersion, Kind: contracts.KindZoneMeta, Zone: ".com", Unicode: ".com",
+		Type: contracts.TypeGeneric, ObservedAt: t0, Source: "builtin",
+	}
+	for _, elsewhere := range []bool{false, true} {
+		stand := &listSource{list: &ingest.List{
+			Prices: []contracts.PriceSet{set("sample-a", ".com", 1)},
+			Zones:  []contracts.ZoneMeta{meta},
+		}}
+		_, js := natstest.Provisioned(t)
+		fb := ingest.NewFallback(stand, js, slog.New(slog.DiscardHandler))
+		fb.ZonesElsewhere = elsewhere
+		l, err := fb.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(l.Zones), map[bool]int{false: 1, true: 0}[elsewhere]; got != want {
+			t.Errorf("zone source beside it %v: %d zones published, want %d", elsewhere, got, want)
 		}
 	}
 }

@@ -253,6 +253,7 @@ type storedEvent struct {
 	withdrawn bool
 	observed  time.Time
 	ratesDate string // of a rates document
+	source    string // of a rates document
 }
 
 // stored reads the stream's current message on every subject the list
@@ -330,7 +331,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 			case *contracts.ZoneMeta:
 				st.observed = e.ObservedAt
 			case *contracts.Rates:
-				st.observed, st.ratesDate = e.ObservedAt, e.Date
+				st.observed, st.ratesDate, st.source = e.ObservedAt, e.Date, e.Source
 			}
 		}
 		out[msg.Subject()] = st
@@ -423,8 +424,9 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 	for i := range list.Rates {
 		rates := &list.Rates[i]
 		// A stale copy (a cache serving yesterday's file) never
-		// replaces newer rates.
-		if st, ok := stored[rates.Subject()]; ok && st.ratesDate > rates.Date {
+		// replaces the same source's newer rates; another source's
+		// (the sample's fixed ones) are no reason to hold back.
+		if st, ok := stored[rates.Subject()]; ok && st.source == rates.Source && st.ratesDate > rates.Date {
 			r.log.Warn("rates older than the stream's skipped", "base", rates.Base, "date", rates.Date, "stream_date", st.ratesDate)
 			continue
 		}

@@ -470,4 +470,14 @@ func TestRunnerNeverPublishesOlderRates(t *testing.T) {
 	if got := h.lastSeq(t); got != before {
 		t.Errorf("older rates were published: last seq %d, want %d", got, before)
 	}
+	// Another source's newer date is no reason to hold back: the ECB's
+	// file replaces the sample's fixed rates whatever their dates.
+	real := rates("ecb-archive", "1.0705")
+	real.Date = "2024-06-28"
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{real}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+1 {
+		t.Errorf("another source's older-dated rates were not published: last seq %d, want %d", got, before+1)
+	}
 }

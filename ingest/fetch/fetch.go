@@ -145,8 +145,9 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// New returns a Client on hc (http.DefaultClient when nil); per-attempt
-// timeouts come from the caller's context.
+// New returns a Client on hc (http.DefaultClient when nil). hc's Timeout
+// bounds each attempt; the caller's context bounds the whole fetch,
+// retries included.
 func New(cfg Config, hc *http.Client, log *slog.Logger) *Client {
 	if hc == nil {
 		hc = http.DefaultClient

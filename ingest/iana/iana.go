@@ -178,7 +178,11 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		// A restarted ingester has no memory of earlier live fetches;
 		// the stream has, and its IANA data beats the builtin catalog.
 		if s.cfg.LiveHeld != nil {
-			held, herr := s.cfg.LiveHeld(ctx)
+			// The fetch may have used up ctx's deadline; asking the
+			// stream gets its own.
+			hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			held, herr := s.cfg.LiveHeld(hctx)
+			cancel()
 			if herr != nil {
 				return nil, errors.Join(err, herr)
 			}

@@ -36,3 +36,25 @@ func TestLiveDataOnStreamBeatsBuiltin(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveHeldAskedAfterDeadline is IANA black-holed: the fetch uses up
+// the round's deadline, and the stream is still asked on a live context,
+// so the builtin catalog is served rather than nothing.
+func TestLiveHeldAskedAfterDeadline(t *testing.T) {
+	hung := httptest.NewServer(ingesttest.Hang(t))
+	t.Cleanup(hung.Close)
+	var askedDead bool
+	src, err := iana.New(iana.Config{
+		TLDsURL: hung.URL, RootDBURL: hung.URL,
+		LiveHeld: func(ctx context.Context) (bool, error) { askedDead = ctx.Err() != nil; return false, ctx.Err() },
+	}, ingesttest.Client(nil), slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	list, err := src.Fetch(ctx)
+	if askedDead || err != nil || len(list.Zones) < 1900 {
+		t.Fatalf("asked on a dead context %v, err %v: want the builtin catalog", askedDead, err)
+	}
+}

@@ -46,6 +46,9 @@ type SourceSpec struct {
 	// its _FILE form) is set.
 	Auto   bool
 	Switch []string
+	// Zones marks the source of zone metadata; a fallback beside it
+	// publishes none.
+	Zones bool
 	// Fallback marks the stand-in source: beside any other source it
 	// runs wrapped in ingest.Fallback, after their first rounds, and
 	// each of their successful rounds that published prices wakes it.
@@ -64,8 +67,9 @@ type IngestConfig struct {
 	Registry map[string]SourceSpec
 	Getenv   Env
 	Runner   ingest.RunnerConfig
-	// HTTP is the client live sources fetch with; nil means
-	// http.DefaultClient. The runner's timeout bounds each fetch.
+	// HTTP is the client live sources fetch with; nil means one whose
+	// requests time out after a quarter of the runner's timeout, which
+	// bounds the whole fetch.
 	HTTP *http.Client
 }
 
@@ -115,7 +119,9 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 				return nil, fmt.Errorf("source %s: %w", name, err)
 			}
 			if wrapFallback && spec.Fallback {
-				src = ingest.NewFallback(src, js, deps.Log)
+				fb := ingest.NewFallback(src, js, deps.Log)
+				fb.ZonesElsewhere = slices.ContainsFunc(selected, func(n string) bool { return c.Registry[n].Zones })
+				src = fb
 			}
 		}
 		cfg, err := sourceRunnerConfig(c.Runner, name, c.Getenv)

@@ -97,7 +97,7 @@ func Registry() map[string]app.SourceSpec {
 					},
 				}, d.Client, d.Log, d.Now)
 			},
-			Auto: true,
+			Auto: true, Zones: true,
 		},
 		ecb.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
