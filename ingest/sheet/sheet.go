@@ -325,11 +325,23 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Parse reads one sheet, detecting its format from its first non-space
 // byte, into a list of price sets observed at observed with source "sheet".
-// It is what the offline import reads a saved sheet with. It has no Config,
-// so it refuses no Config.Reserved ids; only a Source does.
+// It refuses no reserved ids; ParseReserved does.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	list, _, err := ParseFormat(body, "", Name, observed)
 	return list, err
+}
+
+// ParseReserved returns a parser for the offline import that, like a
+// Source, refuses rows of the registrar ids other sources publish.
+func ParseReserved(reserved []string) func(body []byte, observed time.Time) (*ingest.List, error) {
+	m := make(map[string]bool, len(reserved))
+	for _, r := range reserved {
+		m[r] = true
+	}
+	return func(body []byte, observed time.Time) (*ingest.List, error) {
+		list, _, err := parse(body, "", Name, m, observed)
+		return list, err
+	}
 }
 
 // ParseFormat reads one sheet in format ("csv", "json", or "" to detect it

@@ -22,6 +22,12 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 )
 
+// adapterRegistrars are the registrar ids the registrar adapters publish;
+// a price sheet may not use them, or it would withdraw their zones.
+func adapterRegistrars() []string {
+	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name}
+}
+
 // Registry returns every source by name.
 func Registry() map[string]app.SourceSpec {
 	return map[string]app.SourceSpec{
@@ -77,10 +83,10 @@ func Registry() map[string]app.SourceSpec {
 					Name:   d.Getenv("ZONEPRICE_SHEET_NAME"),
 					Log:    d.Log,
 					// The adapters' registrars: a sheet must not speak for them.
-					Reserved: []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name},
+					Reserved: adapterRegistrars(),
 				}, d.Client, d.Now)
 			},
-			Parse: sheet.Parse, Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"},
+			Parse: sheet.ParseReserved(adapterRegistrars()), Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"},
 		},
 		iana.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
