@@ -33,7 +33,9 @@
 //   - A zero price ("0.00", 0) means different things by operation. For
 //     registration and renewal it is not a free operation but a missing
 //     one: Porkbun gives no names away, so a zero there reads as not
-//     offered (nil), like "n/a", and is never published as a price of 0.
+//     offered (nil), like "n/a", and is never published as a regular
+//     price of 0. (A coupon worth the whole price is a promotion to 0:
+//     that one is Porkbun's own statement of a free first year.)
 //     For transfer it is a real price: Porkbun transfers some zones free
 //     (.uk, .co.uk) and says so with "0.00". An entry left with no
 //     operation, or with nothing but a free transfer, is not a zone Porkbun
