@@ -314,3 +314,19 @@ func TestSecretsNotLogged(t *testing.T) {
 		t.Errorf("the log holds the secret: %s", logged.String())
 	}
 }
+
+func TestBackoffShrinksToDeadline(t *testing.T) {
+	srv, n := sequence(t, status(500))
+	c := client(fetch.Config{Attempts: 2, BaseDelay: time.Minute, MaxDelay: time.Minute})
+	waits := fetch.RecordWaits(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if _, err := c.Get(ctx, srv.URL, nil); err == nil {
+		t.Fatal("a server that only fails gave no error")
+	}
+	// A backoff of up to a minute would pass the deadline: it shrinks to
+	// leave the second attempt a tenth of what remained.
+	if len(*waits) != 1 || (*waits)[0] <= 0 || (*waits)[0] > 1350*time.Millisecond || n.Load() != 2 {
+		t.Errorf("waits %v and %d requests, want one wait within 90%% of the 1.5s left and 2 requests", *waits, n.Load())
+	}
+}
