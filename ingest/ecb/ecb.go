@@ -64,7 +64,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -234,7 +233,7 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		rates[code] = r.Rate
 	}
 	if len(rates) == 0 {
-		return nil, fmt.Errorf("no usable rate in ecb reference rates of %s: %d skipped: %s", dy.Time, len(reasons), summary(reasons))
+		return nil, fmt.Errorf("no usable rate in ecb reference rates of %s: %d skipped: %s", dy.Time, len(reasons), ingest.SkipSummary(reasons))
 	}
 	return &ingest.List{Rates: []contracts.Rates{{
 		V: contracts.SchemaVersion, Kind: contracts.KindRates, Base: Base, Date: dy.Time,
@@ -286,13 +285,4 @@ func qualified(n xml.Name) string {
 		return n.Local
 	}
 	return n.Space + " " + n.Local
-}
-
-// summary lists the first few reasons currencies were skipped.
-func summary(reasons []string) string {
-	const show = 5
-	if len(reasons) <= show {
-		return strings.Join(reasons, "; ")
-	}
-	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
 }

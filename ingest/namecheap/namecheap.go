@@ -422,7 +422,7 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	}
 	if len(prices) == 0 {
 		all := slices.Concat(skipped, reasons)
-		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(all), summary(all))
+		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(all), ingest.SkipSummary(all))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
 	slices.Sort(keep)
@@ -568,13 +568,4 @@ func fee(s, fallback, cur string) (int64, error) {
 		s = fallback
 	}
 	return amount(s, cur)
-}
-
-// summary lists the first few reasons zones were skipped.
-func summary(reasons []string) string {
-	const show = 5
-	if len(reasons) <= show {
-		return strings.Join(reasons, "; ")
-	}
-	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
 }

@@ -457,7 +457,7 @@ func (a *accumulator) add(p *page) {
 func (a *accumulator) list() (*ingest.List, error) {
 	if len(a.prices) == 0 {
 		all := slices.Concat(a.skipped, a.leftOut)
-		return nil, fmt.Errorf("no usable zone in name.com price list: %d skipped: %s", len(all), summary(all))
+		return nil, fmt.Errorf("no usable zone in name.com price list: %d skipped: %s", len(all), ingest.SkipSummary(all))
 	}
 	prices := slices.Clone(a.prices)
 	slices.SortFunc(prices, func(x, y contracts.PriceSet) int { return strings.Compare(x.Zone, y.Zone) })
@@ -477,15 +477,6 @@ func (a *accumulator) list() (*ingest.List, error) {
 type leftOut string
 
 func (e leftOut) Error() string { return string(e) }
-
-// summary lists the first few reasons rows were skipped.
-func summary(reasons []string) string {
-	const show = 5
-	if len(reasons) <= show {
-		return strings.Join(reasons, "; ")
-	}
-	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
-}
 
 // parseEntry turns one row into a price set, or says why it cannot: a
 // leftOut for a row that is not a price published here, another error for

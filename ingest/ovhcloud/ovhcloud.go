@@ -71,7 +71,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -286,10 +285,10 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		prices = append(prices, ps)
 	}
 	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(reasons), summary(reasons))
+		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(reasons), ingest.SkipSummary(reasons))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices, Keep: kept(keep, prices), Skipped: skipped}, nil
+	return &ingest.List{Prices: prices, Keep: ingest.KeepSubjects(keep, prices), Skipped: skipped}, nil
 }
 
 // leftOut is why a plan is left out by design rather than skipped: it is
@@ -298,29 +297,8 @@ type leftOut string
 
 func (e leftOut) Error() string { return string(e) }
 
-// kept lists the subjects of zones whose plans could not be read, less
-// those the list prices after all (a zone listed twice, one plan read).
-func kept(subjects map[string]bool, prices []contracts.PriceSet) []string {
-	for i := range prices {
-		delete(subjects, prices[i].Subject())
-	}
-	if len(subjects) == 0 {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(subjects))
-}
-
 // errAmbiguous is an operation with two one-year prices that disagree.
 var errAmbiguous = errors.New("pricings disagree")
-
-// summary lists the first few reasons plans were skipped.
-func summary(reasons []string) string {
-	const show = 5
-	if len(reasons) <= show {
-		return strings.Join(reasons, "; ")
-	}
-	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
-}
 
 // parsePlan turns one plan into a price set, or says why it cannot: a
 // leftOut for a plan that is not a zone priced here, another error for one

@@ -73,7 +73,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -234,10 +233,10 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		prices = append(prices, ps)
 	}
 	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(reasons), summary(reasons))
+		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(reasons), ingest.SkipSummary(reasons))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices, Keep: kept(keep, prices), Skipped: skipped}, nil
+	return &ingest.List{Prices: prices, Keep: ingest.KeepSubjects(keep, prices), Skipped: skipped}, nil
 }
 
 // leftOut is why an entry is left out by design rather than skipped: it is
@@ -245,27 +244,6 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 type leftOut string
 
 func (e leftOut) Error() string { return string(e) }
-
-// kept lists the subjects of zones whose entries could not be read, less
-// those the list prices after all (a zone listed twice, one listing read).
-func kept(subjects map[string]bool, prices []contracts.PriceSet) []string {
-	for i := range prices {
-		delete(subjects, prices[i].Subject())
-	}
-	if len(subjects) == 0 {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(subjects))
-}
-
-// summary lists the first few reasons entries were skipped.
-func summary(reasons []string) string {
-	const show = 5
-	if len(reasons) <= show {
-		return strings.Join(reasons, "; ")
-	}
-	return strings.Join(reasons[:show], "; ") + fmt.Sprintf("; and %d more", len(reasons)-show)
-}
 
 // parseEntry turns one entry of "pricing" into a price set, or says why it
 // cannot: a leftOut for an entry that is not a zone Porkbun sells, another
