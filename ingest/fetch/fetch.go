@@ -46,6 +46,10 @@ type Config struct {
 	// MaxBody is the largest body read (default 64 MiB); a longer one is
 	// an error rather than a truncated price list.
 	MaxBody int64
+	// Sleep waits between attempts; nil means a real timer. Tests of
+	// adapters pass one that returns at once, so that retrying costs
+	// them no time.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (c Config) withDefaults() Config {
@@ -66,6 +70,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = 64 << 20
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleep
 	}
 	return c
 }
@@ -152,7 +159,8 @@ func New(cfg Config, hc *http.Client, log *slog.Logger) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{hc: hc, cfg: cfg.withDefaults(), log: log, cache: map[string]cached{}, sleep: sleep}
+	cfg = cfg.withDefaults()
+	return &Client{hc: hc, cfg: cfg, log: log, cache: map[string]cached{}, sleep: cfg.Sleep}
 }
 
 // Get fetches url conditionally.

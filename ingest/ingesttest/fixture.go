@@ -1,6 +1,7 @@
 package ingesttest
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"os"
@@ -36,8 +37,10 @@ func Seed(f *testing.F, pattern string) {
 }
 
 // Client returns a fetch client over hc (nil for the default) that
-// retries after a millisecond instead of a second, so that retry tests
-// run fast, and logs nothing.
+// retries at once, whatever the backoff or Retry-After, so that retry tests
+// cost no time, and logs nothing.
 func Client(hc *http.Client) *fetch.Client {
-	return fetch.New(fetch.Config{BaseDelay: time.Millisecond}, hc, slog.New(slog.DiscardHandler))
+	return fetch.New(fetch.Config{BaseDelay: time.Millisecond, Sleep: noWait}, hc, slog.New(slog.DiscardHandler))
 }
+
+func noWait(ctx context.Context, _ time.Duration) error { return ctx.Err() }
