@@ -382,6 +382,56 @@ func TestHTTPSemantics(t *testing.T) {
 	}
 }
 
+// TestBrowserHeaders checks what a browser on another origin needs: every
+// answer, errors included, is readable cross-origin and carries the
+// security headers of a JSON API, and the API routes answer a CORS
+// preflight.
+func TestBrowserHeaders(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+
+	want := map[string]string{
+		"Access-Control-Allow-Origin":   "*",
+		"Access-Control-Expose-Headers": "ETag, X-Request-Id",
+		"X-Content-Type-Options":        "nosniff",
+		"Referrer-Policy":               "no-referrer",
+		"Content-Security-Policy":       "default-src 'none'; frame-ancestors 'none'",
+		"Cross-Origin-Resource-Policy":  "cross-origin",
+	}
+	for _, tc := range []struct{ method, path string }{
+		{http.MethodGet, "/api/domains"},
+		{http.MethodGet, "/api/comparison/COM"},
+		{http.MethodGet, "/api/comparison/.nope"},
+		{http.MethodGet, "/api/nothing-here"},
+		{http.MethodPost, "/api/domains"},
+		{http.MethodHead, "/api/domains/categories"},
+	} {
+		resp, _ := do(t, tc.method, p.url+tc.path, "Origin", "https://example.org")
+		for k, v := range want {
+			if got := resp.Header.Get(k); got != v {
+				t.Errorf("%s %s (%d): %s = %q, want %q", tc.method, tc.path, resp.StatusCode, k, got, v)
+			}
+		}
+	}
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/.com"} {
+		resp, body := do(t, http.MethodOptions, p.url+path,
+			"Origin", "https://example.org", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
+		if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
+			t.Errorf("preflight %s: got %d with %d bytes, want 204 and no body", path, resp.StatusCode, len(body))
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Methods"); !strings.Contains(got, "GET") {
+			t.Errorf("preflight %s: Access-Control-Allow-Methods %q, want GET among them", path, got)
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Headers"); !strings.Contains(got, "If-None-Match") {
+			t.Errorf("preflight %s: Access-Control-Allow-Headers %q, want If-None-Match among them", path, got)
+		}
+		if resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Access-Control-Max-Age") != "86400" {
+			t.Errorf("preflight %s: origin %q max-age %q", path, resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Max-Age"))
+		}
+	}
+}
+
 // TestSecondPodIdentical starts a second query service on the same stream:
 // it must answer byte for byte what the first answers.
 func TestSecondPodIdentical(t *testing.T) {

@@ -9,9 +9,11 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 )
 
-// routes is the whole HTTP surface. Every route answers GET and HEAD;
-// anything else is a 405 problem with Allow, and unknown paths (trailing
-// slash variants included) a 404 problem, both from Server.handleError.
+// routes is the whole HTTP surface. Every route answers GET and HEAD, and
+// the API routes OPTIONS for CORS preflight; anything else is a 405 problem
+// with Allow, and unknown paths (trailing slash variants included) a 404
+// problem, both from Server.handleError. Every response carries the
+// headers of publicHeaders.
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
@@ -19,6 +21,9 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/api/domains/categories", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories }))
 	e.Match(read, "/api/comparison/zones", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones }))
 	e.Match(read, "/api/comparison/:zone", s.handleComparison())
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone"} {
+		e.OPTIONS(path, handlePreflight()) // CORS preflight
+	}
 
 	e.Match(read, "/healthz", handleHealthz())
 	e.Match(read, "/readyz", s.handleReadyz())

@@ -116,7 +116,7 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.instrument)
+	e.Use(s.instrument, publicHeaders)
 	s.routes(e)
 	s.echo = e
 	return s, nil

@@ -22,7 +22,11 @@ import (
 const bareCommand = "bare"
 
 // served are the response headers the baseline copies from the real service.
-var served = []string{"Content-Type", "Etag", "Cache-Control"}
+var served = []string{
+	"Content-Type", "Etag", "Cache-Control",
+	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options",
+	"Referrer-Policy", "Content-Security-Policy", "Cross-Origin-Resource-Policy",
+}
 
 // canned is one response captured from the real service and replayed as is.
 type canned struct {

@@ -1,0 +1,49 @@
+package query
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// The headers every response carries, errors included. The API is public
+// and read-only, so any origin may read it from a browser
+// (Access-Control-Allow-Origin: *, no credentials); its answers are JSON
+// that must never be sniffed as something else, framed, or leak the
+// page that asked for them. Built once; nothing may modify them in place.
+var (
+	allowOrigin   = []string{"*"}
+	exposeHeaders = []string{"ETag, X-Request-Id"}
+	nosniff       = []string{"nosniff"}
+	noReferrer    = []string{"no-referrer"}
+	noContent     = []string{"default-src 'none'; frame-ancestors 'none'"}
+	crossOrigin   = []string{"cross-origin"}
+)
+
+// publicHeaders adds the headers above to every response.
+func publicHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h["Access-Control-Allow-Origin"] = allowOrigin
+		h["Access-Control-Expose-Headers"] = exposeHeaders
+		h["X-Content-Type-Options"] = nosniff
+		h["Referrer-Policy"] = noReferrer
+		h["Content-Security-Policy"] = noContent
+		h["Cross-Origin-Resource-Policy"] = crossOrigin
+		return next(c)
+	}
+}
+
+// handlePreflight answers a CORS preflight for an API route: the methods
+// it takes, the request headers a client may send (conditional requests,
+// and the API key headers subscribers will use), cached for a day.
+func handlePreflight() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "If-None-Match, If-Modified-Since, Authorization, X-API-Key, X-Request-Id")
+		h.Set("Access-Control-Max-Age", "86400")
+		return c.NoContent(http.StatusNoContent)
+	}
+}
