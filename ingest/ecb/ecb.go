@@ -63,7 +63,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -95,12 +94,8 @@ type Config struct {
 
 // Validate reports a configuration that cannot work, naming the field.
 func (c Config) Validate() error {
-	if c.URL == "" {
-		return nil
-	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("ecb URL %q is not an absolute http or https URL", c.URL)
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return fmt.Errorf("ecb URL %w", err)
 	}
 	return nil
 }

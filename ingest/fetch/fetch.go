@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,4 +351,18 @@ func redact(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+// CheckURL reports a configured address the client cannot fetch: anything
+// but an absolute http or https URL. Empty is fine; it means the source's
+// default.
+func CheckURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http or https URL", raw)
+	}
+	return nil
 }

@@ -330,3 +330,22 @@ func TestBackoffShrinksToDeadline(t *testing.T) {
 		t.Errorf("waits %v and %d requests, want one wait within 90%% of the 1.5s left and 2 requests", *waits, n.Load())
 	}
 }
+
+func TestCheckURL(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"", true},
+		{"https://api.porkbun.com/api/json/v3/pricing/get", true},
+		{"http://127.0.0.1:8080/x", true},
+		{"ftp://example.org/list", false},
+		{"/relative/path", false},
+		{"https://", false},
+		{"://bad", false},
+	} {
+		if err := fetch.CheckURL(tt.in); (err == nil) != tt.ok {
+			t.Errorf("CheckURL(%q) = %v, want ok %v", tt.in, err, tt.ok)
+		}
+	}
+}

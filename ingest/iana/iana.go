@@ -63,7 +63,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -101,15 +100,8 @@ type Config struct {
 // Validate reports a configuration that cannot work, naming the field.
 func (c Config) Validate() error {
 	for _, f := range []struct{ name, value string }{{"TLDsURL", c.TLDsURL}, {"RootDBURL", c.RootDBURL}} {
-		if f.value == "" {
-			continue
-		}
-		u, err := url.Parse(f.value)
-		if err != nil {
+		if err := fetch.CheckURL(f.value); err != nil {
 			return fmt.Errorf("iana %s: %w", f.name, err)
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("iana %s: %q is not an absolute http or https URL", f.name, f.value)
 		}
 	}
 	return nil

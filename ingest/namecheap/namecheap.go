@@ -158,11 +158,8 @@ type Config struct {
 // Validate reports a configuration that cannot work, naming the
 // environment variable to set.
 func (c Config) Validate() error {
-	if c.URL != "" {
-		u, err := url.Parse(c.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%s: namecheap URL %q is not an absolute http or https URL", EnvURL, c.URL)
-		}
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return fmt.Errorf("%s: namecheap URL %w", EnvURL, err)
 	}
 	switch {
 	case strings.TrimSpace(c.APIUser) == "":

@@ -131,9 +131,8 @@ type Config struct {
 // Validate reports a configuration that cannot work, naming the field.
 func (c Config) Validate() error {
 	if c.URL != "" {
-		u, err := url.Parse(c.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("ovhcloud URL %q is not an absolute http or https URL", c.URL)
+		if err := fetch.CheckURL(c.URL); err != nil {
+			return fmt.Errorf("ovhcloud URL %w", err)
 		}
 		return nil
 	}

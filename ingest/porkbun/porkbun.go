@@ -75,7 +75,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -103,12 +102,8 @@ type Config struct {
 
 // Validate reports a configuration that cannot work, naming the field.
 func (c Config) Validate() error {
-	if c.URL == "" {
-		return nil
-	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("porkbun URL %q is not an absolute http or https URL", c.URL)
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return fmt.Errorf("porkbun URL %w", err)
 	}
 	return nil
 }

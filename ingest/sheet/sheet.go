@@ -186,11 +186,8 @@ func (c Config) Validate() error {
 	case c.URL != "" && c.File != "":
 		return errors.New("ZONEPRICE_SHEET_URL and ZONEPRICE_SHEET_FILE are both set: set only one")
 	}
-	if c.URL != "" {
-		u, err := url.Parse(c.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("ZONEPRICE_SHEET_URL %q is not an absolute http or https URL", c.URL)
-		}
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return fmt.Errorf("ZONEPRICE_SHEET_URL %w", err)
 	}
 	switch strings.ToLower(c.Format) {
 	case "", FormatCSV, FormatJSON:
