@@ -2,8 +2,11 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +160,30 @@ func TestFallbackZonesOnlyWithoutZoneSource(t *testing.T) {
 		if got, want := len(l.Zones), map[bool]int{false: 1, true: 0}[elsewhere]; got != want {
 			t.Errorf("zone source beside it %v: %d zones published, want %d", elsewhere, got, want)
 		}
+	}
+}
+
+func TestTally(t *testing.T) {
+	var tally ingest.Tally
+	tally.Add("row 1", set("a", ".net", 2), nil)
+	tally.Add("row 2", set("a", ".com", 1), nil)
+	tally.Add("row 3", set("a", ".com", 9), nil)                                // a duplicate: skipped, .com keeps its row
+	tally.Add("row 4", set("a", ".org", 0), errors.New("price does not read"))  // skipped, kept
+	tally.Add("row 5", contracts.PriceSet{}, errors.New("zone does not read"))  // skipped, nothing to keep
+	tally.Add("row 6", set("a", ".hns", 0), ingest.LeftOut("a Handshake name")) // left out
+	l, err := tally.List("test list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Prices) != 2 || l.Prices[0].Zone != ".com" || l.Prices[0].Register.Regular.Amount != 1 || l.Prices[1].Zone != ".net" {
+		t.Errorf("prices %+v, want .com (first listing) and .net, sorted", l.Prices)
+	}
+	if l.Skipped != 3 || !slices.Equal(l.Keep, []string{contracts.PriceSubject("a", ".org")}) {
+		t.Errorf("skipped %d keep %v, want 3 and only .org's subject", l.Skipped, l.Keep)
+	}
+	var none ingest.Tally
+	none.Add("row 1", contracts.PriceSet{}, ingest.LeftOut("not a zone"))
+	if _, err := none.List("test list"); err == nil || !strings.Contains(err.Error(), "no usable zone in test list") {
+		t.Errorf("nothing usable: err = %v", err)
 	}
 }

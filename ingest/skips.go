@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,4 +31,58 @@ func KeepSubjects(subjects map[string]bool, prices []contracts.PriceSet) []strin
 		return nil
 	}
 	return slices.Sorted(maps.Keys(subjects))
+}
+
+// LeftOut is why a row is left out by design rather than skipped: it is
+// not a zone the source prices (a Handshake name, a premium plan, another
+// duration). It is neither counted nor kept; its zone, if it had a price,
+// is withdrawn like one that left the list.
+type LeftOut string
+
+func (e LeftOut) Error() string { return string(e) }
+
+// Tally collects the rows of one list as a source parses them: the price
+// sets, and for every other row why, whether it was left out or skipped,
+// and the subject whose last good price a skipped row keeps.
+type Tally struct {
+	prices  []contracts.PriceSet
+	reasons []string
+	skipped int
+	keep    map[string]bool
+	seen    map[string]bool
+}
+
+// Add records one row: its price set, or the error that says why it has
+// none (a LeftOut, or anything else for a row that could not be read; ps
+// still names the zone when the row did). A zone already priced is a
+// skipped duplicate. label names the row in the reasons.
+func (t *Tally) Add(label string, ps contracts.PriceSet, err error) {
+	if t.seen == nil {
+		t.seen, t.keep = map[string]bool{}, map[string]bool{}
+	}
+	if err == nil && t.seen[ps.Zone] {
+		err = fmt.Errorf("zone %s listed twice", ps.Zone)
+	}
+	if err != nil {
+		t.reasons = append(t.reasons, label+": "+err.Error())
+		if !errors.As(err, new(LeftOut)) {
+			t.skipped++
+			if ps.Zone != "" {
+				t.keep[ps.Subject()] = true
+			}
+		}
+		return
+	}
+	t.seen[ps.Zone] = true
+	t.prices = append(t.prices, ps)
+}
+
+// List returns the prices sorted by zone, with Keep and Skipped; or, when
+// no row was usable, an error naming what (the list) and the first reasons.
+func (t *Tally) List(what string) (*List, error) {
+	if len(t.prices) == 0 {
+		return nil, fmt.Errorf("no usable zone in %s: %d rows not priced: %s", what, len(t.reasons), SkipSummary(t.reasons))
+	}
+	slices.SortFunc(t.prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
+	return &List{Prices: t.prices, Keep: KeepSubjects(t.keep, t.prices), Skipped: t.skipped}, nil
 }

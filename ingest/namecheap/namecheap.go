@@ -408,7 +408,7 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 			err = checkSet(&e.ps)
 		}
 		switch {
-		case errors.As(err, new(leftOut)):
+		case errors.As(err, new(ingest.LeftOut)):
 			reasons = append(reasons, fmt.Sprintf("%s: %v", zone, err))
 		case err != nil:
 			skipped = append(skipped, fmt.Sprintf("%s: %v", zone, err))
@@ -425,12 +425,6 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	slices.Sort(keep)
 	return &ingest.List{Prices: prices, Keep: keep, Skipped: len(skipped)}, nil
 }
-
-// leftOut is why a zone is left out by design rather than skipped: it has
-// no price this package publishes.
-type leftOut string
-
-func (e leftOut) Error() string { return string(e) }
 
 func (e *zoneEntry) op(op operation) **contracts.OpPrice {
 	switch op {
@@ -463,7 +457,7 @@ func apiErr(r apiResponse) error {
 }
 
 // checkSet reports a zone that cannot be published as it stands: a
-// leftOut when it offers nothing for one year.
+// ingest.LeftOut when it offers nothing for one year.
 func checkSet(ps *contracts.PriceSet) error {
 	var cur string
 	priced := false
@@ -479,7 +473,7 @@ func checkSet(ps *contracts.PriceSet) error {
 		}
 	}
 	if !priced {
-		return leftOut("no operation priced for one year")
+		return ingest.LeftOut("no operation priced for one year")
 	}
 	return nil
 }

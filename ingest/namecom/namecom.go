@@ -409,7 +409,7 @@ func parsePage(body []byte, observed time.Time) (*page, error) {
 	for i, raw := range *r.Pricing {
 		ps, err := parseEntry(raw, observed)
 		switch {
-		case errors.As(err, new(leftOut)):
+		case errors.As(err, new(ingest.LeftOut)):
 			p.leftOut = append(p.leftOut, fmt.Sprintf("row %d: %v", i+1, err))
 		case err != nil:
 			p.skipped = append(p.skipped, fmt.Sprintf("row %d: %v", i+1, err))
@@ -469,14 +469,8 @@ func (a *accumulator) list() (*ingest.List, error) {
 	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(a.skipped)}, nil
 }
 
-// leftOut is why a row is left out by design rather than skipped: it is
-// not a price this package publishes.
-type leftOut string
-
-func (e leftOut) Error() string { return string(e) }
-
 // parseEntry turns one row into a price set, or says why it cannot: a
-// leftOut for a row that is not a price published here, another error for
+// ingest.LeftOut for a row that is not a price published here, another error for
 // one that cannot be read. With an error the set still names the zone when
 // the tld is one, so that its last good price can be kept.
 func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
@@ -498,7 +492,7 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 	}
 	if d, err := decimalText(e.Duration); err == nil {
 		if strings.TrimSpace(d) != "1" {
-			return ps, leftOut(fmt.Sprintf("%s: duration %s is not one year", tld, d))
+			return ps, ingest.LeftOut(fmt.Sprintf("%s: duration %s is not one year", tld, d))
 		}
 	} else if !errors.Is(err, money.ErrNoPrice) {
 		return ps, fmt.Errorf("%s: duration: %w", tld, err)
@@ -524,10 +518,10 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 	}
 	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, leftOut(z.ASCII + ": no operation offered")
+		return ps, ingest.LeftOut(z.ASCII + ": no operation offered")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, leftOut(z.ASCII + ": nothing priced but a free transfer")
+		return ps, ingest.LeftOut(z.ASCII + ": nothing priced but a free transfer")
 	}
 	return ps, nil
 }

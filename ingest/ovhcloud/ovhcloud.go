@@ -258,49 +258,19 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	if len(c.Plans) == 0 {
 		return nil, errors.New("ovhcloud catalog has no plans")
 	}
-	var (
-		prices  []contracts.PriceSet
-		reasons []string // every plan not priced, for the error
-		skipped int
-		keep    = map[string]bool{}
-		seen    = map[string]bool{}
-	)
+	var t ingest.Tally
 	for i, raw := range c.Plans {
 		ps, err := parsePlan(raw, cur, observed)
-		if err == nil && seen[ps.Zone] {
-			err = fmt.Errorf("zone %s listed twice", ps.Zone)
-		}
-		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("plan %d: %v", i, err))
-			if !errors.As(err, new(leftOut)) {
-				skipped++
-				if ps.Zone != "" {
-					keep[ps.Subject()] = true
-				}
-			}
-			continue
-		}
-		seen[ps.Zone] = true
-		prices = append(prices, ps)
+		t.Add("plan "+strconv.Itoa(i), ps, err)
 	}
-	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in ovhcloud catalog: %d plans skipped: %s", len(reasons), ingest.SkipSummary(reasons))
-	}
-	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices, Keep: ingest.KeepSubjects(keep, prices), Skipped: skipped}, nil
+	return t.List("ovhcloud catalog")
 }
-
-// leftOut is why a plan is left out by design rather than skipped: it is
-// not a zone priced here.
-type leftOut string
-
-func (e leftOut) Error() string { return string(e) }
 
 // errAmbiguous is an operation with two one-year prices that disagree.
 var errAmbiguous = errors.New("pricings disagree")
 
 // parsePlan turns one plan into a price set, or says why it cannot: a
-// leftOut for a plan that is not a zone priced here, another error for one
+// ingest.LeftOut for a plan that is not a zone priced here, another error for one
 // that cannot be read. With an error the set still names the zone when the
 // plan names one, so that its last good price can be kept.
 func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.PriceSet, error) {
@@ -326,17 +296,17 @@ func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.P
 	}
 	z, err := contracts.NormalizeZone(p.PlanCode)
 	if err != nil {
-		return ps, leftOut(err.Error())
+		return ps, ingest.LeftOut(err.Error())
 	}
 	for _, label := range strings.Split(z.ASCII[1:], ".") {
 		if strings.HasSuffix(label, "-premium") {
-			return ps, leftOut(fmt.Sprintf("plan code %q is a premium variant", p.PlanCode))
+			return ps, ingest.LeftOut(fmt.Sprintf("plan code %q is a premium variant", p.PlanCode))
 		}
 	}
 	if name, ok := strings.CutPrefix(p.InvoiceName, "."); ok {
 		name, _, _ = strings.Cut(name, " ") // ".xn--6frz82g (.移动)"
 		if inv, err := contracts.NormalizeZone(name); err != nil || inv.ASCII != z.ASCII {
-			return ps, leftOut(fmt.Sprintf("plan code %q is invoiced as %q, another zone", p.PlanCode, p.InvoiceName))
+			return ps, ingest.LeftOut(fmt.Sprintf("plan code %q is invoiced as %q, another zone", p.PlanCode, p.InvoiceName))
 		}
 	}
 	ps.Zone = z.ASCII
@@ -366,7 +336,7 @@ func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.P
 		if ambiguous {
 			return ps, fmt.Errorf("plan %q has only one-year default prices that disagree", p.PlanCode)
 		}
-		return ps, leftOut(fmt.Sprintf("plan %q has no one-year default price", p.PlanCode))
+		return ps, ingest.LeftOut(fmt.Sprintf("plan %q has no one-year default price", p.PlanCode))
 	}
 	return ps, nil
 }

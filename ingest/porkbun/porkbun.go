@@ -76,6 +76,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -202,46 +203,16 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	}
 	slices.Sort(keys)
 
-	var (
-		prices  []contracts.PriceSet
-		reasons []string // every entry not priced, for the error
-		skipped int
-		keep    = map[string]bool{}
-		seen    = map[string]bool{}
-	)
+	var t ingest.Tally
 	for _, key := range keys {
 		ps, err := parseEntry(key, r.Pricing[key], observed)
-		if err == nil && seen[ps.Zone] {
-			err = fmt.Errorf("zone %s listed twice", ps.Zone)
-		}
-		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("%q: %v", key, err))
-			if !errors.As(err, new(leftOut)) {
-				skipped++
-				if ps.Zone != "" {
-					keep[ps.Subject()] = true
-				}
-			}
-			continue
-		}
-		seen[ps.Zone] = true
-		prices = append(prices, ps)
+		t.Add(strconv.Quote(key), ps, err)
 	}
-	if len(prices) == 0 {
-		return nil, fmt.Errorf("no usable zone in porkbun price list: %d skipped: %s", len(reasons), ingest.SkipSummary(reasons))
-	}
-	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &ingest.List{Prices: prices, Keep: ingest.KeepSubjects(keep, prices), Skipped: skipped}, nil
+	return t.List("porkbun price list")
 }
 
-// leftOut is why an entry is left out by design rather than skipped: it is
-// not a zone Porkbun sells.
-type leftOut string
-
-func (e leftOut) Error() string { return string(e) }
-
 // parseEntry turns one entry of "pricing" into a price set, or says why it
-// cannot: a leftOut for an entry that is not a zone Porkbun sells, another
+// cannot: a ingest.LeftOut for an entry that is not a zone Porkbun sells, another
 // error for one that cannot be read. With an error the set still names the
 // zone when the key is one, so that its last good price can be kept.
 func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
@@ -262,7 +233,7 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 		return ps, err
 	}
 	if special != "" {
-		return ps, leftOut(fmt.Sprintf("special type %q is not a DNS zone", special))
+		return ps, ingest.LeftOut(fmt.Sprintf("special type %q is not a DNS zone", special))
 	}
 	if zerr != nil {
 		return ps, zerr
@@ -288,10 +259,10 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 	}
 	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, leftOut("no operation priced")
+		return ps, ingest.LeftOut("no operation priced")
 	}
 	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, leftOut("nothing priced but a free transfer: a zone porkbun does not sell")
+		return ps, ingest.LeftOut("nothing priced but a free transfer: a zone porkbun does not sell")
 	}
 	applyCoupons(&ps, e.Coupons)
 	return ps, nil
