@@ -25,6 +25,15 @@ const (
 	CodeMethodNotAllowed = "method-not-allowed"
 	CodeNotReady         = "not-ready"
 	CodeInternal         = "internal"
+	// CodeInvalidParameter is a query parameter with a value the endpoint
+	// does not take; Param names it and Detail lists what it takes.
+	CodeInvalidParameter = "invalid-parameter"
+	// CodeInvalidAPIKey is an API key that is unknown or revoked. No key at
+	// all is never an error: it is the free tier.
+	CodeInvalidAPIKey = "invalid-api-key"
+	// CodeRateLimited is a client over its request limit; Retry-After says
+	// when to come back.
+	CodeRateLimited = "rate-limited"
 )
 
 // NewProblem returns the problem for code with its type URI filled in.
