@@ -116,6 +116,10 @@ type zoneEntry struct {
 	asOf     int64        // newest observed_at of the live prices, Unix nanoseconds
 	sources  []sourceTime // newest observed_at per source among the live prices
 	dirty    bool         // in Index.dirty
+	// modified is the newest observed_at of any event applied to the zone
+	// (withdrawals, hidden prices and metadata included) or of a promotion
+	// end the zone passed, Unix nanoseconds: its Last-Modified.
+	modified int64
 }
 
 // Index is the authoritative state built from the event stream. It is owned
@@ -132,8 +136,12 @@ type Index struct {
 	dirty    []*zoneEntry // zones to re-render, each once (zoneEntry.dirty)
 	allDirty bool
 	asOf     time.Time // of the last render
-	version  uint64
-	prices   int
+	// modified is the newest modified of any zone; global is when a change
+	// that touches every zone (rates, hiding the sample) happened, by the
+	// same clock. Both Unix nanoseconds.
+	modified, global int64
+	version          uint64
+	prices           int
 	// registrars counts each registrar's live price sets.
 	registrars map[symbol]int
 	// Sample registrars' live prices and registrars, and whether the last
@@ -184,6 +192,7 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 			return Redelivered
 		}
 		z.metaSeq = seq
+		x.touch(z, e.ObservedAt.UnixNano())
 		if z.meta != nil && sameMeta(z.meta, e) {
 			z.meta = e
 			if z.live > 0 {
@@ -199,6 +208,8 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 			return Redelivered
 		}
 		x.rates[e.Base] = ratesEntry{seq: seq, rates: e}
+		x.global = max(x.global, e.ObservedAt.UnixNano())
+		x.modified = max(x.modified, x.global)
 		x.chooseRates()
 		x.allDirty = true
 		return Applied
@@ -240,6 +251,7 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	if known && seq <= cur.seq {
 		return Redelivered
 	}
+	x.touch(z, observed.UnixNano())
 	next := priceEntry{seq: seq, observed: observed.UnixNano()}
 	if set != nil {
 		next = x.entryOf(set, seq)
@@ -290,6 +302,14 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	}
 	x.schedule(z)
 	return Applied
+}
+
+// touch records that an event observed at t (Unix nanoseconds) changed z.
+// Last-Modified follows the data's own times, not when this pod read them, so
+// every pod answers the same.
+func (x *Index) touch(z *zoneEntry, t int64) {
+	z.modified = max(z.modified, t)
+	x.modified = max(x.modified, t)
 }
 
 // schedule adds a zone to the next render, once.
@@ -360,6 +380,11 @@ func (x *Index) hidden(registrar string) bool {
 func (x *Index) render(now time.Time) *Snapshot {
 	if hide := len(x.registrars) > x.sampleRegs; hide != x.hideSample {
 		x.hideSample = hide
+		if x.samplePrices > 0 {
+			// Every zone with both kinds of prices changes: date it by
+			// the newest event, the one that made the difference.
+			x.global = x.modified
+		}
 		x.chooseRates()
 		x.allDirty = true
 		x.sorted = nil
@@ -372,6 +397,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 	x.renderDirty(now)
 	for _, z := range x.dirty {
 		z.dirty = false
+		x.modified = max(x.modified, z.modified) // promotions that ended
 	}
 	clear(x.dirty)
 	x.dirty = x.dirty[:0]
@@ -425,11 +451,20 @@ func (x *Index) render(now time.Time) *Snapshot {
 		s.BodyBytes += int64(len(z.body.JSON))
 	}
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
-	s.Domains = newBody(x.renderDomains())
-	s.Categories = newBody(x.renderCategories())
-	s.ComparisonZones = newBody(x.renderComparisonZones())
+	modified := modifiedTime(x.modified)
+	s.Domains = NewBody(x.renderDomains(), modified)
+	s.Categories = NewBody(x.renderCategories(), modified)
+	s.ComparisonZones = NewBody(x.renderComparisonZones(), modified)
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// modifiedTime is a Unix nanosecond time, or the zero time for none.
+func modifiedTime(t int64) time.Time {
+	if t <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, t).UTC()
 }
 
 // hiddenCount is n when sample prices are hidden, else zero.

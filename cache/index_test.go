@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/zoneprice/zoneprice/contracts"
 )
@@ -1163,5 +1166,90 @@ func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 	}
 	if s.Zones != 2 || s.Prices != 3 {
 		t.Errorf("after the real withdrawal: zones/prices = %d/%d, want 2/3", s.Zones, s.Prices)
+	}
+}
+
+// TestLastModifiedMovesWithEveryKindOfChange checks that a body's Modified
+// follows every event that changes it, not only the newest live price
+// (as_of): a client revalidating with If-Modified-Since must see a
+// withdrawal, a rate change, new metadata and the end of a promotion.
+func TestLastModifiedMovesWithEveryKindOfChange(t *testing.T) {
+	ends := at(90 * time.Minute)
+	f := newFeed(t, "USD")
+	f.apply(
+		priced("alpha", ".com", t0, "USD", 1000, 1200, 900),
+		priced("beta", ".com", at(time.Minute), "USD", 1100, 1300, 1000),
+		priceSet("gamma", ".net", t0, promo("USD", 1200, 500, &ends), regular("USD", 1400), nil),
+	)
+	s := f.x.Build(at(time.Minute))
+	com, _ := s.Comparison(".com")
+	net, _ := s.Comparison(".net")
+	if !com.Modified.Equal(at(time.Minute)) || !net.Modified.Equal(t0) || !s.Domains.Modified.Equal(at(time.Minute)) {
+		t.Fatalf("first build: .com %v .net %v catalog %v, want %v %v %v", com.Modified, net.Modified, s.Domains.Modified, at(time.Minute), t0, at(time.Minute))
+	}
+	if com.LastModified != "Sat, 01 Mar 2025 12:01:00 GMT" {
+		t.Errorf(".com LastModified = %q, want the HTTP date of 12:01:00", com.LastModified)
+	}
+
+	steps := []struct {
+		name  string
+		event contracts.Event
+		now   time.Time
+		zone  string
+		want  time.Time
+	}{
+		// as_of stays at beta's observation: only the withdrawal's own
+		// time says the body changed.
+		{"withdrawal", withdrawal("alpha", ".com", at(2*time.Minute+500*time.Millisecond)), at(3 * time.Minute), ".com", at(2 * time.Minute)},
+		{"metadata", zoneMeta(t, ".com", contracts.TypeGeneric, at(3*time.Minute), "generic"), at(3 * time.Minute), ".com", at(3 * time.Minute)},
+		// Rates touch every body, .net's too.
+		{"rates", rates(at(4*time.Minute), "EUR", map[string]string{"USD": "1.08"}), at(4 * time.Minute), ".net", at(4 * time.Minute)},
+		// No event at all: the promotion's end changes .net.
+		{"promotion end", nil, at(2 * time.Hour), ".net", ends},
+	}
+	for _, st := range steps {
+		if st.event != nil {
+			f.apply(st.event)
+		} else {
+			f.x.Expire(st.now)
+		}
+		s = f.x.Build(st.now)
+		b, ok := s.Comparison(st.zone)
+		if !ok {
+			t.Fatalf("%s: %s not in the snapshot", st.name, st.zone)
+		}
+		if !b.Modified.Equal(st.want) {
+			t.Errorf("%s: %s Modified = %v, want %v", st.name, st.zone, b.Modified, st.want)
+		}
+		if s.Domains.Modified.Before(st.want) {
+			t.Errorf("%s: catalog Modified = %v, before the change at %v", st.name, s.Domains.Modified, st.want)
+		}
+	}
+}
+
+func TestGzipRoundTripsAndIsDeterministic(t *testing.T) {
+	s := catalog(t).x.Build(t0)
+	b := s.Domains
+	gz, etag := b.Gzip()
+	r, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatalf("gzip.NewReader: %v", err)
+	}
+	plain, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read gzip body: %v", err)
+	}
+	if !bytes.Equal(plain, b.JSON) {
+		t.Error("the gzip body does not decompress to the JSON body")
+	}
+	if etag == b.ETag || !strings.HasPrefix(etag, strings.TrimSuffix(b.ETag, `"`)) || !strings.HasSuffix(etag, `-gzip"`) {
+		t.Errorf("gzip ETag = %s for plain %s, want a distinct strong tag derived from it", etag, b.ETag)
+	}
+	again := NewBody(b.JSON, b.Modified)
+	if gz2, etag2 := again.Gzip(); !bytes.Equal(gz2, gz) || etag2 != etag {
+		t.Error("compressing the same bytes twice gave different bodies or tags; pods would disagree")
+	}
+	if gz3, _ := b.Gzip(); &gz3[0] != &gz[0] {
+		t.Error("a second Gzip call compressed again")
 	}
 }

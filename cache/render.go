@@ -72,6 +72,10 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 			if !op.offered {
 				continue
 			}
+			if op.hasPromo && op.promoEnd != 0 && op.promoEnd <= at {
+				// The promotion ended: the zone changed then.
+				z.modified = max(z.modified, op.promoEnd*int64(time.Second))
+			}
 			if op.promoRunning(at) && op.promoEnd != 0 {
 				if end := time.Unix(op.promoEnd, 0).UTC(); z.expiry.IsZero() || end.Before(z.expiry) {
 					z.expiry = end
@@ -121,7 +125,7 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 	}
 	z.summary = sum
 	z.asOf = asOf
-	z.body = newBody(x.renderComparison(z, order, time.Unix(0, asOf).UTC(), now))
+	z.body = NewBody(x.renderComparison(z, order, time.Unix(0, asOf).UTC(), now), modifiedTime(max(z.modified, x.global)))
 	z.fragment = x.renderFragment(z)
 }
 

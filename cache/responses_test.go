@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -91,8 +92,8 @@ func TestNewResponsesRegistersOnce(t *testing.T) {
 
 func TestResponsesSetGet(t *testing.T) {
 	r, reg := newResponses(t, DefaultResponsesConfig())
-	body := newBody([]byte(`{"zones":[]}`))
-	other := newBody([]byte(`{"zones":[".com"]}`))
+	body := NewBody([]byte(`{"zones":[]}`), time.Time{})
+	other := NewBody([]byte(`{"zones":[".com"]}`), time.Time{})
 	r.Set(7, "search?q=com", body)
 	r.Set(36, "abc", other)
 	r.Wait()
@@ -151,7 +152,7 @@ func TestResponsesRejectedCounter(t *testing.T) {
 	}
 	// A closed cache declines every Set, deterministically.
 	r.Close()
-	r.Set(1, "k", newBody([]byte(`{}`)))
+	r.Set(1, "k", NewBody([]byte(`{}`), time.Time{}))
 	if got := counter(t, reg, name); got != 1 {
 		t.Errorf("%s = %v after a Set on a closed cache, want 1", name, got)
 	}
@@ -162,7 +163,7 @@ func TestResponsesRejectedCounter(t *testing.T) {
 func TestResponsesPolicyRejectionCounted(t *testing.T) {
 	cfg := ResponsesConfig{MaxBytes: 1 << 20}
 	r, reg := newResponses(t, cfg)
-	r.Set(1, "huge", newBody(make([]byte, cfg.MaxBytes+1)))
+	r.Set(1, "huge", NewBody(make([]byte, cfg.MaxBytes+1), time.Time{}))
 	r.Wait()
 	if _, ok := r.Get(1, "huge"); ok {
 		t.Fatal("a body larger than MaxBytes was cached, want it refused")

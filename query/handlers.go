@@ -18,34 +18,107 @@ import (
 // place.
 var (
 	contentTypeJSON = []string{"application/json"}
-	cacheControl    = []string{"no-cache"}
+	varyEncoding    = []string{"Accept-Encoding"}
+	gzipEncoding    = []string{"gzip"}
 )
 
-// writeBody writes a pre-rendered body with its ETag, or 304 when the
-// client already has it.
-func writeBody(c echo.Context, b *cache.Body) error {
+// writeBody writes a pre-rendered body, compressed when the client accepts
+// gzip (compressed once per body, never per request), or 304 when the
+// client's copy is current. If-None-Match decides when present; only
+// without it does If-Modified-Since (RFC 9110, section 13.2.2).
+func (s *Server) writeBody(c echo.Context, b *cache.Body) error {
 	w := c.Response()
+	req := c.Request()
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Cache-Control"] = cacheControl
-	h["Etag"] = []string{b.ETag}
-	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etagMatches(inm, b.ETag) {
+	h["Cache-Control"] = s.cacheControl
+	h["Vary"] = varyEncoding
+	if b.LastModified != "" {
+		h["Last-Modified"] = []string{b.LastModified}
+	}
+	data, etag := b.JSON, b.ETag
+	if acceptsGzip(req.Header.Get("Accept-Encoding")) {
+		data, etag = b.Gzip()
+		h["Content-Encoding"] = gzipEncoding
+	}
+	h["Etag"] = []string{etag}
+	if notModified(req, b) {
+		delete(h, "Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(b.JSON))}
+	h["Content-Length"] = []string{strconv.Itoa(len(data))}
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(b.JSON)
+	_, err := w.Write(data)
 	return err
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list.
-func etagMatches(header, etag string) bool {
+// notModified evaluates the request's preconditions against b.
+func notModified(req *http.Request, b *cache.Body) bool {
+	if inm := req.Header.Get("If-None-Match"); inm != "" {
+		return etagMatches(inm, b)
+	}
+	ims := req.Header.Get("If-Modified-Since")
+	if ims == "" || b.Modified.IsZero() {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	return err == nil && !b.Modified.After(t)
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list. Both
+// representations of a body, plain and gzip, name the same data: a client
+// holding either has the current version.
+func etagMatches(header string, b *cache.Body) bool {
 	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimSpace(part)
-		if part == "*" || strings.TrimPrefix(part, "W/") == etag {
+		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if part == "*" || part == b.ETag || (len(part) > len(b.ETag) && part == gzipETag(b)) {
 			return true
 		}
+	}
+	return false
+}
+
+// gzipETag is the ETag of b's gzip representation, computed only when a
+// client presents a longer tag than the plain one.
+func gzipETag(b *cache.Body) string {
+	_, etag := b.Gzip()
+	return etag
+}
+
+// acceptsGzip reports whether an Accept-Encoding header admits gzip: named
+// with a non-zero weight, or covered by "*" without gzip refused by name.
+func acceptsGzip(header string) bool {
+	if header == "" {
+		return false
+	}
+	star := false
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.TrimSpace(coding)
+		switch {
+		case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
+			return !zeroWeight(params)
+		case coding == "*":
+			star = !zeroWeight(params)
+		}
+	}
+	return star
+}
+
+// zeroWeight reports whether a coding's parameters give it q=0 ("q=0",
+// "q=0.0", "q=0.000"), which means "not acceptable".
+func zeroWeight(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if v == "" || v[0] != '0' {
+			return false
+		}
+		return strings.Trim(v[1:], ".0") == ""
 	}
 	return false
 }
@@ -67,7 +140,7 @@ func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.Handler
 		if err != nil {
 			return err
 		}
-		return writeBody(c, body(snap))
+		return s.writeBody(c, body(snap))
 	}
 }
 
@@ -82,7 +155,7 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 		}
 		raw := c.Param("zone")
 		if b, ok := snap.Comparison(raw); ok {
-			return writeBody(c, b)
+			return s.writeBody(c, b)
 		}
 		// The cache is keyed by the decoded segment: the raw parameter
 		// means different things with and without escapes in the path.
@@ -91,7 +164,7 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 			return err
 		}
 		if b, ok := s.responses.Get(snap.Version, name); ok {
-			return writeBody(c, b)
+			return s.writeBody(c, b)
 		}
 		zone, err := contracts.NormalizeZone(name)
 		if err != nil {
@@ -107,7 +180,7 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 				"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
 		}
 		s.responses.Set(snap.Version, name, b)
-		return writeBody(c, b)
+		return s.writeBody(c, b)
 	}
 }
 

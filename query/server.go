@@ -36,6 +36,11 @@ type Config struct {
 	DrainDelay time.Duration
 	// ShutdownTimeout bounds how long in-flight requests may take to finish.
 	ShutdownTimeout time.Duration
+	// CacheMaxAge is how long clients and shared caches may reuse a
+	// response without revalidating (Cache-Control max-age). Sources are
+	// fetched hourly by default, so five minutes lags little behind; zero
+	// asks every client to revalidate (no-cache).
+	CacheMaxAge time.Duration
 	// Responses bounds the derived-response cache.
 	Responses cache.ResponsesConfig
 	// AccessLog logs every request at info level; otherwise requests are
@@ -58,6 +63,7 @@ func DefaultConfig() Config {
 		MaxHeaderBytes:    16 << 10,
 		DrainDelay:        0,
 		ShutdownTimeout:   15 * time.Second,
+		CacheMaxAge:       5 * time.Minute,
 		Responses:         cache.DefaultResponsesConfig(),
 		MetricsOnAPI:      true,
 	}
@@ -73,6 +79,9 @@ func (c Config) Validate() error {
 	}
 	if c.DrainDelay < 0 {
 		return errors.New("drain delay must not be negative")
+	}
+	if c.CacheMaxAge < 0 || c.CacheMaxAge%time.Second != 0 {
+		return errors.New("cache max-age (--cache-max-age, ZONEPRICE_CACHE_MAX_AGE) must be whole seconds, zero or more")
 	}
 	return c.Responses.Validate()
 }
@@ -90,6 +99,8 @@ type Server struct {
 	ids       *requestIDs
 	// accessLevel is the level requests are logged at.
 	accessLevel slog.Level
+	// cacheControl is the Cache-Control of every successful API response.
+	cacheControl []string
 }
 
 // NewServer builds the server and its routes. Metrics are registered on reg
@@ -108,7 +119,7 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 		return nil, err
 	}
 	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m,
-		ids: newRequestIDs(), accessLevel: slog.LevelDebug}
+		ids: newRequestIDs(), accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo
 	}
@@ -120,6 +131,15 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 	s.routes(e)
 	s.echo = e
 	return s, nil
+}
+
+// cacheControlValue lets any cache keep a response for maxAge: the data is
+// public and the same for every client.
+func cacheControlValue(maxAge time.Duration) string {
+	if maxAge == 0 {
+		return "no-cache"
+	}
+	return "public, max-age=" + strconv.Itoa(int(maxAge/time.Second))
 }
 
 // Handler is the server's http.Handler, for tests and embedding. Whoever

@@ -23,7 +23,7 @@ const bareCommand = "bare"
 
 // served are the response headers the baseline copies from the real service.
 var served = []string{
-	"Content-Type", "Etag", "Cache-Control",
+	"Content-Type", "Etag", "Cache-Control", "Vary", "Last-Modified",
 	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options",
 	"Referrer-Policy", "Content-Security-Policy", "Cross-Origin-Resource-Policy",
 }

@@ -195,6 +195,9 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
+	if err := DurationVar(fs, getenv, &q.Server.CacheMaxAge, "cache-max-age", "ZONEPRICE_CACHE_MAX_AGE", q.Server.CacheMaxAge, "how long clients may reuse a response without revalidating (Cache-Control max-age; 0: always revalidate)"); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 
