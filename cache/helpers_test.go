@@ -130,6 +130,7 @@ type domainsJSON struct {
 	AsOf     *string        `json:"as_of"`
 	Rates    *ratesJSON     `json:"rates"`
 	Count    int            `json:"count"`
+	Next     *string        `json:"next_cursor"`
 	Zones    []fragmentJSON `json:"zones"`
 }
 
@@ -140,6 +141,14 @@ type fragmentJSON struct {
 	Categories []string            `json:"categories"`
 	Registrars int                 `json:"registrars"`
 	Min        map[string]*minJSON `json:"min"`
+	Cost       *costJSON           `json:"cost"`
+}
+
+type costJSON struct {
+	Years     int          `json:"years"`
+	Price     *json.Number `json:"price"`
+	Registrar *string      `json:"registrar"`
+	Total     *json.Number `json:"total"`
 }
 
 type minJSON struct {
@@ -188,6 +197,8 @@ type rowJSON struct {
 	Promo      map[string]promoJSON `json:"promo"`
 	Cheapest   []string             `json:"cheapest"`
 	ObservedAt string               `json:"observed_at"`
+	Trap       *bool                `json:"renewal_trap"`
+	Cost       *costJSON            `json:"cost"`
 }
 
 type nativeJSON struct {
@@ -256,8 +267,8 @@ func bodies(s *Snapshot) map[string]*Body {
 		"/api/domains/categories": s.Categories,
 		"/api/comparison/zones":   s.ComparisonZones,
 	}
-	for zone, b := range s.comparison {
-		m["/api/comparison/"+zone] = b
+	for zone, v := range s.byZone {
+		m["/api/comparison/"+zone] = v.body
 	}
 	return m
 }

@@ -5,6 +5,7 @@
 package cache
 
 import (
+	"maps"
 	"runtime"
 	"sort"
 	"sync"
@@ -103,19 +104,17 @@ type priceEntry struct {
 }
 
 type zoneEntry struct {
-	zone     contracts.Zone
-	prices   map[symbol]priceEntry // by registrar
-	live     int                   // live entries
-	sample   int                   // live entries of sample registrars
-	meta     *contracts.ZoneMeta
-	metaSeq  uint64
-	fragment []byte // the zone's element of /api/domains; nil when unpriced
-	body     *Body  // its /api/comparison body; nil when unpriced
-	summary  zoneSummary
-	expiry   time.Time    // earliest end of a promotion the last render showed
-	asOf     int64        // newest observed_at of the live prices, Unix nanoseconds
-	sources  []sourceTime // newest observed_at per source among the live prices
-	dirty    bool         // in Index.dirty
+	zone    contracts.Zone
+	prices  map[symbol]priceEntry // by registrar
+	shared  bool                  // prices is a published view's: copy before writing
+	live    int                   // live entries
+	sample  int                   // live entries of sample registrars
+	meta    *contracts.ZoneMeta
+	metaSeq uint64
+	view    *view        // as the last render showed it; nil when no price is shown
+	expiry  time.Time    // earliest end of a promotion the last render showed
+	sources []sourceTime // newest observed_at per source among the live prices
+	dirty   bool         // in Index.dirty
 	// modified is the newest observed_at of any event applied to the zone
 	// (withdrawals, hidden prices and metadata included) or of a promotion
 	// end the zone passed, Unix nanoseconds: its Last-Modified.
@@ -256,6 +255,10 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	if set != nil {
 		next = x.entryOf(set, seq)
 	}
+	if z.shared {
+		z.prices = maps.Clone(z.prices)
+		z.shared = false
+	}
 	z.prices[reg] = next
 	sample := contracts.IsSampleRegistrar(registrar)
 	switch {
@@ -370,13 +373,6 @@ func (x *Index) visible(z *zoneEntry) int {
 	return z.live
 }
 
-// hidden reports whether a registrar's prices are left out of responses:
-// sample registrars are, once any real registrar has a live price, so that
-// sample and real prices never appear together.
-func (x *Index) hidden(registrar string) bool {
-	return x.hideSample && contracts.IsSampleRegistrar(registrar)
-}
-
 func (x *Index) render(now time.Time) *Snapshot {
 	if hide := len(x.registrars) > x.sampleRegs; hide != x.hideSample {
 		x.hideSample = hide
@@ -394,7 +390,8 @@ func (x *Index) render(now time.Time) *Snapshot {
 			x.schedule(z)
 		}
 	}
-	x.renderDirty(now)
+	st := x.style(now)
+	x.renderDirty(st)
 	for _, z := range x.dirty {
 		z.dirty = false
 		x.modified = max(x.modified, z.modified) // promotions that ended
@@ -412,13 +409,17 @@ func (x *Index) render(now time.Time) *Snapshot {
 		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
 	}
 	x.version++
+	views := make([]*view, len(x.sorted))
+	for i, z := range x.sorted {
+		views[i] = z.view
+	}
 	// as_of is computed from what is shown, not from what was seen, so it
 	// too depends only on the stream's current content.
 	var asOf int64
-	for _, z := range x.sorted {
-		asOf = max(asOf, z.asOf)
-		if z.meta != nil {
-			asOf = max(asOf, z.meta.ObservedAt.UnixNano())
+	for _, v := range views {
+		asOf = max(asOf, v.asOf)
+		if v.meta != nil {
+			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
 		}
 	}
 	if x.chosen != nil {
@@ -430,33 +431,42 @@ func (x *Index) render(now time.Time) *Snapshot {
 	}
 	var newest []sourceTime
 	for _, z := range x.sorted {
-		for _, st := range z.sources {
-			newest = noteSource(newest, st.source, st.at)
+		for _, src := range z.sources {
+			newest = noteSource(newest, src.source, src.at)
 		}
 	}
 	sources := make(map[string]time.Time, len(newest))
-	for _, st := range newest {
-		sources[x.syms.name(st.source)] = time.Unix(0, st.at).UTC()
+	for _, src := range newest {
+		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
 	}
 	s := &Snapshot{
-		Version:    x.version,
-		AsOf:       x.asOf,
-		Sources:    sources,
-		Prices:     x.prices - x.hiddenCount(x.samplePrices),
-		Zones:      len(x.sorted),
-		comparison: make(map[string]*Body, len(x.sorted)),
+		Version:  x.version,
+		AsOf:     x.asOf,
+		Sources:  sources,
+		Prices:   x.prices - x.hiddenCount(x.samplePrices),
+		Zones:    len(views),
+		style:    st,
+		views:    views,
+		byZone:   make(map[string]*view, len(views)),
+		rendered: now,
 	}
-	for _, z := range x.sorted {
-		s.comparison[z.zone.ASCII] = z.body
-		s.BodyBytes += int64(len(z.body.JSON))
+	for _, v := range views {
+		s.byZone[v.zone.ASCII] = v
+		s.BodyBytes += int64(len(v.body.JSON))
 	}
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	modified := modifiedTime(x.modified)
-	s.Domains = NewBody(x.renderDomains(), modified)
-	s.Categories = NewBody(x.renderCategories(), modified)
-	s.ComparisonZones = NewBody(x.renderComparisonZones(), modified)
+	s.Domains = NewBody(x.renderDomains(st, views), modified)
+	s.Categories = NewBody(renderCategories(views), modified)
+	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// style is how the next render shows prices: in the index's currency, with
+// the chosen rates, at now.
+func (x *Index) style(now time.Time) *style {
+	return &style{names: x.syms.names, currency: x.currency, exp: x.exp, table: x.table, rated: x.chosen != nil, now: now.Unix(), hideSample: x.hideSample}
 }
 
 // modifiedTime is a Unix nanosecond time, or the zero time for none.
@@ -528,13 +538,13 @@ const parallelRender = 256
 // writes only its own entry and reads the shared rate table), so a large
 // render, such as the first one after catch-up or a rate change, uses every
 // core.
-func (x *Index) renderDirty(now time.Time) {
+func (x *Index) renderDirty(st *style) {
 	workers := runtime.GOMAXPROCS(0)
 	zones := x.dirty
 	if len(zones) < parallelRender || workers < 2 {
 		var sc scratch
 		for _, z := range zones {
-			x.renderZone(z, now, &sc)
+			x.renderZone(z, st, &sc)
 		}
 		return
 	}
@@ -544,7 +554,7 @@ func (x *Index) renderDirty(now time.Time) {
 		wg.Go(func() {
 			var sc scratch
 			for _, z := range part {
-				x.renderZone(z, now, &sc)
+				x.renderZone(z, st, &sc)
 			}
 		})
 	}

@@ -13,8 +13,67 @@ import (
 // Operations in the order every response lists them.
 var opNames = [3]string{"register", "renew", "transfer"}
 
+// Indexes into opNames.
+const (
+	opRegister = iota
+	opRenew
+	opTransfer
+)
+
+// style is how one render shows prices: in which currency, converted with
+// which rates, at which moment (for promotions). The snapshot's own bodies
+// use the index's style; a request asking for another currency renders with
+// a copy that differs only in it. A style holds nothing the consumer
+// modifies afterwards, so any goroutine may render with it.
+type style struct {
+	// names are the index's symbol names. The table only ever grows, and
+	// never rewrites an entry, so a captured slice stays valid.
+	names    []string
+	currency string
+	exp      int
+	table    contracts.RateTable
+	rated    bool  // rates were chosen; "rates" is null otherwise
+	now      int64 // Unix seconds
+	// hideSample leaves out sample registrars' prices: once any real
+	// registrar has a live price, so that sample and real prices never
+	// appear together.
+	hideSample bool
+}
+
+func (st *style) name(id symbol) string { return st.names[id] }
+
+// hidden reports whether a registrar's prices are left out of responses.
+func (st *style) hidden(id symbol) bool {
+	return st.hideSample && contracts.IsSampleRegistrar(st.names[id])
+}
+
+// in returns the style showing prices in currency instead, which the table
+// must convert.
+func (st *style) in(currency string) *style {
+	c := *st
+	c.currency = currency
+	c.exp, _ = contracts.CurrencyExponent(currency)
+	return &c
+}
+
+// view is one priced zone as the last render saw it, immutable once built:
+// the snapshot serves its bodies, and computes the parameterised ones from
+// its prices, on any goroutine.
+type view struct {
+	zone contracts.Zone
+	meta *contracts.ZoneMeta // nil without metadata; events are never modified
+	// prices are the zone's prices at the render, tombstones and hidden
+	// ones included; nothing writes to the map any more.
+	prices  map[symbol]priceEntry
+	summary zoneSummary // in the index's currency
+	// asOf is the newest observed_at of the prices, Unix nanoseconds.
+	asOf     int64
+	fragment []byte // the zone's element of /api/domains
+	body     *Body  // its /api/comparison body
+}
+
 // row is one registrar's line in a comparison, with its prices resolved for
-// the render time and converted to the index currency.
+// the render time and converted to the style's currency.
 type row struct {
 	registrar string
 	fmtCache  *timeText // shared by a zone's rows
@@ -43,7 +102,6 @@ type zoneSummary struct {
 	min        [3]minimum
 }
 
-// renderZone renders a zone's comparison body and its catalog fragment.
 // scratch is a render worker's reusable buffers: a full render would
 // otherwise allocate and drop a row slice for every zone.
 type scratch struct {
@@ -51,69 +109,93 @@ type scratch struct {
 	order []*row
 }
 
-func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
+// renderZone rebuilds a zone's view: the prices shown, its comparison body
+// and its catalog fragment.
+func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 	z.expiry = time.Time{}
+	z.sources = z.sources[:0]
 	if x.visible(z) == 0 {
-		z.body, z.fragment, z.summary, z.asOf, z.sources = nil, nil, zoneSummary{}, 0, z.sources[:0]
+		z.view = nil
 		return
 	}
-	rows := sc.rows[:0]
-	times := &timeText{}
-	at := now.Unix()
-	var asOf int64
-	z.sources = z.sources[:0]
+	// The view shares the zone's price map; the index copies it before
+	// its next change (zoneEntry.shared), so a view never changes.
+	v := &view{zone: z.zone, meta: z.meta, prices: z.prices}
+	z.shared = true
 	for id, p := range z.prices {
-		if !p.live || x.hidden(x.syms.name(id)) {
+		if !p.live || st.hidden(id) {
 			continue
 		}
-		r := row{registrar: x.syms.name(id), entry: p, converted: true, fmtCache: times}
 		for i := range p.ops {
 			op := &p.ops[i]
-			if !op.offered {
-				continue
-			}
-			if op.hasPromo && op.promoEnd != 0 && op.promoEnd <= at {
+			if op.hasPromo && op.promoEnd != 0 && op.promoEnd <= st.now {
 				// The promotion ended: the zone changed then.
 				z.modified = max(z.modified, op.promoEnd*int64(time.Second))
 			}
-			if op.promoRunning(at) && op.promoEnd != 0 {
+			if op.offered && op.promoRunning(st.now) && op.promoEnd != 0 {
 				if end := time.Unix(op.promoEnd, 0).UTC(); z.expiry.IsZero() || end.Before(z.expiry) {
 					z.expiry = end
 				}
 			}
-			r.native[i] = contracts.Price{Amount: op.current(at), Currency: x.syms.name(p.currency)}
-			r.has[i] = true
-			c, ok := x.table.Convert(r.native[i], x.currency)
+		}
+		v.asOf = max(v.asOf, p.observed)
+		z.sources = noteSource(z.sources, p.source, p.observed)
+	}
+	order := st.rows(v, sc, nil)
+	v.summary = st.summarize(order)
+	v.body = NewBody(st.renderComparison(v, order, v.summary, 0), modifiedTime(max(z.modified, x.global)))
+	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
+	z.view = v
+}
+
+// rows resolves a view's prices, those keep admits (all for nil), into
+// rows in the style: the price paid at the render time, converted. The
+// rows live in sc until its next use.
+func (st *style) rows(v *view, sc *scratch, keep func(string) bool) []*row {
+	rows := sc.rows[:0]
+	times := &timeText{}
+	for id, p := range v.prices {
+		if !p.live || st.hidden(id) {
+			continue
+		}
+		name := st.name(id)
+		if keep != nil && !keep(name) {
+			continue
+		}
+		r := row{registrar: name, entry: p, converted: true, fmtCache: times}
+		for op := range p.ops {
+			o := &p.ops[op]
+			if !o.offered {
+				continue
+			}
+			r.native[op] = contracts.Price{Amount: o.current(st.now), Currency: st.name(p.currency)}
+			r.has[op] = true
+			c, ok := st.table.Convert(r.native[op], st.currency)
 			if !ok {
 				r.converted = false
 				continue
 			}
-			r.price[i] = c.Amount
+			r.price[op] = c.Amount
 		}
-		asOf = max(asOf, p.observed)
-		z.sources = noteSource(z.sources, p.source, p.observed)
 		rows = append(rows, r)
 	}
-	// Cheapest registration first, ties by registrar id; then see rank.
-	// Rows are large; sort pointers to them.
 	sc.rows = rows
+	// Rows are large; sort pointers to them.
 	order := sc.order[:0]
 	for i := range rows {
 		order = append(order, &rows[i])
 	}
 	sc.order = order
-	slices.SortFunc(order, func(a, b *row) int {
-		if c := cmp.Compare(a.rank(), b.rank()); c != 0 {
-			return c
-		}
-		if a.rank() == 0 && a.price[0] != b.price[0] {
-			return cmp.Compare(a.price[0], b.price[0])
-		}
-		return strings.Compare(a.registrar, b.registrar)
-	})
-	var sum zoneSummary
-	sum.registrars = len(rows)
-	for _, r := range order {
+	return order
+}
+
+// summarize sorts rows in the default order (cheapest registration first)
+// and finds the cheapest converted price of each operation; a tie goes to
+// the row listed first.
+func (st *style) summarize(rows []*row) zoneSummary {
+	st.sortRows(rows, SortRegister, false, 0)
+	sum := zoneSummary{registrars: len(rows)}
+	for _, r := range rows {
 		if !r.converted {
 			continue
 		}
@@ -123,24 +205,101 @@ func (x *Index) renderZone(z *zoneEntry, now time.Time, sc *scratch) {
 			}
 		}
 	}
-	z.summary = sum
-	z.asOf = asOf
-	z.body = NewBody(x.renderComparison(z, order, time.Unix(0, asOf).UTC(), now), modifiedTime(max(z.modified, x.global)))
-	z.fragment = x.renderFragment(z)
+	return sum
 }
 
-func (x *Index) renderComparison(z *zoneEntry, rows []*row, asOf, now time.Time) []byte {
-	b := make([]byte, 0, 256+220*len(rows))
+// sortRows orders a comparison. By an operation's price (the default is
+// registration): rows with a comparable price cheapest first (dearest with
+// desc), then converted rows without the operation, then rows whose
+// currency has no rate. By cost, rows with a cost first. By registrar, by
+// id. Ties always by registrar id, ascending.
+func (st *style) sortRows(rows []*row, by Sort, desc bool, years int) {
+	slices.SortFunc(rows, func(a, b *row) int {
+		if by == SortRegistrar {
+			c := strings.Compare(a.registrar, b.registrar)
+			if desc {
+				c = -c
+			}
+			return c
+		}
+		ka, oka := st.rowKey(a, by, years)
+		kb, okb := st.rowKey(b, by, years)
+		if c := cmp.Compare(a.rank(oka), b.rank(okb)); c != 0 {
+			return c
+		}
+		if oka && okb && ka != kb {
+			if desc {
+				return cmp.Compare(kb, ka)
+			}
+			return cmp.Compare(ka, kb)
+		}
+		return strings.Compare(a.registrar, b.registrar)
+	})
+}
+
+// rowKey is the converted amount a row sorts by, and whether it has one.
+func (st *style) rowKey(r *row, by Sort, years int) (int64, bool) {
+	switch by {
+	case SortRenew:
+		return r.price[opRenew], r.converted && r.has[opRenew]
+	case SortTransfer:
+		return r.price[opTransfer], r.converted && r.has[opTransfer]
+	case SortCost:
+		if c, ok := st.cost(r, max(years, 1)); ok && r.converted {
+			return c, true
+		}
+		return 0, false
+	}
+	return r.price[opRegister], r.converted && r.has[opRegister]
+}
+
+// rank puts rows with the sort key first, then converted rows without
+// it, then rows that could not be converted.
+func (r *row) rank(ok bool) int {
+	switch {
+	case ok:
+		return 0
+	case r.converted:
+		return 1
+	}
+	return 2
+}
+
+// cost is what owning the zone for years costs with this row: the first
+// year's registration at the price paid now (a promotion included) plus
+// years-1 renewals at the regular renewal price, never a promotional one,
+// summed in the registrar's currency and converted once.
+func (st *style) cost(r *row, years int) (int64, bool) {
+	if !r.has[opRegister] || (years > 1 && !r.has[opRenew]) {
+		return 0, false
+	}
+	total := r.native[opRegister].Amount
+	if years > 1 {
+		total += int64(years-1) * r.entry.ops[opRenew].regular
+	}
+	c, ok := st.table.Convert(contracts.Price{Amount: total, Currency: r.native[opRegister].Currency}, st.currency)
+	return c.Amount, ok
+}
+
+// renewalTrap reports a row whose regular renewal costs at least twice the
+// registration paid now: the price that draws a customer in is not the one
+// they keep paying.
+func (r *row) renewalTrap() bool {
+	return r.has[opRegister] && r.has[opRenew] && r.entry.ops[opRenew].regular >= 2*r.native[opRegister].Amount
+}
+
+func (st *style) renderComparison(v *view, rows []*row, sum zoneSummary, years int) []byte {
+	b := make([]byte, 0, 256+240*len(rows))
 	b = append(b, `{"zone":`...)
-	b = appendString(b, z.zone.ASCII)
+	b = appendString(b, v.zone.ASCII)
 	b = append(b, `,"unicode":`...)
-	b = appendString(b, z.zone.Unicode)
+	b = appendString(b, v.zone.Unicode)
 	b = append(b, `,"currency":`...)
-	b = appendString(b, x.currency)
+	b = appendString(b, st.currency)
 	b = append(b, `,"as_of":`...)
-	b = appendTime(b, asOf)
-	b = x.appendMeta(b, z)
-	b = x.appendRates(b)
+	b = appendTime(b, nanoTime(v.asOf))
+	b = appendMeta(b, v.meta)
+	b = st.appendRates(b)
 	b = append(b, `,"cheapest":{`...)
 	for op := range 3 {
 		if op > 0 {
@@ -148,7 +307,7 @@ func (x *Index) renderComparison(z *zoneEntry, rows []*row, asOf, now time.Time)
 		}
 		b = appendString(b, opNames[op])
 		b = append(b, ':')
-		if m := z.summary.min[op]; m.ok {
+		if m := sum.min[op]; m.ok {
 			b = appendString(b, m.registrar)
 		} else {
 			b = append(b, "null"...)
@@ -159,29 +318,29 @@ func (x *Index) renderComparison(z *zoneEntry, rows []*row, asOf, now time.Time)
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = x.appendRow(b, z, rows[i], now)
+		b = st.appendRow(b, &sum, rows[i], years)
 	}
 	return append(b, "]}"...)
 }
 
-func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte {
+func (st *style) appendRow(b []byte, sum *zoneSummary, r *row, years int) []byte {
 	b = append(b, `{"registrar":`...)
 	b = appendString(b, r.registrar)
 	b = append(b, `,"source":`...)
-	b = appendString(b, x.syms.name(r.entry.source))
+	b = appendString(b, st.name(r.entry.source))
 	for op := range 3 {
 		b = append(b, ',')
 		b = appendString(b, opNames[op])
 		b = append(b, ':')
 		if r.has[op] && r.converted {
-			b = contracts.AppendAmount(b, r.price[op], x.exp)
+			b = contracts.AppendAmount(b, r.price[op], st.exp)
 		} else {
 			b = append(b, "null"...)
 		}
 	}
 	b = append(b, `,"converted":`...)
 	b = appendBool(b, r.converted)
-	if cur := r.nativeCurrency(); cur != "" && cur != x.currency {
+	if cur := r.nativeCurrency(); cur != "" && cur != st.currency {
 		exp, _ := contracts.CurrencyExponent(cur)
 		b = append(b, `,"native":{"currency":`...)
 		b = appendString(b, cur)
@@ -197,11 +356,24 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 		}
 		b = append(b, '}')
 	}
-	b = x.appendPromos(b, r, now)
+	b = st.appendPromos(b, r)
+	b = append(b, `,"renewal_trap":`...)
+	b = appendBool(b, r.renewalTrap())
+	if years > 0 {
+		b = append(b, `,"cost":{"years":`...)
+		b = appendInt(b, int64(years))
+		b = append(b, `,"total":`...)
+		if c, ok := st.cost(r, years); ok && r.converted {
+			b = contracts.AppendAmount(b, c, st.exp)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, '}')
+	}
 	b = append(b, `,"cheapest":[`...)
 	first := true
 	for op := range 3 {
-		if m := z.summary.min[op]; m.ok && r.converted && r.has[op] && r.price[op] == m.price {
+		if m := sum.min[op]; m.ok && r.converted && r.has[op] && r.price[op] == m.price {
 			if !first {
 				b = append(b, ',')
 			}
@@ -216,11 +388,11 @@ func (x *Index) appendRow(b []byte, z *zoneEntry, r *row, now time.Time) []byte 
 
 // appendPromos writes the running promotions: the regular price the
 // promotion replaces (converted when the row is) and when it ends.
-func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
+func (st *style) appendPromos(b []byte, r *row) []byte {
 	first := true
 	for i := range r.entry.ops {
 		op := &r.entry.ops[i]
-		if !op.offered || !op.promoRunning(now.Unix()) {
+		if !op.offered || !op.promoRunning(st.now) {
 			continue
 		}
 		if first {
@@ -231,9 +403,9 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		}
 		b = appendString(b, opNames[i])
 		b = append(b, `:{"regular":`...)
-		regular := contracts.Price{Amount: op.regular, Currency: x.syms.name(r.entry.currency)}
-		if c, ok := x.table.Convert(regular, x.currency); ok && r.converted {
-			b = contracts.AppendAmount(b, c.Amount, x.exp)
+		regular := contracts.Price{Amount: op.regular, Currency: st.name(r.entry.currency)}
+		if c, ok := st.table.Convert(regular, st.currency); ok && r.converted {
+			b = contracts.AppendAmount(b, c.Amount, st.exp)
 		} else {
 			exp, _ := contracts.CurrencyExponent(regular.Currency)
 			b = contracts.AppendAmount(b, regular.Amount, exp)
@@ -250,19 +422,6 @@ func (x *Index) appendPromos(b []byte, r *row, now time.Time) []byte {
 		b = append(b, '}')
 	}
 	return b
-}
-
-// rank orders rows: registrations that compare (converted) first, then
-// converted rows that do not offer registration, then rows whose currency has
-// no rate.
-func (r *row) rank() int {
-	switch {
-	case r.converted && r.has[0]:
-		return 0
-	case r.converted:
-		return 1
-	}
-	return 2
 }
 
 // appendObserved writes the row's observed_at. Most rows of a zone share it
@@ -286,16 +445,16 @@ func (r *row) nativeCurrency() string {
 
 // appendMeta writes the zone's IANA type and categories; a zone without
 // metadata has a null type and no categories.
-func (x *Index) appendMeta(b []byte, z *zoneEntry) []byte {
+func appendMeta(b []byte, meta *contracts.ZoneMeta) []byte {
 	b = append(b, `,"type":`...)
-	if z.meta != nil {
-		b = appendString(b, z.meta.Type)
+	if meta != nil {
+		b = appendString(b, meta.Type)
 	} else {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"categories":[`...)
-	if z.meta != nil {
-		for i, c := range z.meta.Categories {
+	if meta != nil {
+		for i, c := range meta.Categories {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -306,29 +465,31 @@ func (x *Index) appendMeta(b []byte, z *zoneEntry) []byte {
 }
 
 // appendRates discloses the exchange rates conversions used.
-func (x *Index) appendRates(b []byte) []byte {
+func (st *style) appendRates(b []byte) []byte {
 	b = append(b, `,"rates":`...)
-	if x.chosen == nil {
+	if !st.rated {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"base":`...)
-	b = appendString(b, x.table.Base)
+	b = appendString(b, st.table.Base)
 	b = append(b, `,"date":`...)
-	b = appendString(b, x.table.Date)
+	b = appendString(b, st.table.Date)
 	b = append(b, `,"source":`...)
-	b = appendString(b, x.table.Source)
+	b = appendString(b, st.table.Source)
 	return append(b, '}')
 }
 
-func (x *Index) renderFragment(z *zoneEntry) []byte {
+// renderFragment writes a zone's element of /api/domains; with a cost, the
+// cost field too.
+func (st *style) renderFragment(v *view, sum *zoneSummary, years int, cost *minimum) []byte {
 	b := make([]byte, 0, 320)
 	b = append(b, `{"zone":`...)
-	b = appendString(b, z.zone.ASCII)
+	b = appendString(b, v.zone.ASCII)
 	b = append(b, `,"unicode":`...)
-	b = appendString(b, z.zone.Unicode)
-	b = x.appendMeta(b, z)
+	b = appendString(b, v.zone.Unicode)
+	b = appendMeta(b, v.meta)
 	b = append(b, `,"registrars":`...)
-	b = appendInt(b, int64(z.summary.registrars))
+	b = appendInt(b, int64(sum.registrars))
 	b = append(b, `,"min":{`...)
 	for op := range 3 {
 		if op > 0 {
@@ -336,48 +497,72 @@ func (x *Index) renderFragment(z *zoneEntry) []byte {
 		}
 		b = appendString(b, opNames[op])
 		b = append(b, ':')
-		m := z.summary.min[op]
+		m := sum.min[op]
 		if !m.ok {
 			b = append(b, "null"...)
 			continue
 		}
-		b = append(b, `{"price":`...)
-		b = contracts.AppendAmount(b, m.price, x.exp)
-		b = append(b, `,"registrar":`...)
-		b = appendString(b, m.registrar)
+		b = st.appendMinimum(b, "price", m)
+	}
+	b = append(b, '}')
+	if years > 0 {
+		b = append(b, `,"cost":{"years":`...)
+		b = appendInt(b, int64(years))
+		if cost.ok {
+			b = contracts.AppendAmount(append(b, `,"price":`...), cost.price, st.exp)
+			b = appendString(append(b, `,"registrar":`...), cost.registrar)
+		} else {
+			b = append(b, `,"price":null,"registrar":null`...)
+		}
 		b = append(b, '}')
 	}
-	return append(b, "}}"...)
+	return append(b, '}')
 }
 
-func (x *Index) renderDomains() []byte {
+// appendMinimum writes {"<field>":amount,"registrar":id}.
+func (st *style) appendMinimum(b []byte, field string, m minimum) []byte {
+	b = append(b, `{"`...)
+	b = append(b, field...)
+	b = append(b, `":`...)
+	b = contracts.AppendAmount(b, m.price, st.exp)
+	b = append(b, `,"registrar":`...)
+	b = appendString(b, m.registrar)
+	return append(b, '}')
+}
+
+func (x *Index) renderDomains(st *style, views []*view) []byte {
 	size := 128
-	for _, z := range x.sorted {
-		size += len(z.fragment) + 1
+	for _, v := range views {
+		size += len(v.fragment) + 1
 	}
 	b := make([]byte, 0, size)
-	b = append(b, `{"currency":`...)
-	b = appendString(b, x.currency)
-	b = append(b, `,"as_of":`...)
-	b = appendTime(b, x.asOf)
-	b = x.appendRates(b)
-	b = append(b, `,"count":`...)
-	b = appendInt(b, int64(len(x.sorted)))
+	b = st.appendCatalogHead(b, x.asOf, len(views))
 	b = append(b, `,"zones":[`...)
-	for i, z := range x.sorted {
+	for i, v := range views {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, z.fragment...)
+		b = append(b, v.fragment...)
 	}
 	return append(b, "]}"...)
 }
 
-func (x *Index) renderComparisonZones() []byte {
-	b := make([]byte, 0, 64*len(x.sorted))
+// appendCatalogHead opens a /api/domains body up to its count.
+func (st *style) appendCatalogHead(b []byte, asOf time.Time, count int) []byte {
+	b = append(b, `{"currency":`...)
+	b = appendString(b, st.currency)
+	b = append(b, `,"as_of":`...)
+	b = appendTime(b, asOf)
+	b = st.appendRates(b)
+	b = append(b, `,"count":`...)
+	return appendInt(b, int64(count))
+}
+
+func renderComparisonZones(views []*view) []byte {
+	b := make([]byte, 0, 64*len(views))
 	n := 0
-	for _, z := range x.sorted {
-		if z.summary.registrars >= 2 {
+	for _, v := range views {
+		if v.summary.registrars >= 2 {
 			n++
 		}
 	}
@@ -385,8 +570,8 @@ func (x *Index) renderComparisonZones() []byte {
 	b = appendInt(b, int64(n))
 	b = append(b, `,"zones":[`...)
 	first := true
-	for _, z := range x.sorted {
-		if z.summary.registrars < 2 {
+	for _, v := range views {
+		if v.summary.registrars < 2 {
 			continue
 		}
 		if !first {
@@ -394,11 +579,11 @@ func (x *Index) renderComparisonZones() []byte {
 		}
 		first = false
 		b = append(b, `{"zone":`...)
-		b = appendString(b, z.zone.ASCII)
+		b = appendString(b, v.zone.ASCII)
 		b = append(b, `,"unicode":`...)
-		b = appendString(b, z.zone.Unicode)
+		b = appendString(b, v.zone.Unicode)
 		b = append(b, `,"registrars":`...)
-		b = appendInt(b, int64(z.summary.registrars))
+		b = appendInt(b, int64(v.summary.registrars))
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -416,13 +601,13 @@ func CategoryName(id string) string {
 	return strings.ToUpper(string(r)) + s[size:]
 }
 
-func (x *Index) renderCategories() []byte {
+func renderCategories(views []*view) []byte {
 	counts := map[string]int{}
-	for _, z := range x.sorted {
-		if z.meta == nil {
+	for _, v := range views {
+		if v.meta == nil {
 			continue
 		}
-		for _, c := range z.meta.Categories {
+		for _, c := range v.meta.Categories {
 			counts[c]++
 		}
 	}
@@ -449,3 +634,6 @@ func (x *Index) renderCategories() []byte {
 	}
 	return append(b, "]}"...)
 }
+
+// nanoTime is a Unix nanosecond time in UTC.
+func nanoTime(t int64) time.Time { return time.Unix(0, t).UTC() }

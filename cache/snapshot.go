@@ -24,6 +24,9 @@ type Body struct {
 	Modified time.Time
 	// LastModified is Modified as an HTTP date; empty when Modified is zero.
 	LastModified string
+	// Next is, for one page of a list, the cursor of the next page; empty
+	// on the last page and for whole bodies.
+	Next string
 
 	gzipOnce sync.Once
 	gzip     []byte
@@ -88,11 +91,17 @@ type Snapshot struct {
 	// BodyBytes is the size of every rendered body.
 	BodyBytes int64
 
-	comparison map[string]*Body
+	style    *style
+	views    []*view          // priced zones by ASCII name
+	byZone   map[string]*view // by ASCII name
+	rendered time.Time        // the render's now
 }
 
 // Comparison returns the /api/comparison body of a canonical zone (".co.uk").
 func (s *Snapshot) Comparison(zone string) (*Body, bool) {
-	b, ok := s.comparison[zone]
-	return b, ok
+	v, ok := s.byZone[zone]
+	if !ok {
+		return nil, false
+	}
+	return v.body, true
 }

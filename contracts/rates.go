@@ -3,6 +3,7 @@ package contracts
 import (
 	"errors"
 	"math/big"
+	"slices"
 )
 
 // RateScale is the fixed-point scale of a parsed rate: a rate of 1.0823 is
@@ -73,6 +74,22 @@ func NewRateTable(r *Rates) RateTable {
 	}
 	t.rates[r.Base] = RateScale
 	return t
+}
+
+// Has reports whether the table converts to and from code.
+func (t RateTable) Has(code string) bool {
+	_, ok := t.rates[code]
+	return ok
+}
+
+// Currencies lists the codes the table converts, sorted.
+func (t RateTable) Currencies() []string {
+	codes := make([]string, 0, len(t.rates))
+	for c := range t.rates {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	return codes
 }
 
 // Convert returns p in currency to, rounded half up to to's minor unit. It

@@ -144,9 +144,43 @@ func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.Handler
 	}
 }
 
+// handleDomains serves the catalog: the pre-rendered body, or with query
+// options one rendered once per data version and options, then cached.
+func (s *Server) handleDomains() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		snap, err := s.snapshot()
+		if err != nil {
+			return err
+		}
+		if c.Request().URL.RawQuery == "" {
+			return s.writeBody(c, snap.Domains)
+		}
+		o, p, err := catalogOptions(c.QueryParams(), snap)
+		if err != nil {
+			return err
+		}
+		key := p.key()
+		if key == "" {
+			return s.writeBody(c, snap.Domains)
+		}
+		key = "/api/domains?" + key
+		b, ok := s.responses.Get(snap.Version, key)
+		if !ok {
+			b = snap.RenderCatalog(o)
+			s.responses.Set(snap.Version, key, b)
+		}
+		if b.Next != "" {
+			p.norm.Set("cursor", b.Next)
+			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
+		}
+		return s.writeBody(c, b)
+	}
+}
+
 // handleComparison answers for a zone in any form a person types. The
 // canonical form is a map lookup; any other form is normalised once per data
-// version and remembered in the response cache.
+// version and remembered in the response cache. Query options render once
+// per data version, zone and options, then come from that cache too.
 func (s *Server) handleComparison() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		snap, err := s.snapshot()
@@ -154,34 +188,66 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 			return err
 		}
 		raw := c.Param("zone")
-		if b, ok := snap.Comparison(raw); ok {
-			return s.writeBody(c, b)
-		}
-		// The cache is keyed by the decoded segment: the raw parameter
-		// means different things with and without escapes in the path.
-		name, err := zoneParam(c.Request(), raw)
+		withOptions := c.Request().URL.RawQuery != ""
+		b, zone, err := s.comparison(c.Request(), snap, raw, !withOptions)
 		if err != nil {
 			return err
 		}
-		if b, ok := s.responses.Get(snap.Version, name); ok {
+		if !withOptions {
 			return s.writeBody(c, b)
 		}
-		zone, err := contracts.NormalizeZone(name)
-		if err != nil {
-			if errors.Is(err, contracts.ErrMalformedZone) {
-				return paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
-					err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
+		o, key, err := comparisonOptions(c.QueryParams(), snap)
+		if err != nil || key == "" {
+			if err != nil {
+				return err
 			}
-			return err
+			return s.writeBody(c, b)
 		}
-		b, ok := snap.Comparison(zone.ASCII)
-		if !ok {
-			return paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
-				"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
+		key = "/api/comparison/" + zone + "?" + key
+		if cached, ok := s.responses.Get(snap.Version, key); ok {
+			return s.writeBody(c, cached)
 		}
-		s.responses.Set(snap.Version, name, b)
+		b, _ = snap.RenderComparison(zone, o)
+		s.responses.Set(snap.Version, key, b)
 		return s.writeBody(c, b)
 	}
+}
+
+// comparison finds a zone's comparison body and canonical name from the
+// path segment. With useAliases, a form seen before comes from the response
+// cache, which remembers bodies, not names: the name is then "".
+func (s *Server) comparison(req *http.Request, snap *cache.Snapshot, raw string, useAliases bool) (*cache.Body, string, error) {
+	if b, ok := snap.Comparison(raw); ok {
+		return b, raw, nil
+	}
+	// The cache is keyed by the decoded segment: the raw parameter
+	// means different things with and without escapes in the path.
+	name, err := zoneParam(req, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if useAliases {
+		if b, ok := s.responses.Get(snap.Version, name); ok {
+			return b, "", nil
+		}
+	}
+	zone, err := contracts.NormalizeZone(name)
+	if err != nil {
+		if errors.Is(err, contracts.ErrMalformedZone) {
+			return nil, "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
+				err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
+		}
+		return nil, "", err
+	}
+	b, ok := snap.Comparison(zone.ASCII)
+	if !ok {
+		return nil, "", paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
+			"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
+	}
+	if useAliases {
+		s.responses.Set(snap.Version, name, b)
+	}
+	return b, zone.ASCII, nil
 }
 
 // zoneParam returns the zone path segment as the client meant it. A
@@ -220,8 +286,8 @@ func handleHealthz() echo.HandlerFunc {
 	}
 }
 
-// handleReadyz is 200 once the pod has caught up with the stream and until
-// it starts draining.
+// handleReadyz is 200 once the pod has caught up with the stream and
+// loaded the API keys, and until it starts draining.
 func (s *Server) handleReadyz() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		switch {

@@ -17,7 +17,7 @@ import (
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
-	e.Match(read, "/api/domains", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Domains }))
+	e.Match(read, "/api/domains", s.handleDomains())
 	e.Match(read, "/api/domains/categories", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories }))
 	e.Match(read, "/api/comparison/zones", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones }))
 	e.Match(read, "/api/comparison/:zone", s.handleComparison())

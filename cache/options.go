@@ -1,0 +1,330 @@
+package cache
+
+import (
+	"cmp"
+	"encoding/base64"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Sort names what a list is ordered by.
+type Sort uint8
+
+// The orders of /api/domains (zone, an operation's minimum, cost) and of
+// /api/comparison (an operation's price, cost, registrar).
+const (
+	SortZone Sort = iota
+	SortRegister
+	SortRenew
+	SortTransfer
+	SortCost
+	SortRegistrar
+)
+
+var sortNames = [...]string{"zone", "register", "renew", "transfer", "cost", "registrar"}
+
+func (s Sort) String() string { return sortNames[s] }
+
+// ParseSort reads a sort name.
+func ParseSort(name string) (Sort, bool) {
+	i := slices.Index(sortNames[:], name)
+	return Sort(i), i >= 0
+}
+
+// MaxYears bounds the years of a cost: a registration lasts at most ten.
+const MaxYears = 10
+
+// ComparisonOptions shape one /api/comparison body. The zero value is the
+// snapshot's own body.
+type ComparisonOptions struct {
+	// Currency is the currency to show prices in; "" for the index's.
+	Currency string
+	// Sort orders the rows (SortRegister by default, or SortRenew,
+	// SortTransfer, SortCost, SortRegistrar); Desc reverses it, rows
+	// without the price still last.
+	Sort Sort
+	Desc bool
+	// Years, when above zero, adds each row's cost of owning the zone for
+	// that many years.
+	Years int
+	// Registrars, when not empty, keeps only these rows; Exclude drops
+	// these.
+	Registrars, Exclude []string
+}
+
+// CatalogOptions shape one /api/domains body. The zero value is the
+// snapshot's own body.
+type CatalogOptions struct {
+	// Currency is the currency to show prices in; "" for the index's.
+	Currency string
+	// Categories keeps the zones in any of these categories; nil keeps all.
+	Categories []string
+	// Query keeps the zones whose ASCII or Unicode name, lower case and
+	// without the leading dot, contains it.
+	Query string
+	// Sort orders the zones (SortZone by default, or SortRegister,
+	// SortRenew, SortTransfer by their minimum, or SortCost); Desc
+	// reverses it, zones without the price still last.
+	Sort Sort
+	Desc bool
+	// Years, when above zero, adds each zone's cheapest cost of owning it
+	// for that many years.
+	Years int
+	// Limit, when above zero, cuts the list into pages of that many zones;
+	// After continues after a previous page's last zone.
+	Limit int
+	After *Cursor
+}
+
+// Cursor is where a page of the catalog ended: the sort key of its last
+// zone. The next page starts after that key in the data of the moment, so
+// pages stay consistent while data changes: a zone is never shown twice or
+// skipped unless its own key moved.
+type Cursor struct {
+	Sort     Sort
+	Desc     bool
+	Currency string
+	Years    int
+	// Has says the last zone had a price to sort by; Value is it.
+	Has   bool
+	Value int64
+	Zone  string
+}
+
+// cursorVersion starts every cursor, so a later format can tell old ones.
+const cursorVersion = "1"
+
+// String is the cursor's opaque text form, safe in a URL.
+func (c Cursor) String() string {
+	fields := []string{cursorVersion, c.Sort.String(), strconv.FormatBool(c.Desc), c.Currency, strconv.Itoa(c.Years),
+		strconv.FormatBool(c.Has), strconv.FormatInt(c.Value, 10), c.Zone}
+	return base64.RawURLEncoding.EncodeToString([]byte(strings.Join(fields, "|")))
+}
+
+// ErrBadCursor is a cursor this service did not make.
+var ErrBadCursor = errors.New("not a cursor from a previous page")
+
+// ParseCursor reads a cursor's text form.
+func ParseCursor(s string) (Cursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return Cursor{}, ErrBadCursor
+	}
+	f := strings.Split(string(raw), "|")
+	if len(f) != 8 || f[0] != cursorVersion {
+		return Cursor{}, ErrBadCursor
+	}
+	var c Cursor
+	var ok bool
+	var errs [4]error
+	c.Sort, ok = ParseSort(f[1])
+	c.Desc, errs[0] = strconv.ParseBool(f[2])
+	c.Currency = f[3]
+	c.Years, errs[1] = strconv.Atoi(f[4])
+	c.Has, errs[2] = strconv.ParseBool(f[5])
+	c.Value, errs[3] = strconv.ParseInt(f[6], 10, 64)
+	c.Zone = f[7]
+	if !ok || errors.Join(errs[:]...) != nil || c.Years < 0 || c.Years > MaxYears || !strings.HasPrefix(c.Zone, ".") {
+		return Cursor{}, ErrBadCursor
+	}
+	return c, nil
+}
+
+// Currency is the currency the snapshot's own bodies show prices in.
+func (s *Snapshot) Currency() string { return s.style.currency }
+
+// Converts reports whether the snapshot can show prices in currency.
+func (s *Snapshot) Converts(currency string) bool {
+	return currency == s.style.currency || s.style.table.Has(currency)
+}
+
+// Currencies lists the currencies the snapshot can show prices in.
+func (s *Snapshot) Currencies() []string {
+	codes := s.style.table.Currencies()
+	if !slices.Contains(codes, s.style.currency) {
+		codes = append(codes, s.style.currency)
+		slices.Sort(codes)
+	}
+	return codes
+}
+
+// styleFor is the snapshot's style in currency ("" for its own), which
+// must be one Converts accepts.
+func (s *Snapshot) styleFor(currency string) *style {
+	if currency == "" || currency == s.style.currency {
+		return s.style
+	}
+	return s.style.in(currency)
+}
+
+// RenderComparison renders a zone's comparison with options. It reports
+// false for a zone the snapshot does not price.
+func (s *Snapshot) RenderComparison(zone string, o ComparisonOptions) (*Body, bool) {
+	v, ok := s.byZone[zone]
+	if !ok {
+		return nil, false
+	}
+	st := s.styleFor(o.Currency)
+	var keep func(string) bool
+	if len(o.Registrars) > 0 || len(o.Exclude) > 0 {
+		keep = func(r string) bool {
+			return (len(o.Registrars) == 0 || slices.Contains(o.Registrars, r)) && !slices.Contains(o.Exclude, r)
+		}
+	}
+	var sc scratch
+	rows := st.rows(v, &sc, keep)
+	sum := st.summarize(rows)
+	if by := o.Sort; by != SortRegister && by != SortZone || o.Desc {
+		st.sortRows(rows, by, o.Desc, o.Years)
+	}
+	return NewBody(st.renderComparison(v, rows, sum, o.Years), v.body.Modified), true
+}
+
+// catalogEntry is one zone of a catalog being rendered with options.
+type catalogEntry struct {
+	v    *view
+	sum  zoneSummary
+	cost minimum
+	has  bool  // a sort key exists
+	key  int64 // the sort key, when it is a price
+}
+
+// RenderCatalog renders /api/domains with options; the body's Next is the
+// cursor of the next page.
+func (s *Snapshot) RenderCatalog(o CatalogOptions) *Body {
+	st := s.styleFor(o.Currency)
+	recompute := st != s.style || o.Years > 0
+	var sc scratch
+	entries := make([]catalogEntry, 0, len(s.views))
+	for _, v := range s.views {
+		if !o.matches(v) {
+			continue
+		}
+		e := catalogEntry{v: v, sum: v.summary}
+		if recompute {
+			rows := st.rows(v, &sc, nil)
+			e.sum = st.summarize(rows)
+			if o.Years > 0 {
+				e.cost = cheapestCost(st, rows, o.Years)
+			}
+		}
+		e.key, e.has = e.sortKey(o.Sort)
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b catalogEntry) int {
+		return compareEntries(o.Sort, o.Desc, a.has, a.key, a.v.zone.ASCII, b.has, b.key, b.v.zone.ASCII)
+	})
+	count := len(entries)
+	if c := o.After; c != nil {
+		i, _ := slices.BinarySearchFunc(entries, c, func(e catalogEntry, c *Cursor) int {
+			if compareEntries(o.Sort, o.Desc, e.has, e.key, e.v.zone.ASCII, c.Has, c.Value, c.Zone) <= 0 {
+				return -1
+			}
+			return 1
+		})
+		entries = entries[i:]
+	}
+	next := ""
+	if o.Limit > 0 && len(entries) > o.Limit {
+		entries = entries[:o.Limit]
+		last := entries[len(entries)-1]
+		next = Cursor{Sort: o.Sort, Desc: o.Desc, Currency: st.currency, Years: o.Years, Has: last.has, Value: last.key, Zone: last.v.zone.ASCII}.String()
+	}
+
+	b := make([]byte, 0, 128+320*len(entries))
+	b = st.appendCatalogHead(b, s.AsOf, count)
+	if o.Limit > 0 {
+		b = append(b, `,"next_cursor":`...)
+		if next != "" {
+			b = appendString(b, next)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, `,"zones":[`...)
+	for i := range entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e := &entries[i]
+		if recompute {
+			b = append(b, st.renderFragment(e.v, &e.sum, o.Years, &e.cost)...)
+		} else {
+			b = append(b, e.v.fragment...)
+		}
+	}
+	b = append(b, "]}"...)
+	body := NewBody(b, s.Domains.Modified)
+	body.Next = next
+	return body
+}
+
+// matches reports whether a zone passes the catalog's filters.
+func (o *CatalogOptions) matches(v *view) bool {
+	if len(o.Categories) > 0 {
+		if v.meta == nil || !slices.ContainsFunc(o.Categories, func(c string) bool { return slices.Contains(v.meta.Categories, c) }) {
+			return false
+		}
+	}
+	if o.Query != "" {
+		return strings.Contains(v.zone.ASCII[1:], o.Query) || strings.Contains(strings.ToLower(v.zone.Unicode[1:]), o.Query)
+	}
+	return true
+}
+
+// sortKey is the price a zone sorts by, if it has one.
+func (e *catalogEntry) sortKey(by Sort) (int64, bool) {
+	switch by {
+	case SortRegister, SortRenew, SortTransfer:
+		m := e.sum.min[by-SortRegister]
+		return m.price, m.ok
+	case SortCost:
+		return e.cost.price, e.cost.ok
+	}
+	return 0, true
+}
+
+// compareEntries orders catalog zones: by price (zones with one first),
+// then by zone; by zone alone for SortZone. Desc reverses the price, or the
+// zone for SortZone.
+func compareEntries(by Sort, desc bool, hasA bool, keyA int64, zoneA string, hasB bool, keyB int64, zoneB string) int {
+	if by == SortZone {
+		c := strings.Compare(zoneA, zoneB)
+		if desc {
+			c = -c
+		}
+		return c
+	}
+	if hasA != hasB {
+		if hasA {
+			return -1
+		}
+		return 1
+	}
+	if hasA && keyA != keyB {
+		c := cmp.Compare(keyA, keyB)
+		if desc {
+			c = -c
+		}
+		return c
+	}
+	return strings.Compare(zoneA, zoneB)
+}
+
+// cheapestCost is the lowest cost of owning a zone for years among rows
+// that convert, ties to the registrar id first alphabetically.
+func cheapestCost(st *style, rows []*row, years int) minimum {
+	var best minimum
+	for _, r := range rows {
+		if !r.converted {
+			continue
+		}
+		c, ok := st.cost(r, years)
+		if ok && (!best.ok || c < best.price || (c == best.price && r.registrar < best.registrar)) {
+			best = minimum{ok: true, price: c, registrar: r.registrar}
+		}
+	}
+	return best
+}

@@ -1,0 +1,132 @@
+package query_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+)
+
+// TestQueryOptionErrors checks that every bad value is a 400 naming the
+// parameter and what it takes.
+func TestQueryOptionErrors(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+	tests := []struct {
+		name, path, param, mention string
+	}{
+		{"unknown category", "/api/domains?category=finance,nope", "category", "technology"},
+		{"empty category item", "/api/domains?category=finance,,idn", "category", "empty item"},
+		{"empty q", "/api/domains?q=", "q", "empty"},
+		{"long q", "/api/domains?q=" + strings.Repeat("a", 254), "q", "253"},
+		{"catalog sort", "/api/domains?sort=registrar", "sort", "zone, register, renew, transfer, cost"},
+		{"comparison sort", "/api/comparison/.com?sort=zone", "sort", "register, renew, transfer, cost, registrar"},
+		{"years zero", "/api/domains?years=0", "years", "1 to 10"},
+		{"years words", "/api/comparison/.com?years=two", "years", "1 to 10"},
+		{"twice", "/api/domains?sort=zone&sort=renew", "sort", "more than once"},
+		{"unknown currency", "/api/domains?currency=XYZ", "currency", "one of EUR, USD"},
+		{"currency without rate", "/api/comparison/.com?currency=JPY", "currency", "no exchange rate"},
+		{"limit", "/api/domains?limit=1001", "limit", "1 to 1000"},
+		{"cursor without limit", "/api/domains?cursor=abc", "cursor", "limit"},
+		{"forged cursor", "/api/domains?limit=1&cursor=abc", "cursor", "previous page"},
+		{"registrar id", "/api/comparison/.com?registrars=Alpha_1", "registrars", "registrar id"},
+		{"exclude id", "/api/comparison/.com?exclude=-x", "exclude", "registrar id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := get(t, p.url+tt.path)
+			var pr contracts.Problem
+			decode(t, body, &pr)
+			if resp.StatusCode != http.StatusBadRequest || pr.Code != contracts.CodeInvalidParameter || pr.Param != tt.param ||
+				!strings.Contains(pr.Detail, tt.mention) || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("got %d %s, want 400 invalid-parameter naming %s and mentioning %q", resp.StatusCode, body, tt.param, tt.mention)
+			}
+		})
+	}
+}
+
+// TestQueryOptionsServed checks options end to end: equivalent spellings
+// share one body and ETag, the default-equivalent options give the
+// pre-rendered body, pages link to the next one, and repeats come from the
+// response cache.
+func TestQueryOptionsServed(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startPod(t, js)
+
+	etag := func(path string) string {
+		t.Helper()
+		resp, body := get(t, p.url+path)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+		}
+		return resp.Header.Get("ETag")
+	}
+	same := [][]string{
+		{"/api/domains", "/api/domains?sort=zone", "/api/domains?currency=usd", "/api/domains?utm_source=x"},
+		{"/api/domains?category=idn,generic", "/api/domains?category=generic&category=IDN", "/api/domains?category=%20idn%20,generic"},
+		{"/api/domains?q=RF", "/api/domains?q=.rf"},
+		{"/api/comparison/.com", "/api/comparison/com?sort=register", "/api/comparison/COM?currency=USD"},
+		{"/api/comparison/.com?sort=cost", "/api/comparison/.com?years=1&sort=cost"},
+		{"/api/comparison/.com?registrars=alpha,bravo", "/api/comparison/com?registrars=bravo&registrars=alpha"},
+	}
+	for _, group := range same {
+		want := etag(group[0])
+		for _, path := range group[1:] {
+			if got := etag(path); got != want {
+				t.Errorf("%s has ETag %s, %s has %s; want the same body", path, got, group[0], want)
+			}
+		}
+	}
+	if etag("/api/domains?sort=-zone") == etag("/api/domains") {
+		t.Error("sort=-zone gave the unsorted body")
+	}
+
+	var page struct {
+		Count int     `json:"count"`
+		Next  *string `json:"next_cursor"`
+		Zones []struct {
+			Zone string `json:"zone"`
+		} `json:"zones"`
+	}
+	var zones []string
+	next := "/api/domains?limit=2&sort=register"
+	for next != "" {
+		resp, body := get(t, p.url+next)
+		decode(t, body, &page)
+		for _, z := range page.Zones {
+			zones = append(zones, z.Zone)
+		}
+		link := resp.Header.Get("Link")
+		if (page.Next == nil) != (link == "") {
+			t.Fatalf("%s: next_cursor %v but Link %q", next, page.Next, link)
+		}
+		next = ""
+		if page.Next != nil {
+			target, ok := strings.CutSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+			u, err := url.Parse(target)
+			if !ok || err != nil || u.Query().Get("cursor") != *page.Next || u.Query().Get("sort") != "register" {
+				t.Fatalf("Link %q does not lead to the next page of cursor %s", link, *page.Next)
+			}
+			next = target
+		}
+	}
+	if strings.Join(zones, " ") != ".xn--p1ai .co.uk .com" || page.Count != 3 {
+		t.Errorf("pages by registration: %v (count %d), want .xn--p1ai .co.uk .com", zones, page.Count)
+	}
+
+	// The cache admits entries asynchronously: repeat until one is served
+	// from it.
+	before := prometheusCounter(t, p.reg, "zoneprice_response_cache_hits_total", "", "")
+	first := etag("/api/comparison/.com?years=3&exclude=india")
+	eventually(t, "a repeated request served from the response cache", func() bool {
+		if got := etag("/api/comparison/.com?exclude=india&years=3"); got != first {
+			t.Fatalf("the same options gave ETag %s, then %s", first, got)
+		}
+		return prometheusCounter(t, p.reg, "zoneprice_response_cache_hits_total", "", "") > before
+	})
+}
