@@ -37,6 +37,7 @@ type results struct {
 	ingest    *ingestResult
 	catchup   *catchupResult
 	endpoints []*endpointResult
+	features  []*featureResult
 	fresh     *freshResult
 	memory    []memSample
 }
@@ -107,6 +108,7 @@ func (r *report) line(format string, args ...any) {
 func (res *results) markdown() (string, []string) {
 	var body report
 	res.writeHTTP(&body)
+	res.writeFeatures(&body)
 	res.writeCatchup(&body)
 	res.writeFresh(&body)
 	res.writeMemory(&body)

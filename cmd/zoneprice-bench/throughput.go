@@ -113,5 +113,5 @@ func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *res
 				"ratio", fmt.Sprintf("%.2f", ratio))
 		}
 	}
-	return nil
+	return b.features(ctx, q, bare, res)
 }

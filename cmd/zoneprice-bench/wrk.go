@@ -156,22 +156,25 @@ func parseSocketErrors(s string) (socketErrors, error) {
 }
 
 // wrkArgs are the arguments of one wrk run against url lasting d (whole
-// seconds).
-func (b *bench) wrkArgs(d time.Duration, url string) []string {
-	return []string{
+// seconds), sending each of headers ("Name: value") with every request.
+func (b *bench) wrkArgs(d time.Duration, url string, headers ...string) []string {
+	args := []string{
 		"-t", strconv.Itoa(wrkThreads),
 		"-c", strconv.Itoa(b.cfg.connections),
 		"-d", strconv.Itoa(int(d/time.Second)) + "s",
-		"--latency", url,
 	}
+	for _, h := range headers {
+		args = append(args, "-H", h)
+	}
+	return append(args, "--latency", url)
 }
 
 // runWrk runs wrk for the configured duration against url and parses its
 // report.
-func (b *bench) runWrk(ctx context.Context, url string) (wrkResult, error) {
+func (b *bench) runWrk(ctx context.Context, url string, headers ...string) (wrkResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.duration+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.wrk, b.wrkArgs(b.cfg.duration, url)...)
+	cmd := exec.CommandContext(ctx, b.wrk, b.wrkArgs(b.cfg.duration, url, headers...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
