@@ -13,6 +13,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/prometheus v0.310.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/weppos/publicsuffix-go v0.50.3
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0

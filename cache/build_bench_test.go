@@ -31,7 +31,7 @@ func benchEvents() []*contracts.PriceSet {
 func loadIndex(evs []*contracts.PriceSet) *Index {
 	x := NewIndex("USD")
 	for i, ev := range evs {
-		x.Apply(uint64(i+1), ev)
+		x.Apply(uint64(i+1), storedAt(ev), ev)
 	}
 	return x
 }
@@ -65,7 +65,7 @@ func BenchmarkBuildIncremental(b *testing.B) {
 		seq++
 		i++
 		ev := priced("r042", ".z0750", t0.Add(time.Duration(i)*time.Minute), "USD", int64(400+i%1000), 900, 800)
-		if got := x.Apply(seq, ev); got != Applied && got != Unchanged {
+		if got := x.Apply(seq, storedAt(ev), ev); got != Applied && got != Unchanged {
 			b.Fatalf("Apply = %v, want applied", got)
 		}
 		x.Build(t0)

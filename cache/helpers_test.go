@@ -100,7 +100,23 @@ func applyAt(t testing.TB, x *Index, seq uint64, ev contracts.Event) Outcome {
 	if err := ev.Validate(); err != nil {
 		t.Fatalf("fixture %T is not a valid event: %v", ev, err)
 	}
-	return x.Apply(seq, ev)
+	return x.Apply(seq, storedAt(ev), ev)
+}
+
+// storedAt is when a stream that stores events as they are observed would
+// have stored ev.
+func storedAt(ev contracts.Event) time.Time {
+	switch e := ev.(type) {
+	case *contracts.PriceSet:
+		return e.ObservedAt
+	case *contracts.Withdrawal:
+		return e.ObservedAt
+	case *contracts.ZoneMeta:
+		return e.ObservedAt
+	case *contracts.Rates:
+		return e.ObservedAt
+	}
+	return time.Time{}
 }
 
 // decode parses a rendered body with numbers kept as their literal text, so

@@ -115,9 +115,9 @@ type zoneEntry struct {
 	expiry  time.Time    // earliest end of a promotion the last render showed
 	sources []sourceTime // newest observed_at per source among the live prices
 	dirty   bool         // in Index.dirty
-	// modified is the newest observed_at of any event applied to the zone
-	// (withdrawals, hidden prices and metadata included) or of a promotion
-	// end the zone passed, Unix nanoseconds: its Last-Modified.
+	// modified is when the stream stored the newest event applied to the
+	// zone (withdrawals, hidden prices and metadata included), or when a
+	// promotion it showed ended, Unix nanoseconds: its Last-Modified.
 	modified int64
 }
 
@@ -136,8 +136,8 @@ type Index struct {
 	allDirty bool
 	asOf     time.Time // of the last render
 	// modified is the newest modified of any zone; global is when a change
-	// that touches every zone (rates, hiding the sample) happened, by the
-	// same clock. Both Unix nanoseconds.
+	// that touches every zone (rates, hiding the sample) was stored. Both
+	// Unix nanoseconds.
 	modified, global int64
 	version          uint64
 	prices           int
@@ -173,25 +173,29 @@ func (x *Index) entry(zone string) *zoneEntry {
 	return z
 }
 
-// Apply applies one validated event read at stream sequence seq. The stream's
+// Apply applies one validated event read at stream sequence seq, which the
+// stream stored at stored (the message's timestamp: when a change became
+// part of the data, the same for every pod, and in stream order; it dates
+// the bodies' Last-Modified). The stream's
 // order is the only authority: an event at or below the sequence already
 // applied for its subject is a redelivery and changes nothing; any later one
 // replaces the subject's state, whatever its observed_at. That way a pod's
 // state depends only on what the stream holds, and a pod started later
 // answers byte for byte what a running one does.
-func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
+func (x *Index) Apply(seq uint64, stored time.Time, ev contracts.Event) Outcome {
+	at := stored.UnixNano()
 	switch e := ev.(type) {
 	case *contracts.PriceSet:
-		return x.applyPrice(seq, e.Zone, e.Registrar, e.ObservedAt, e)
+		return x.applyPrice(seq, at, e.Zone, e.Registrar, e.ObservedAt, e)
 	case *contracts.Withdrawal:
-		return x.applyPrice(seq, e.Zone, e.Registrar, e.ObservedAt, nil)
+		return x.applyPrice(seq, at, e.Zone, e.Registrar, e.ObservedAt, nil)
 	case *contracts.ZoneMeta:
 		z := x.entry(e.Zone)
 		if seq <= z.metaSeq {
 			return Redelivered
 		}
 		z.metaSeq = seq
-		x.touch(z, e.ObservedAt.UnixNano())
+		x.touch(z, at)
 		if z.meta != nil && sameMeta(z.meta, e) {
 			z.meta = e
 			if z.live > 0 {
@@ -207,7 +211,7 @@ func (x *Index) Apply(seq uint64, ev contracts.Event) Outcome {
 			return Redelivered
 		}
 		x.rates[e.Base] = ratesEntry{seq: seq, rates: e}
-		x.global = max(x.global, e.ObservedAt.UnixNano())
+		x.global = max(x.global, at)
 		x.modified = max(x.modified, x.global)
 		x.chooseRates()
 		x.allDirty = true
@@ -243,14 +247,23 @@ func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
 	return e
 }
 
-func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
+func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
 	z := x.entry(zone)
 	reg := x.syms.id(registrar)
 	cur, known := z.prices[reg]
 	if known && seq <= cur.seq {
 		return Redelivered
 	}
-	x.touch(z, observed.UnixNano())
+	x.touch(z, at)
+	wasHiding := x.hidingSample()
+	defer func() {
+		if x.hidingSample() != wasHiding && x.samplePrices > 0 {
+			// The first real price hides the sample in every zone, the
+			// last one's withdrawal brings it back: every zone with
+			// both kinds of prices changes now.
+			x.global = max(x.global, at)
+		}
+	}()
 	next := priceEntry{seq: seq, observed: observed.UnixNano()}
 	if set != nil {
 		next = x.entryOf(set, seq)
@@ -307,9 +320,9 @@ func (x *Index) applyPrice(seq uint64, zone, registrar string, observed time.Tim
 	return Applied
 }
 
-// touch records that an event observed at t (Unix nanoseconds) changed z.
-// Last-Modified follows the data's own times, not when this pod read them, so
-// every pod answers the same.
+// touch records that an event the stream stored at t (Unix nanoseconds)
+// changed z. Last-Modified follows the stream's times, not when this pod read
+// them, so every pod at the same position answers the same.
 func (x *Index) touch(z *zoneEntry, t int64) {
 	z.modified = max(z.modified, t)
 	x.modified = max(x.modified, t)
@@ -365,6 +378,10 @@ func (x *Index) Build(now time.Time) *Snapshot {
 	return x.snap
 }
 
+// hidingSample reports whether sample prices are to be hidden: whether any
+// real registrar has a live price.
+func (x *Index) hidingSample() bool { return len(x.registrars) > x.sampleRegs }
+
 // visible is the number of a zone's live prices the next render shows.
 func (x *Index) visible(z *zoneEntry) int {
 	if x.hideSample {
@@ -374,13 +391,8 @@ func (x *Index) visible(z *zoneEntry) int {
 }
 
 func (x *Index) render(now time.Time) *Snapshot {
-	if hide := len(x.registrars) > x.sampleRegs; hide != x.hideSample {
+	if hide := x.hidingSample(); hide != x.hideSample {
 		x.hideSample = hide
-		if x.samplePrices > 0 {
-			// Every zone with both kinds of prices changes: date it by
-			// the newest event, the one that made the difference.
-			x.global = x.modified
-		}
 		x.chooseRates()
 		x.allDirty = true
 		x.sorted = nil
@@ -440,15 +452,14 @@ func (x *Index) render(now time.Time) *Snapshot {
 		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
 	}
 	s := &Snapshot{
-		Version:  x.version,
-		AsOf:     x.asOf,
-		Sources:  sources,
-		Prices:   x.prices - x.hiddenCount(x.samplePrices),
-		Zones:    len(views),
-		style:    st,
-		views:    views,
-		byZone:   make(map[string]*view, len(views)),
-		rendered: now,
+		Version: x.version,
+		AsOf:    x.asOf,
+		Sources: sources,
+		Prices:  x.prices - x.hiddenCount(x.samplePrices),
+		Zones:   len(views),
+		style:   st,
+		views:   views,
+		byZone:  make(map[string]*view, len(views)),
 	}
 	for _, v := range views {
 		s.byZone[v.zone.ASCII] = v

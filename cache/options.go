@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Sort names what a list is ordered by.
@@ -25,7 +26,12 @@ const (
 
 var sortNames = [...]string{"zone", "register", "renew", "transfer", "cost", "registrar"}
 
-func (s Sort) String() string { return sortNames[s] }
+func (s Sort) String() string {
+	if int(s) >= len(sortNames) {
+		return "sort(" + strconv.Itoa(int(s)) + ")"
+	}
+	return sortNames[s]
+}
 
 // ParseSort reads a sort name.
 func ParseSort(name string) (Sort, bool) {
@@ -166,6 +172,9 @@ func (s *Snapshot) RenderComparison(zone string, o ComparisonOptions) (*Body, bo
 	if !ok {
 		return nil, false
 	}
+	if o.Sort == SortCost {
+		o.Years = max(o.Years, 1)
+	}
 	st := s.styleFor(o.Currency)
 	var keep func(string) bool
 	if len(o.Registrars) > 0 || len(o.Exclude) > 0 {
@@ -194,28 +203,12 @@ type catalogEntry struct {
 // RenderCatalog renders /api/domains with options; the body's Next is the
 // cursor of the next page.
 func (s *Snapshot) RenderCatalog(o CatalogOptions) *Body {
+	if o.Sort == SortCost {
+		o.Years = max(o.Years, 1)
+	}
 	st := s.styleFor(o.Currency)
 	recompute := st != s.style || o.Years > 0
-	var sc scratch
-	entries := make([]catalogEntry, 0, len(s.views))
-	for _, v := range s.views {
-		if !o.matches(v) {
-			continue
-		}
-		e := catalogEntry{v: v, sum: v.summary}
-		if recompute {
-			rows := st.rows(v, &sc, nil)
-			e.sum = st.summarize(rows)
-			if o.Years > 0 {
-				e.cost = cheapestCost(st, rows, o.Years)
-			}
-		}
-		e.key, e.has = e.sortKey(o.Sort)
-		entries = append(entries, e)
-	}
-	slices.SortFunc(entries, func(a, b catalogEntry) int {
-		return compareEntries(o.Sort, o.Desc, a.has, a.key, a.v.zone.ASCII, b.has, b.key, b.v.zone.ASCII)
-	})
+	entries := s.catalogList(st, &o, recompute)
 	count := len(entries)
 	if c := o.After; c != nil {
 		i, _ := slices.BinarySearchFunc(entries, c, func(e catalogEntry, c *Cursor) int {
@@ -259,6 +252,57 @@ func (s *Snapshot) RenderCatalog(o CatalogOptions) *Body {
 	body := NewBody(b, s.Domains.Modified)
 	body.Next = next
 	return body
+}
+
+// maxLists bounds the catalog lists a snapshot remembers.
+const maxLists = 32
+
+// listCache remembers a snapshot's filtered and sorted catalog lists, so
+// that the pages of one list, and lists that differ only in their limit, are
+// cut from one computation. It is bounded: past maxLists it starts over.
+type listCache struct {
+	mu    sync.Mutex
+	lists map[string][]catalogEntry
+}
+
+// catalogList returns the zones passing o's filters, in o's order, with
+// their minimums (and costs) in st.
+func (s *Snapshot) catalogList(st *style, o *CatalogOptions, recompute bool) []catalogEntry {
+	key := strings.Join([]string{st.currency, strconv.Itoa(o.Years), o.Sort.String(), strconv.FormatBool(o.Desc),
+		strings.Join(o.Categories, ","), o.Query}, "\x00")
+	s.lists.mu.Lock()
+	entries, ok := s.lists.lists[key]
+	s.lists.mu.Unlock()
+	if ok {
+		return entries
+	}
+	var sc scratch
+	entries = make([]catalogEntry, 0, len(s.views))
+	for _, v := range s.views {
+		if !o.matches(v) {
+			continue
+		}
+		e := catalogEntry{v: v, sum: v.summary}
+		if recompute {
+			rows := st.rows(v, &sc, nil)
+			e.sum = st.summarize(rows)
+			if o.Years > 0 {
+				e.cost = cheapestCost(st, rows, o.Years)
+			}
+		}
+		e.key, e.has = e.sortKey(o.Sort)
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b catalogEntry) int {
+		return compareEntries(o.Sort, o.Desc, a.has, a.key, a.v.zone.ASCII, b.has, b.key, b.v.zone.ASCII)
+	})
+	s.lists.mu.Lock()
+	if s.lists.lists == nil || len(s.lists.lists) >= maxLists {
+		s.lists.lists = map[string][]catalogEntry{}
+	}
+	s.lists.lists[key] = entries
+	s.lists.mu.Unlock()
+	return entries
 }
 
 // matches reports whether a zone passes the catalog's filters.

@@ -1,8 +1,11 @@
 package cache
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,5 +264,52 @@ func TestParseCursor(t *testing.T) {
 		if _, err := ParseCursor(bad); err == nil {
 			t.Errorf("ParseCursor(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRenderWhileApplying renders options from published snapshots on
+// other goroutines while the index keeps applying events (new registrars
+// grow the symbol table) and building (past the parallel render size): the
+// views a snapshot shares with the index must never change under a reader.
+// Run with -race.
+func TestRenderWhileApplying(t *testing.T) {
+	f := newFeed(t, "USD")
+	f.apply(rates(t0, "EUR", map[string]string{"USD": "1.25"}))
+	zones := make([]string, 300)
+	for i := range zones {
+		zones[i] = fmt.Sprintf(".z%03d", i)
+		f.apply(priced("alpha", zones[i], t0, "USD", 1000, 1200, 900))
+	}
+	var current atomic.Pointer[Snapshot]
+	current.Store(f.x.Build(t0))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := current.Load()
+				s.RenderCatalog(CatalogOptions{Currency: "EUR", Years: 2, Sort: SortCost, Limit: 10})
+				if b, ok := s.RenderComparison(zones[(w*31+i)%len(zones)], ComparisonOptions{Currency: "EUR", Years: 3}); ok {
+					b.Gzip()
+				}
+			}
+		})
+	}
+	for round := range 20 {
+		for i, z := range zones {
+			f.apply(priced(fmt.Sprintf("r%02d", round), z, at(time.Duration(round)*time.Minute), "USD", int64(900+i), 1100, 800))
+		}
+		current.Store(f.x.Build(at(time.Duration(round) * time.Minute)))
+	}
+	close(stop)
+	wg.Wait()
+	d := decode[domainsJSON](t, current.Load().RenderCatalog(CatalogOptions{}).JSON)
+	if d.Count != len(zones) || d.Zones[0].Registrars != 21 {
+		t.Errorf("after the rounds: %d zones, %d registrars on the first; want %d and 21", d.Count, d.Zones[0].Registrars, len(zones))
 	}
 }

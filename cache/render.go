@@ -2,6 +2,7 @@ package cache
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -275,7 +276,12 @@ func (st *style) cost(r *row, years int) (int64, bool) {
 	}
 	total := r.native[opRegister].Amount
 	if years > 1 {
-		total += int64(years-1) * r.entry.ops[opRenew].regular
+		// Amounts are not negative; a sum past int64 has no cost.
+		renew := r.entry.ops[opRenew].regular
+		if renew > 0 && int64(years-1) > (math.MaxInt64-total)/renew {
+			return 0, false
+		}
+		total += int64(years-1) * renew
 	}
 	c, ok := st.table.Convert(contracts.Price{Amount: total, Currency: r.native[opRegister].Currency}, st.currency)
 	return c.Amount, ok
@@ -285,7 +291,11 @@ func (st *style) cost(r *row, years int) (int64, bool) {
 // registration paid now: the price that draws a customer in is not the one
 // they keep paying.
 func (r *row) renewalTrap() bool {
-	return r.has[opRegister] && r.has[opRenew] && r.entry.ops[opRenew].regular >= 2*r.native[opRegister].Amount
+	if !r.has[opRegister] || !r.has[opRenew] {
+		return false
+	}
+	register, renew := r.native[opRegister].Amount, r.entry.ops[opRenew].regular
+	return renew >= register && renew-register >= register // renew ≥ 2 × register, without overflow
 }
 
 func (st *style) renderComparison(v *view, rows []*row, sum zoneSummary, years int) []byte {

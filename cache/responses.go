@@ -106,9 +106,20 @@ func (r *Responses) Get(version uint64, key string) (*Body, bool) {
 // Set offers a body for key at a snapshot version. The cache may decline it
 // (admission is probabilistic); that is counted and otherwise harmless.
 func (r *Responses) Set(version uint64, key string, b *Body) {
-	if !r.c.Set(responseKey(version, key), b, int64(len(b.JSON))) {
+	if !r.c.Set(responseKey(version, key), b, cost(b)) {
 		r.rejected.Inc()
 	}
+}
+
+// entryOverhead estimates what a cached entry holds beside its body's
+// bytes: the Body, its strings and header slices, the key and ristretto's
+// item.
+const entryOverhead = 512
+
+// cost is what a body may come to hold: its JSON, the gzip form a client
+// may add later (about a quarter of JSON's size) and the entry's overhead.
+func cost(b *Body) int64 {
+	return int64(len(b.JSON)+len(b.JSON)/4+len(b.Next)) + entryOverhead
 }
 
 // Wait blocks until buffered Sets are applied; tests use it to make Sets

@@ -18,9 +18,11 @@ import (
 // once built; the compressed form is made once, on first demand.
 type Body struct {
 	JSON []byte
-	ETag string
-	// Modified is the newest observed_at of the events behind the body (its
-	// Last-Modified), to the second; zero when there are none.
+	// ETag names the JSON bytes; GzipETag their gzip form (a strong ETag
+	// names one content coding).
+	ETag, GzipETag string
+	// Modified is when the stream stored the newest change behind the body
+	// (its Last-Modified), to the second; zero when there is none.
 	Modified time.Time
 	// LastModified is Modified as an HTTP date; empty when Modified is zero.
 	LastModified string
@@ -28,9 +30,12 @@ type Body struct {
 	// on the last page and for whole bodies.
 	Next string
 
+	// The header values above, built once: the hot path sets them
+	// without allocating. Never modified.
+	etagValues, gzipETagValues, lastModifiedValues []string
+
 	gzipOnce sync.Once
 	gzip     []byte
-	gzipETag string
 }
 
 // NewBody wraps rendered bytes with their ETag: a 64-bit xxHash of the body
@@ -41,25 +46,41 @@ type Body struct {
 func NewBody(b []byte, modified time.Time) *Body {
 	var sum [8]byte
 	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(b))
-	body := &Body{JSON: b, ETag: `"` + hex.EncodeToString(sum[:]) + "-" + strconv.FormatUint(uint64(len(b)), 36) + `"`}
+	tag := hex.EncodeToString(sum[:]) + "-" + strconv.FormatUint(uint64(len(b)), 36)
+	body := &Body{JSON: b, ETag: `"` + tag + `"`, GzipETag: `"` + tag + `-gzip"`}
+	body.etagValues, body.gzipETagValues = []string{body.ETag}, []string{body.GzipETag}
 	if !modified.IsZero() {
 		body.Modified = modified.UTC().Truncate(time.Second)
 		body.LastModified = body.Modified.Format(http.TimeFormat)
+		body.lastModifiedValues = []string{body.LastModified}
 	}
 	return body
 }
 
-// gzipLevel trades size for the time of the one compression each body
-// version gets: it runs once per data version, never per request.
-const gzipLevel = gzip.BestCompression
+// ETagValues is the header value of ETag, or of GzipETag with gzip. The
+// slice is shared: never modify it.
+func (b *Body) ETagValues(gzip bool) []string {
+	if gzip {
+		return b.gzipETagValues
+	}
+	return b.etagValues
+}
 
-// Gzip returns the body compressed with gzip and the ETag of that
-// representation (a strong ETag names one content coding). The first call
-// compresses, concurrent ones wait for it, later ones are free: a body is
-// compressed at most once, and only if some client asks for gzip, so
-// replaying the stream never pays for it. The output depends on the bytes
-// alone (no name, no time in the header), the same in every pod.
-func (b *Body) Gzip() ([]byte, string) {
+// LastModifiedValues is the header value of Last-Modified, nil without
+// one. The slice is shared: never modify it.
+func (b *Body) LastModifiedValues() []string { return b.lastModifiedValues }
+
+// gzipLevel is gzip's default: on the catalog it compresses within a few
+// percent of the best level at a fifteenth of the time (0.7 ms against
+// 15 ms for 335 KB).
+const gzipLevel = gzip.DefaultCompression
+
+// Gzip returns the body compressed with gzip. The first call compresses,
+// concurrent ones wait for it, later ones are free: a body is compressed at
+// most once, and only if some client is sent its gzip form, so replaying the
+// stream never pays for it. The output depends on the bytes alone (no name,
+// no time in the header).
+func (b *Body) Gzip() []byte {
 	b.gzipOnce.Do(func() {
 		var buf bytes.Buffer
 		buf.Grow(len(b.JSON)/4 + 64)
@@ -67,9 +88,8 @@ func (b *Body) Gzip() ([]byte, string) {
 		_, _ = w.Write(b.JSON)                       // a bytes.Buffer does not fail
 		_ = w.Close()
 		b.gzip = buf.Bytes()
-		b.gzipETag = b.ETag[:len(b.ETag)-1] + `-gzip"`
 	})
-	return b.gzip, b.gzipETag
+	return b.gzip
 }
 
 // Snapshot is an immutable, fully rendered view of the index at one data
@@ -91,10 +111,10 @@ type Snapshot struct {
 	// BodyBytes is the size of every rendered body.
 	BodyBytes int64
 
-	style    *style
-	views    []*view          // priced zones by ASCII name
-	byZone   map[string]*view // by ASCII name
-	rendered time.Time        // the render's now
+	style  *style
+	views  []*view          // priced zones by ASCII name
+	byZone map[string]*view // by ASCII name
+	lists  listCache        // catalog lists computed for options
 }
 
 // Comparison returns the /api/comparison body of a canonical zone (".co.uk").

@@ -102,14 +102,15 @@ func StateStreamConfig(o StreamOptions) jetstream.StreamConfig {
 	}
 }
 
-// Provision creates the streams, or updates them to the declared
-// configuration. It is idempotent and safe to run from every process that
-// starts.
+// Provision creates the streams and the API keys bucket, or updates them
+// to the declared configuration. It is idempotent and safe to run from
+// every process that starts.
 func Provision(ctx context.Context, js jetstream.JetStream, o StreamOptions) error {
 	if _, err := js.CreateOrUpdateStream(ctx, StateStreamConfig(o)); err != nil {
 		return fmt.Errorf("provision stream %s: %w", StateStream, err)
 	}
-	return nil
+	_, err := ProvisionKeys(ctx, js, o)
+	return err
 }
 
 // OnSubject reports whether subject is the one ev must be published on,

@@ -47,7 +47,7 @@ func exported(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

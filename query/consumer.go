@@ -192,10 +192,11 @@ func (c *Consumer) watchHead(ctx context.Context, stream jetstream.Stream) {
 
 // item is one message read from the stream, decoded.
 type item struct {
-	msg jetstream.Msg
-	seq uint64
-	ev  contracts.Event
-	err error
+	msg    jetstream.Msg
+	seq    uint64
+	stored time.Time // when the stream stored the message
+	ev     contracts.Event
+	err    error
 }
 
 // catchBatch is how many messages catch-up decodes at once across cores.
@@ -228,7 +229,7 @@ func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, id
 					c.reject(msg, 0, "no_metadata", err)
 					continue
 				}
-				b.items = append(b.items, item{msg: msg, seq: meta.Sequence.Stream})
+				b.items = append(b.items, item{msg: msg, seq: meta.Sequence.Stream, stored: meta.Timestamp})
 				b.last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
 				if b.last || len(b.items) == catchBatch {
 					c.m.pending.Set(float64(meta.NumPending))
@@ -331,7 +332,7 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 			continue
 		}
 		c.m.pending.Set(float64(meta.NumPending))
-		in := item{msg: msg, seq: meta.Sequence.Stream}
+		in := item{msg: msg, seq: meta.Sequence.Stream, stored: meta.Timestamp}
 		in.ev, in.err = dec.Decode(msg.Data())
 		if c.apply(idx, &in) && dirtySince.IsZero() {
 			dirtySince = time.Now()
@@ -389,7 +390,7 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		c.reject(in.msg, in.seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
 		return idx.Dirty()
 	}
-	c.m.outcome(idx.Apply(in.seq, in.ev)).Inc()
+	c.m.outcome(idx.Apply(in.seq, in.stored, in.ev)).Inc()
 	return idx.Dirty()
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/access"
 )
 
 var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -393,7 +394,7 @@ func TestBrowserHeaders(t *testing.T) {
 
 	want := map[string]string{
 		"Access-Control-Allow-Origin":   "*",
-		"Access-Control-Expose-Headers": "ETag, X-Request-Id",
+		"Access-Control-Expose-Headers": "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After",
 		"X-Content-Type-Options":        "nosniff",
 		"Referrer-Policy":               "no-referrer",
 		"Content-Security-Policy":       "default-src 'none'; frame-ancestors 'none'",
@@ -605,7 +606,11 @@ func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	// These tests poll faster than the free tier allows; limits have
+	// their own tests in limits_test.go.
+	cfg := query.DefaultConfig()
+	cfg.Limits.Anonymous = access.Rate{}
+	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}

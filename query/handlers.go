@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -24,8 +25,9 @@ var (
 
 // writeBody writes a pre-rendered body, compressed when the client accepts
 // gzip (compressed once per body, never per request), or 304 when the
-// client's copy is current. If-None-Match decides when present; only
-// without it does If-Modified-Since (RFC 9110, section 13.2.2).
+// client's copy of that representation is current. If-None-Match decides
+// when present; only without it does If-Modified-Since (RFC 9110, section
+// 13.2.2).
 func (s *Server) writeBody(c echo.Context, b *cache.Body) error {
 	w := c.Response()
 	req := c.Request()
@@ -33,19 +35,21 @@ func (s *Server) writeBody(c echo.Context, b *cache.Body) error {
 	h["Content-Type"] = contentTypeJSON
 	h["Cache-Control"] = s.cacheControl
 	h["Vary"] = varyEncoding
-	if b.LastModified != "" {
-		h["Last-Modified"] = []string{b.LastModified}
+	if lm := b.LastModifiedValues(); lm != nil && !b.Modified.After(time.Now()) {
+		// A date ahead of this pod's clock (the stream's is ahead) would
+		// be one HTTP forbids; it is sent once the clock gets there.
+		h["Last-Modified"] = lm
 	}
-	data, etag := b.JSON, b.ETag
-	if acceptsGzip(req.Header.Get("Accept-Encoding")) {
-		data, etag = b.Gzip()
-		h["Content-Encoding"] = gzipEncoding
-	}
-	h["Etag"] = []string{etag}
-	if notModified(req, b) {
-		delete(h, "Content-Encoding")
+	gz := acceptsGzip(req.Header.Values("Accept-Encoding"))
+	h["Etag"] = b.ETagValues(gz)
+	if notModified(req, b, gz) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
+	}
+	data := b.JSON
+	if gz {
+		data = b.Gzip()
+		h["Content-Encoding"] = gzipEncoding
 	}
 	h["Content-Length"] = []string{strconv.Itoa(len(data))}
 	w.WriteHeader(http.StatusOK)
@@ -53,10 +57,15 @@ func (s *Server) writeBody(c echo.Context, b *cache.Body) error {
 	return err
 }
 
-// notModified evaluates the request's preconditions against b.
-func notModified(req *http.Request, b *cache.Body) bool {
-	if inm := req.Header.Get("If-None-Match"); inm != "" {
-		return etagMatches(inm, b)
+// notModified evaluates the request's preconditions against the
+// representation of b that would be sent.
+func notModified(req *http.Request, b *cache.Body, gz bool) bool {
+	if inm := req.Header.Values("If-None-Match"); len(inm) > 0 {
+		etag := b.ETag
+		if gz {
+			etag = b.GzipETag
+		}
+		return etagMatches(inm, etag)
 	}
 	ims := req.Header.Get("If-Modified-Since")
 	if ims == "" || b.Modified.IsZero() {
@@ -66,44 +75,40 @@ func notModified(req *http.Request, b *cache.Body) bool {
 	return err == nil && !b.Modified.After(t)
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list. Both
-// representations of a body, plain and gzip, name the same data: a client
-// holding either has the current version.
-func etagMatches(header string, b *cache.Body) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
-		if part == "*" || part == b.ETag || (len(part) > len(b.ETag) && part == gzipETag(b)) {
-			return true
+// etagMatches implements If-None-Match's weak comparison over its lists.
+func etagMatches(lines []string, etag string) bool {
+	for _, line := range lines {
+		for part := range strings.SplitSeq(line, ",") {
+			part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+			if part == "*" || part == etag {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// gzipETag is the ETag of b's gzip representation, computed only when a
-// client presents a longer tag than the plain one.
-func gzipETag(b *cache.Body) string {
-	_, etag := b.Gzip()
-	return etag
-}
-
-// acceptsGzip reports whether an Accept-Encoding header admits gzip: named
-// with a non-zero weight, or covered by "*" without gzip refused by name.
-func acceptsGzip(header string) bool {
-	if header == "" {
-		return false
-	}
-	star := false
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.TrimSpace(coding)
-		switch {
-		case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
-			return !zeroWeight(params)
-		case coding == "*":
-			star = !zeroWeight(params)
+// acceptsGzip reports whether the Accept-Encoding field lines admit gzip:
+// named with a non-zero weight, or covered by "*" without gzip refused by
+// name.
+func acceptsGzip(lines []string) bool {
+	star, named := false, false
+	for _, line := range lines {
+		for part := range strings.SplitSeq(line, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.TrimSpace(coding)
+			switch {
+			case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
+				if zeroWeight(params) {
+					return false
+				}
+				named = true
+			case coding == "*":
+				star = !zeroWeight(params)
+			}
 		}
 	}
-	return star
+	return named || star
 }
 
 // zeroWeight reports whether a coding's parameters give it q=0 ("q=0",
@@ -163,12 +168,7 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 		if key == "" {
 			return s.writeBody(c, snap.Domains)
 		}
-		key = "/api/domains?" + key
-		b, ok := s.responses.Get(snap.Version, key)
-		if !ok {
-			b = snap.RenderCatalog(o)
-			s.responses.Set(snap.Version, key, b)
-		}
+		b := s.derived(snap.Version, "/api/domains?"+key, func() *cache.Body { return snap.RenderCatalog(o) })
 		if b.Next != "" {
 			p.norm.Set("cursor", b.Next)
 			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
@@ -203,14 +203,26 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 			}
 			return s.writeBody(c, b)
 		}
-		key = "/api/comparison/" + zone + "?" + key
-		if cached, ok := s.responses.Get(snap.Version, key); ok {
-			return s.writeBody(c, cached)
-		}
-		b, _ = snap.RenderComparison(zone, o)
-		s.responses.Set(snap.Version, key, b)
-		return s.writeBody(c, b)
+		return s.writeBody(c, s.derived(snap.Version, "/api/comparison/"+zone+"?"+key, func() *cache.Body {
+			b, _ := snap.RenderComparison(zone, o)
+			return b
+		}))
 	}
+}
+
+// derived returns the body cached for key at a snapshot version, or renders
+// it once: concurrent misses on one key wait for a single render (a new
+// version otherwise starts every client's render at once).
+func (s *Server) derived(version uint64, key string, render func() *cache.Body) *cache.Body {
+	if b, ok := s.responses.Get(version, key); ok {
+		return b
+	}
+	v, _, _ := s.flight.Do(strconv.FormatUint(version, 36)+" "+key, func() (any, error) {
+		b := render()
+		s.responses.Set(version, key, b)
+		return b, nil
+	})
+	return v.(*cache.Body)
 }
 
 // comparison finds a zone's comparison body and canonical name from the
@@ -295,6 +307,8 @@ func (s *Server) handleReadyz() echo.HandlerFunc {
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Draining", "the server is shutting down")
 		case !s.consumer.IsReady():
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "catching up with the price stream")
+		case !s.limits.keysReady():
+			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "loading API keys")
 		}
 		return c.JSONBlob(http.StatusOK, okBody)
 	}

@@ -1,6 +1,14 @@
 package query
 
-import "testing"
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/cache"
+	"github.com/zoneprice/zoneprice/contracts"
+)
 
 func TestAcceptsGzip(t *testing.T) {
 	tests := []struct {
@@ -21,10 +29,98 @@ func TestAcceptsGzip(t *testing.T) {
 		{"gzip;q=0, *", false},
 		{"br, *;q=0.1", true},
 		{"identity", false},
+		{"*\ngzip;q=0", false},
+		{"br\ngzip", true},
 	}
 	for _, tt := range tests {
-		if got := acceptsGzip(tt.header); got != tt.want {
+		if got := acceptsGzip(strings.Split(tt.header, "\n")); got != tt.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
+}
+
+// TestOptionKeys checks the response-cache keys: equivalent option sets
+// share one, different ones never do.
+func TestOptionKeys(t *testing.T) {
+	snap := testSnapshot(t)
+	keyOf := func(query string, catalog bool) string {
+		t.Helper()
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if catalog {
+			_, p, err := catalogOptions(q, snap)
+			if err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+			return p.key()
+		}
+		_, key, err := comparisonOptions(q, snap)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return key
+	}
+	catalogs := [][]string{
+		{"", "sort=zone", "currency=USD", "currency=usd", "other=1"},
+		{"category=idn,finance", "category=finance&category=idn", "category=FINANCE,idn,idn"},
+		{"sort=cost", "sort=cost&years=1"},
+		{"sort=cost&years=2"},
+		{"sort=-zone"},
+		{"q=shop", "q=.SHOP"},
+		{"q=sho"},
+		{"limit=10"},
+		{"limit=10&sort=register"},
+		{"currency=EUR"},
+		{"years=3"},
+	}
+	comparisons := [][]string{
+		{"", "sort=register", "currency=USD"},
+		{"exclude=a,b", "exclude=b&exclude=a"},
+		{"registrars=a,b"},
+		{"sort=-register"},
+		{"sort=cost", "sort=cost&years=1"},
+		{"years=1"},
+		{"currency=EUR"},
+	}
+	for _, tc := range []struct {
+		name    string
+		groups  [][]string
+		catalog bool
+	}{{"catalog", catalogs, true}, {"comparison", comparisons, false}} {
+		seen := map[string]string{}
+		for _, group := range tc.groups {
+			want := keyOf(group[0], tc.catalog)
+			if other, ok := seen[want]; ok {
+				t.Errorf("%s: %q and %q share the key %q", tc.name, group[0], other, want)
+			}
+			seen[want] = group[0]
+			for _, q := range group[1:] {
+				if got := keyOf(q, tc.catalog); got != want {
+					t.Errorf("%s: %q has key %q, %q has %q; want the same", tc.name, q, got, group[0], want)
+				}
+			}
+		}
+	}
+}
+
+// testSnapshot is a snapshot in USD with EUR rates.
+func testSnapshot(t *testing.T) *cache.Snapshot {
+	t.Helper()
+	x := cache.NewIndex("USD")
+	at := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	events := []contracts.Event{
+		&contracts.Rates{V: 1, Kind: contracts.KindRates, Base: "EUR", Date: "2026-11-20",
+			Rates: map[string]string{"USD": "1.08"}, ObservedAt: at, Source: "test"},
+		&contracts.PriceSet{V: 1, Kind: contracts.KindPriceSet, Registrar: "a", Zone: ".shop", Source: "test", ObservedAt: at,
+			Register: &contracts.OpPrice{Regular: contracts.Price{Amount: 100, Currency: "USD"}}},
+	}
+	for i, ev := range events {
+		if err := ev.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		x.Apply(uint64(i+1), at, ev)
+	}
+	return x.Build(at)
 }

@@ -10,10 +10,11 @@ import (
 // and read-only, so any origin may read it from a browser
 // (Access-Control-Allow-Origin: *, no credentials); its answers are JSON
 // that must never be sniffed as something else, framed, or leak the
-// page that asked for them. Built once; nothing may modify them in place.
+// page that asked for them. A browser client may read the rate limit
+// fields to pace itself. Built once; nothing may modify them in place.
 var (
 	allowOrigin   = []string{"*"}
-	exposeHeaders = []string{"ETag, X-Request-Id"}
+	exposeHeaders = []string{"ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After"}
 	nosniff       = []string{"nosniff"}
 	noReferrer    = []string{"no-referrer"}
 	noContent     = []string{"default-src 'none'; frame-ancestors 'none'"}

@@ -69,13 +69,14 @@ func (p *params) list(name string, maxItems int) ([]string, error) {
 			if item == "" {
 				return nil, invalidParam(name, "has an empty item; separate values with single commas")
 			}
-			if !slices.Contains(items, item) {
-				items = append(items, item)
+			if slices.Contains(items, item) {
+				continue
 			}
+			if len(items) == maxItems {
+				return nil, invalidParam(name, "lists more than "+strconv.Itoa(maxItems)+" values")
+			}
+			items = append(items, item)
 		}
-	}
-	if len(items) > maxItems {
-		return nil, invalidParam(name, "lists more than "+strconv.Itoa(maxItems)+" values")
 	}
 	slices.Sort(items)
 	if len(items) > 0 {

@@ -69,7 +69,8 @@ func TestQueryOptionsServed(t *testing.T) {
 	same := [][]string{
 		{"/api/domains", "/api/domains?sort=zone", "/api/domains?currency=usd", "/api/domains?utm_source=x"},
 		{"/api/domains?category=idn,generic", "/api/domains?category=generic&category=IDN", "/api/domains?category=%20idn%20,generic"},
-		{"/api/domains?q=RF", "/api/domains?q=.rf"},
+		{"/api/domains?q=CO.UK", "/api/domains?q=.co.uk", "/api/domains?q=%20co.uk"},
+		{"/api/domains?q=%D0%A0%D0%A4", "/api/domains?q=.%D1%80%D1%84", "/api/domains?q=xn--p1ai"},
 		{"/api/comparison/.com", "/api/comparison/com?sort=register", "/api/comparison/COM?currency=USD"},
 		{"/api/comparison/.com?sort=cost", "/api/comparison/.com?years=1&sort=cost"},
 		{"/api/comparison/.com?registrars=alpha,bravo", "/api/comparison/com?registrars=bravo&registrars=alpha"},
@@ -84,6 +85,9 @@ func TestQueryOptionsServed(t *testing.T) {
 	}
 	if etag("/api/domains?sort=-zone") == etag("/api/domains") {
 		t.Error("sort=-zone gave the unsorted body")
+	}
+	if etag("/api/domains?q=co.uk") == etag("/api/domains") || etag("/api/domains?q=co.uk") == etag("/api/domains?q=xn--p1ai") {
+		t.Error("q does not filter")
 	}
 
 	var page struct {

@@ -13,15 +13,19 @@ import (
 // the API routes OPTIONS for CORS preflight; anything else is a 405 problem
 // with Allow, and unknown paths (trailing slash variants included) a 404
 // problem, both from Server.handleError. Every response carries the
-// headers of publicHeaders.
+// headers of publicHeaders. The API routes (GET and HEAD, not preflights)
+// check API keys and are rate limited by s.limit, wrapped around each
+// handler here rather than as route middleware, which echo would wrap anew
+// on every request.
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
-	e.Match(read, "/api/domains", s.handleDomains())
-	e.Match(read, "/api/domains/categories", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories }))
-	e.Match(read, "/api/comparison/zones", s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones }))
-	e.Match(read, "/api/comparison/:zone", s.handleComparison())
-	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone"} {
+	e.Match(read, "/api/domains", s.limit(s.handleDomains()))
+	e.Match(read, "/api/domains/categories", s.limit(s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories })))
+	e.Match(read, "/api/comparison/zones", s.limit(s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones })))
+	e.Match(read, "/api/comparison/:zone", s.limit(s.handleComparison()))
+	e.Match(read, "/api/openapi.json", s.limit(s.handleOpenAPI()))
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone", "/api/openapi.json"} {
 		e.OPTIONS(path, handlePreflight()) // CORS preflight
 	}
 

@@ -16,9 +16,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/access"
 )
 
 // Config configures the HTTP server.
@@ -43,6 +45,9 @@ type Config struct {
 	CacheMaxAge time.Duration
 	// Responses bounds the derived-response cache.
 	Responses cache.ResponsesConfig
+	// Limits are the rate limits of the API routes and the client address
+	// they are charged to.
+	Limits access.Config
 	// AccessLog logs every request at info level; otherwise requests are
 	// logged at debug level only.
 	AccessLog bool
@@ -51,6 +56,9 @@ type Config struct {
 	// whose load balancer forwards every path moves metrics to an admin port
 	// instead (the commands' --metrics-listen) so the public cannot read them.
 	MetricsOnAPI bool
+	// Deprecations are announced on the routes they name (Deprecation,
+	// Sunset and Link headers); the default is contracts.Deprecations().
+	Deprecations []contracts.Deprecation
 }
 
 // DefaultConfig listens on :8080.
@@ -65,7 +73,9 @@ func DefaultConfig() Config {
 		ShutdownTimeout:   15 * time.Second,
 		CacheMaxAge:       5 * time.Minute,
 		Responses:         cache.DefaultResponsesConfig(),
+		Limits:            access.DefaultConfig(),
 		MetricsOnAPI:      true,
+		Deprecations:      contracts.Deprecations(),
 	}
 }
 
@@ -83,6 +93,9 @@ func (c Config) Validate() error {
 	if c.CacheMaxAge < 0 || c.CacheMaxAge%time.Second != 0 {
 		return errors.New("cache max-age (--cache-max-age, ZONEPRICE_CACHE_MAX_AGE) must be whole seconds, zero or more")
 	}
+	if err := c.Limits.Validate(); err != nil {
+		return err
+	}
 	return c.Responses.Validate()
 }
 
@@ -97,15 +110,19 @@ type Server struct {
 	draining  atomic.Bool
 	m         *httpMetrics
 	ids       *requestIDs
+	limits    *limits
 	// accessLevel is the level requests are logged at.
 	accessLevel slog.Level
 	// cacheControl is the Cache-Control of every successful API response.
 	cacheControl []string
+	// flight renders each derived response once however many ask at once.
+	flight singleflight.Group
 }
 
-// NewServer builds the server and its routes. Metrics are registered on reg
-// and /metrics serves gatherer.
-func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
+// NewServer builds the server and its routes. keys are the subscribers' API
+// keys; nil accepts none. Metrics are registered on reg and /metrics serves
+// gatherer.
+func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,8 +135,13 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 		responses.Close()
 		return nil, err
 	}
+	limits, err := newLimits(cfg.Limits, keys, reg, time.Now)
+	if err != nil {
+		responses.Close()
+		return nil, err
+	}
 	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m,
-		ids: newRequestIDs(), accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
+		ids: newRequestIDs(), limits: limits, accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo
 	}
@@ -127,7 +149,8 @@ func NewServer(cfg Config, consumer *Consumer, log *slog.Logger, reg prometheus.
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.instrument, publicHeaders)
+	e.IPExtractor = ipExtractor(cfg.Limits.TrustedProxies)
+	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations))
 	s.routes(e)
 	s.echo = e
 	return s, nil

@@ -33,7 +33,7 @@ func TestGracefulDrain(t *testing.T) {
 	}
 	cfg := query.DefaultConfig()
 	cfg.DrainDelay = 2 * time.Second
-	srv, err := query.NewServer(cfg, c, log, reg, reg)
+	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestNotReadyBeforeCatchUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, log, reg, reg)
+	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 	}
 	cfg := query.DefaultConfig()
 	cfg.AccessLog = true
-	srv, err := query.NewServer(cfg, c, log, reg, reg)
+	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

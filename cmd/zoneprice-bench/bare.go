@@ -26,6 +26,7 @@ var served = []string{
 	"Content-Type", "Etag", "Cache-Control", "Vary", "Last-Modified",
 	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options",
 	"Referrer-Policy", "Content-Security-Policy", "Cross-Origin-Resource-Policy",
+	"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset", "Ratelimit-Policy",
 }
 
 // canned is one response captured from the real service and replayed as is.

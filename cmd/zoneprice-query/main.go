@@ -1,7 +1,8 @@
 // Command zoneprice-query is a query pod: it joins an existing NATS with
 // JetStream, replays the state stream into memory and serves the API. It
-// reports ready on /readyz only once caught up. Run as many as you like
-// behind a load balancer.
+// reports ready on /readyz only once caught up and with the API keys
+// loaded. Run as many as you like behind a load balancer; rate limits are
+// per pod (see package query/access).
 package main
 
 import (

@@ -198,6 +198,9 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err := DurationVar(fs, getenv, &q.Server.CacheMaxAge, "cache-max-age", "ZONEPRICE_CACHE_MAX_AGE", q.Server.CacheMaxAge, "how long clients may reuse a response without revalidating (Cache-Control max-age; 0: always revalidate)"); err != nil {
 		return nil, err
 	}
+	if err := registerLimitFlags(fs, getenv, &q.Server.Limits); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 
@@ -208,20 +211,25 @@ func envOr(getenv Env, key, def string) string {
 	return def
 }
 
-// Query composes a query service on js: the consumer, the HTTP server and,
-// when asked for, a separate metrics server. It returns the consumer and the
-// parts to run; callers add them to their errgroup.
+// Query composes a query service on js: the consumer, the API keys' mirror,
+// the HTTP server and, when asked for, a separate metrics server. It
+// returns the consumer and the parts to run; callers add them to their
+// errgroup.
 func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, []func(context.Context) error, error) {
 	q.Server.MetricsOnAPI = q.MetricsAddr == ""
 	consumer, err := query.NewConsumer(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)
 	}
-	srv, err := query.NewServer(q.Server, consumer, log.With("part", "api"), reg, reg)
+	keys, err := newKeys(js, q, log, reg)
 	if err != nil {
 		return nil, nil, err
 	}
-	parts := []func(context.Context) error{srv.Run}
+	srv, err := query.NewServer(q.Server, consumer, keys, log.With("part", "api"), reg, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := []func(context.Context) error{srv.Run, keys.Run}
 	if q.MetricsAddr != "" {
 		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, log.With("part", "metrics")).Run)
 	}

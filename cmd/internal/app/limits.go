@@ -1,0 +1,54 @@
+package app
+
+import (
+	"encoding"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/query/access"
+)
+
+// TextValue is a setting that reads and writes itself as text.
+type TextValue interface {
+	encoding.TextMarshaler
+	encoding.TextUnmarshaler
+}
+
+// TextVar is DurationVar for a TextValue: its default is p's value, or the
+// environment variable's when that is set.
+func TextVar(fs *flag.FlagSet, getenv Env, p TextValue, name, env, usage string) error {
+	if v := getenv(env); v != "" {
+		if err := p.UnmarshalText([]byte(v)); err != nil {
+			return fmt.Errorf("%s: %w", env, err)
+		}
+	}
+	fs.TextVar(p, name, p, usage+" (env "+env+")")
+	return nil
+}
+
+// registerLimitFlags declares the rate limit flags of the query service.
+func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config) error {
+	if err := TextVar(fs, getenv, &c.Anonymous, "rate-limit", "ZONEPRICE_RATE_LIMIT",
+		`requests per client address without an API key, per pod: N/s, N/m or N/h, optionally ";burst=N" (default burst: N), or "off"`); err != nil {
+		return err
+	}
+	if err := TextVar(fs, getenv, &c.Tiers, "tiers", "ZONEPRICE_TIERS",
+		`API key tiers and their limits per key, per pod: comma-separated name=rate, rates as in --rate-limit`); err != nil {
+		return err
+	}
+	if err := TextVar(fs, getenv, &c.TrustedProxies, "trusted-proxies", "ZONEPRICE_TRUSTED_PROXIES",
+		"comma-separated CIDRs of proxies whose X-Forwarded-For names the client; empty: the TCP peer is the client"); err != nil {
+		return err
+	}
+	return IntVar(fs, getenv, &c.Clients, "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS", c.Clients,
+		"clients whose limits a pod tracks at once (32 bytes each); beyond it, the nearest to refilled are forgotten")
+}
+
+// newKeys is the query service's mirror of the API keys bucket.
+func newKeys(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg prometheus.Registerer) (*access.Keys, error) {
+	return access.NewKeys(js, q.Server.Limits.Tiers, log.With("part", "keys"), reg)
+}

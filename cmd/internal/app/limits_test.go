@@ -1,0 +1,71 @@
+package app_test
+
+import (
+	"flag"
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/query/access"
+)
+
+func TestLimitFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		check   func(*testing.T, access.Config)
+		wantErr string
+	}{
+		{"defaults", nil, nil, func(t *testing.T, c access.Config) {
+			if c.Anonymous != (access.Rate{Limit: 60, Window: time.Minute, Burst: 60}) || c.Tiers["pro"].Limit != 6000 || c.Tiers["standard"].Limit != 600 || len(c.TrustedProxies) != 0 {
+				t.Errorf("defaults: %+v", c)
+			}
+		}, ""},
+		{"environment", map[string]string{
+			"ZONEPRICE_RATE_LIMIT": "30/m;burst=10", "ZONEPRICE_TIERS": "gold=100/s",
+			"ZONEPRICE_TRUSTED_PROXIES": "10.0.0.0/8", "ZONEPRICE_RATE_LIMIT_CLIENTS": "1024",
+		}, nil, func(t *testing.T, c access.Config) {
+			if c.Anonymous.Limit != 30 || c.Anonymous.Burst != 10 || len(c.Tiers) != 1 || c.Tiers["gold"].Window != time.Second ||
+				c.TrustedProxies[0] != netip.MustParsePrefix("10.0.0.0/8") || c.Clients != 1024 {
+				t.Errorf("from the environment: %+v", c)
+			}
+		}, ""},
+		{"flags over the environment", map[string]string{"ZONEPRICE_RATE_LIMIT": "30/m"},
+			[]string{"--rate-limit", "off", "--tiers", "", "--trusted-proxies", "192.0.2.1,2001:db8::/32"}, func(t *testing.T, c access.Config) {
+				if !c.Anonymous.Off() || len(c.Tiers) != 0 || len(c.TrustedProxies) != 2 {
+					t.Errorf("from flags: %+v", c)
+				}
+			}, ""},
+		{"bad environment", map[string]string{"ZONEPRICE_RATE_LIMIT": "lots"}, nil, nil, "ZONEPRICE_RATE_LIMIT"},
+		{"bad tiers", map[string]string{"ZONEPRICE_TIERS": "free=1/s"}, nil, nil, "ZONEPRICE_TIERS"},
+		{"bad proxies", map[string]string{"ZONEPRICE_TRUSTED_PROXIES": "lb.example"}, nil, nil, "ZONEPRICE_TRUSTED_PROXIES"},
+		{"bad flag", nil, []string{"--rate-limit", "60/d"}, nil, "rate-limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			q, err := app.RegisterQueryFlags(fs, func(k string) string { return tt.env[k] })
+			if err == nil {
+				err = fs.Parse(tt.args)
+			}
+			if err == nil {
+				err = q.Server.Validate()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want an error naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, q.Server.Limits)
+		})
+	}
+}

@@ -1,0 +1,238 @@
+// Command zoneprice-admin manages the subscribers' API keys, in the
+// JetStream key-value bucket that every query pod watches:
+//
+//	zoneprice-admin keys create --tier pro --note "acme corp"
+//	zoneprice-admin keys list
+//	zoneprice-admin keys revoke <id>
+//
+// create prints the new key once; only its SHA-256 is stored. A created or
+// revoked key takes effect on every pod within seconds. It needs write
+// access to the bucket, and creates it when missing, with the replicas of
+// the state stream.
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/access"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "zoneprice-admin:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  zoneprice-admin keys create --tier TIER [--note NOTE]   make a key, printed once
+  zoneprice-admin keys list                               list keys (never the keys themselves)
+  zoneprice-admin keys revoke ID                          revoke a key on every pod
+
+flags (before or after the command words):
+`
+
+func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zoneprice-admin", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) holding the keys bucket, comma-separated")
+	var tier, note string
+	var timeout time.Duration
+	fs.StringVar(&tier, "tier", "", "create: the key's tier (free, standard, pro, or one the pods' --tiers define)")
+	fs.StringVar(&note, "note", "", "create: whose key it is, for the operator")
+	if err := app.DurationVar(fs, getenv, &timeout, "timeout", "ZONEPRICE_ADMIN_TIMEOUT", 30*time.Second, "how long the command may take"); err != nil {
+		return err
+	}
+	// Flags may come before the command words and after them.
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	words := fs.Args()
+	if len(words) < 2 || words[0] != "keys" {
+		fs.Usage()
+		return errors.New("want a command: keys create, keys list or keys revoke")
+	}
+	verb := words[1]
+	if err := fs.Parse(words[2:]); err != nil {
+		return err
+	}
+	operands := fs.Args()
+	if tier != "" || note != "" {
+		if verb != "create" {
+			return fmt.Errorf("--tier and --note go with keys create, not keys %s", verb)
+		}
+	}
+	var cmd func(context.Context, jetstream.JetStream) error
+	switch {
+	case verb == "create" && len(operands) == 0:
+		if err := contracts.ValidateTier(tier); err != nil {
+			return fmt.Errorf("--tier: %w", err)
+		}
+		cmd = func(ctx context.Context, js jetstream.JetStream) error {
+			return create(ctx, js, tier, note, stdout, stderr)
+		}
+	case verb == "list" && len(operands) == 0:
+		cmd = func(ctx context.Context, js jetstream.JetStream) error { return list(ctx, js, stdout) }
+	case verb == "revoke" && len(operands) == 1:
+		cmd = func(ctx context.Context, js jetstream.JetStream) error { return revoke(ctx, js, operands[0], stdout) }
+	default:
+		fs.Usage()
+		return fmt.Errorf("keys %s %s: not a command", verb, strings.Join(operands, " "))
+	}
+
+	log, err := common.Logger(stderr)
+	if err != nil {
+		return err
+	}
+	// A command, unlike a service, fails at once when NATS is away, and
+	// has no "serving last known data" to announce when it disconnects.
+	nc, js, err := common.Connect(common.NATSURL, "zoneprice-admin", log,
+		nats.RetryOnFailedConnect(false), nats.DisconnectErrHandler(nil))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return cmd(ctx, js)
+}
+
+// create makes a key of tier, stores its record and prints the key, once.
+func create(ctx context.Context, js jetstream.JetStream, tier, note string, stdout, stderr io.Writer) error {
+	kv, err := bucket(ctx, js)
+	if err != nil {
+		return err
+	}
+	key, rec, err := contracts.NewAPIKey(tier, note, time.Now())
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := kv.Create(ctx, rec.ID, b); err != nil {
+		return fmt.Errorf("store key %s: %w", rec.ID, err)
+	}
+	fmt.Fprintf(stdout, "id:   %s\ntier: %s\nkey:  %s\n", rec.ID, rec.Tier, key)
+	fmt.Fprintln(stderr, "The key is shown this once and stored only as its SHA-256: hand it over now.")
+	if _, known := access.DefaultConfig().Tiers[tier]; !known && tier != contracts.FreeTier {
+		fmt.Fprintf(stderr, "Tier %s is not a default tier: pods serve the key at the free limit unless their --tiers define it.\n", tier)
+	}
+	return nil
+}
+
+// bucket binds the keys bucket, creating it with the state stream's
+// replicas (one when there is no stream yet) when it does not exist.
+func bucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	o := contracts.StreamOptions{Replicas: 1}
+	if s, err := js.Stream(ctx, contracts.StateStream); err == nil {
+		o.Replicas = s.CachedInfo().Config.Replicas
+	}
+	return contracts.ProvisionKeys(ctx, js, o)
+}
+
+// list prints every key's record but its hash, oldest first.
+func list(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
+	var recs []contracts.APIKey
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+	case err != nil:
+		return err
+	default:
+		if recs, err = records(ctx, kv); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(recs, func(a, b contracts.APIKey) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tTIER\tCREATED\tNOTE")
+	for _, r := range recs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.ID, r.Tier, r.CreatedAt.UTC().Format(time.RFC3339), r.Note)
+	}
+	return w.Flush()
+}
+
+// records reads the bucket's current records in one pass.
+func records(ctx context.Context, kv jetstream.KeyValue) ([]contracts.APIKey, error) {
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", contracts.KeysBucket, err)
+	}
+	defer w.Stop()
+	var recs []contracts.APIKey
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil, errors.New("read keys: the watch ended early")
+			}
+			if e == nil {
+				return recs, nil
+			}
+			var r contracts.APIKey
+			if err := json.Unmarshal(e.Value(), &r); err != nil || r.Validate() != nil {
+				r = contracts.APIKey{ID: e.Key(), Tier: "?", Note: "(unreadable record: pods refuse this key)"}
+			}
+			recs = append(recs, r)
+		}
+	}
+}
+
+// revoke deletes the key with id; every pod refuses it from then on.
+func revoke(ctx context.Context, js jetstream.JetStream, id string, stdout io.Writer) error {
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return fmt.Errorf("no key with id %q: there are no keys", id)
+	}
+	if err != nil {
+		return err
+	}
+	e, err := kv.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
+		return fmt.Errorf("no key with id %q (keys list shows them)", id)
+	}
+	if err != nil {
+		return err
+	}
+	if err := kv.Delete(ctx, id, jetstream.LastRevision(e.Revision())); err != nil {
+		return fmt.Errorf("revoke %s: %w", id, err)
+	}
+	var r contracts.APIKey
+	_ = json.Unmarshal(e.Value(), &r)
+	fmt.Fprintf(stdout, "revoked %s (tier %s, %q); pods refuse it within seconds\n", id, r.Tier, r.Note)
+	return nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// admin runs the command against srv and returns what it printed.
+func admin(t *testing.T, srv *server.Server, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := map[string]string{"NATS_URL": srv.ClientURL()}
+	err = run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// startQuery runs a query service as zoneprice-query composes it, with the
+// given environment, until the test ends, and returns its address.
+func startQuery(t *testing.T, js jetstream.JetStream, env map[string]string) string {
+	t.Helper()
+	addr := cmdtest.FreeAddr(t)
+	env["ZONEPRICE_LISTEN"] = addr
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	q, err := app.RegisterQueryFlags(fs, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	consumer, parts, err := app.Query(js, q, slog.New(slog.DiscardHandler), app.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.RunAll(ctx, append(parts, consumer.Run)...) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("query: %v", err)
+		}
+	})
+	cmdtest.Poll(t, "http://"+addr+"/readyz", 30*time.Second, cmdtest.Status200)
+	return addr
+}
+
+func get(t *testing.T, url, key string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var (
+	idLine  = regexp.MustCompile(`(?m)^id:\s+([0-9a-f]+)$`)
+	keyLine = regexp.MustCompile(`(?m)^key:\s+(zp_[a-z2-7]+)$`)
+)
+
+// TestKeysEndToEnd runs a query pod before any key exists, then creates a
+// key with the command: the pod serves it at its tier's limit; revoked, the
+// pod refuses it.
+func TestKeysEndToEnd(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx := context.Background()
+	// The stream only: creating the bucket is the command's job.
+	if _, err := js.CreateStream(ctx, contracts.StateStreamConfig(contracts.StreamOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	ps := &contracts.PriceSet{V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: "alpha", Zone: ".com",
+		Register: &contracts.OpPrice{Regular: contracts.Price{Amount: 999, Currency: "USD"}}, ObservedAt: time.Now(), Source: "test"}
+	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, []contracts.Event{ps}, 1); err != nil {
+		t.Fatal(err)
+	}
+	addr := startQuery(t, js, map[string]string{"ZONEPRICE_RATE_LIMIT": "2/h", "ZONEPRICE_TIERS": "pro=5/h"})
+	url := "http://" + addr + "/api/comparison/.com"
+
+	if out, _, err := admin(t, srv, "keys", "list"); err != nil || strings.Count(out, "\n") != 1 {
+		t.Errorf("list without a bucket: got %q, %v; want the heading alone", out, err)
+	}
+	out, errOut, err := admin(t, srv, "keys", "create", "--tier", "pro", "--note", "acme corp")
+	if err != nil {
+		t.Fatalf("create: %v\n%s", err, errOut)
+	}
+	id, key := idLine.FindStringSubmatch(out), keyLine.FindStringSubmatch(out)
+	if id == nil || key == nil {
+		t.Fatalf("create printed no id or key:\n%s", out)
+	}
+	if !strings.Contains(errOut, "shown this once") {
+		t.Errorf("create does not warn that the key is shown once:\n%s", errOut)
+	}
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	if err != nil {
+		t.Fatalf("create made no bucket: %v", err)
+	}
+	if st, err := kv.Status(ctx); err != nil || st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Replicas != 1 {
+		t.Errorf("bucket replicas: %v, want the stream's 1", err)
+	}
+
+	list, _, err := admin(t, srv, "keys", "list", "--nats-creds", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := contracts.HashAPIKey(key[1])
+	for _, want := range []string{id[1], "pro", "acme corp"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("list lacks %q:\n%s", want, list)
+		}
+	}
+	if strings.Contains(list, key[1]) || strings.Contains(list, hex.EncodeToString(sum[:])) {
+		t.Errorf("list shows the key or its hash:\n%s", list)
+	}
+
+	eventually(t, "the pod to accept the key at the pro limit", func() bool {
+		resp := get(t, url, key[1])
+		return resp.StatusCode == http.StatusOK && resp.Header.Get("RateLimit-Limit") == "5" &&
+			resp.Header.Get("RateLimit-Policy") == "5;w=3600;burst=5"
+	})
+
+	if out, errOut, err := admin(t, srv, "keys", "revoke", id[1]); err != nil || !strings.Contains(out, "revoked "+id[1]) {
+		t.Fatalf("revoke: %q %v\n%s", out, err, errOut)
+	}
+	eventually(t, "the pod to refuse the revoked key", func() bool {
+		return get(t, url, key[1]).StatusCode == http.StatusUnauthorized
+	})
+	if list, _, _ := admin(t, srv, "keys", "list"); strings.Contains(list, id[1]) {
+		t.Errorf("a revoked key is still listed:\n%s", list)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	srv, _ := natstest.Provisioned(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "want a command"},
+		{"unknown verb", []string{"keys", "rotate"}, "not a command"},
+		{"create without a tier", []string{"keys", "create"}, "--tier"},
+		{"create with a bad tier", []string{"keys", "create", "--tier", "Gold Plus"}, "--tier"},
+		{"tier on list", []string{"keys", "list", "--tier", "pro"}, "go with keys create"},
+		{"revoke without an id", []string{"keys", "revoke"}, "not a command"},
+		{"revoke of an unknown id", []string{"keys", "revoke", "0123456789abcdef"}, "no key with id"},
+		{"revoke of a malformed id", []string{"keys", "revoke", "not an id!"}, "no key with id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := admin(t, srv, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,420 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/access"
+)
+
+// limitedPod is a query pod with the limits of cfg and, unless noKeys, a
+// running mirror of the API keys bucket.
+type limitedPod struct {
+	url     string
+	handler http.Handler
+	reg     *prometheus.Registry
+	keys    *access.Keys
+}
+
+func limitsConfig(t *testing.T, anonymous, tiers, trusted string) query.Config {
+	t.Helper()
+	cfg := query.DefaultConfig()
+	var err error
+	if cfg.Limits.Anonymous, err = access.ParseRate(anonymous); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Limits.Tiers, err = access.ParseTiers(tiers); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Limits.TrustedProxies, err = access.ParsePrefixes(trusted); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func startLimited(t *testing.T, js jetstream.JetStream, cfg query.Config, runKeys bool) *limitedPod {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := access.NewKeys(js, cfg.Limits.Tiers, log, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := query.NewServer(cfg, c, keys, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	parts := []func(context.Context) error{c.Run}
+	if runKeys {
+		parts = append(parts, keys.Run)
+	}
+	for _, run := range parts {
+		go func() { done <- run(ctx) }()
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+		cancel()
+		for range parts {
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		}
+	})
+	select {
+	case <-c.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("pod not ready within 30s")
+	}
+	if runKeys {
+		select {
+		case <-keys.Ready():
+		case <-time.After(30 * time.Second):
+			t.Fatal("keys not loaded within 30s")
+		}
+	}
+	return &limitedPod{url: hs.URL, handler: srv.Handler(), reg: reg, keys: keys}
+}
+
+var rateLimitFields = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"}
+
+// headerInt is a header holding delta seconds or a count.
+func headerInt(t *testing.T, resp *http.Response, name string) int {
+	t.Helper()
+	n, err := strconv.Atoi(resp.Header.Get(name))
+	if err != nil {
+		t.Fatalf("%s: %q is not a number", name, resp.Header.Get(name))
+	}
+	return n
+}
+
+// TestRateLimit spends one address's free quota over several routes: every
+// answer of an API route carries the RateLimit fields, whatever its status,
+// and going over answers 429 with Retry-After and the problem body; the
+// other routes and CORS preflights are never limited.
+func TestRateLimit(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startLimited(t, js, limitsConfig(t, "3/h", "", ""), true)
+
+	resp, _ := get(t, p.url+"/api/domains")
+	etag := resp.Header.Get("ETag")
+	steps := []struct {
+		name      string
+		method    string
+		path      string
+		header    []string
+		status    int
+		remaining int
+	}{
+		{"200", http.MethodGet, "/api/comparison/.com", nil, http.StatusOK, 1},
+		{"304 counts too", http.MethodGet, "/api/domains", []string{"If-None-Match", etag}, http.StatusNotModified, 0},
+		{"over the limit", http.MethodGet, "/api/comparison/zones", nil, http.StatusTooManyRequests, 0},
+		{"HEAD over the limit", http.MethodHead, "/api/domains/categories", nil, http.StatusTooManyRequests, 0},
+		{"404 of an API route over the limit", http.MethodGet, "/api/comparison/.nope", nil, http.StatusTooManyRequests, 0},
+	}
+	for _, s := range steps {
+		resp, body := do(t, s.method, p.url+s.path, s.header...)
+		if resp.StatusCode != s.status {
+			t.Fatalf("%s: got %d, want %d: %s", s.name, resp.StatusCode, s.status, body)
+		}
+		if got := resp.Header.Get("RateLimit-Limit"); got != "3" {
+			t.Errorf("%s: RateLimit-Limit %q, want 3", s.name, got)
+		}
+		if got := resp.Header.Get("RateLimit-Policy"); got != "3;w=3600;burst=3" {
+			t.Errorf("%s: RateLimit-Policy %q, want 3;w=3600;burst=3", s.name, got)
+		}
+		if got := headerInt(t, resp, "RateLimit-Remaining"); got != s.remaining {
+			t.Errorf("%s: RateLimit-Remaining %d, want %d", s.name, got, s.remaining)
+		}
+		// The quota refills one request every 1,200 s, so a full refill
+		// takes at most 3,600 s.
+		if got := headerInt(t, resp, "RateLimit-Reset"); got < 1 || got > 3600 {
+			t.Errorf("%s: RateLimit-Reset %d, want between 1 and 3600", s.name, got)
+		}
+		if s.status != http.StatusTooManyRequests {
+			if ra := resp.Header.Get("Retry-After"); ra != "" {
+				t.Errorf("%s: Retry-After %q on an allowed request", s.name, ra)
+			}
+			continue
+		}
+		retry := headerInt(t, resp, "Retry-After")
+		if retry < 1 || retry > 1200 {
+			t.Errorf("%s: Retry-After %d, want between 1 and 1200", s.name, retry)
+		}
+		if reset := headerInt(t, resp, "RateLimit-Reset"); reset != retry {
+			t.Errorf("%s: RateLimit-Reset %d, want Retry-After's %d", s.name, reset, retry)
+		}
+		if s.method == http.MethodHead {
+			continue
+		}
+		var pr contracts.Problem
+		decode(t, body, &pr)
+		if pr.Code != contracts.CodeRateLimited || pr.Status != http.StatusTooManyRequests || !strings.Contains(pr.Detail, "free") {
+			t.Errorf("%s: problem %+v, want rate-limited naming the free tier", s.name, pr)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("%s: content type %q", s.name, ct)
+		}
+	}
+
+	for _, u := range []struct{ method, path string }{
+		{http.MethodOptions, "/api/domains"}, {http.MethodGet, "/healthz"}, {http.MethodGet, "/readyz"},
+		{http.MethodGet, "/metrics"}, {http.MethodGet, "/api/nothing"},
+	} {
+		resp, _ := do(t, u.method, p.url+u.path, "Origin", "https://example.org", "Access-Control-Request-Method", "GET")
+		if resp.StatusCode == http.StatusTooManyRequests {
+			t.Errorf("%s %s: limited", u.method, u.path)
+		}
+		for _, f := range rateLimitFields {
+			if v := resp.Header.Get(f); v != "" {
+				t.Errorf("%s %s: %s %q on an unlimited route", u.method, u.path, f, v)
+			}
+		}
+	}
+
+	if got := prometheusCounter(t, p.reg, "zoneprice_ratelimit_requests_total", "outcome", "allowed"); got != 3 {
+		t.Errorf("allowed requests: got %v, want 3", got)
+	}
+	if got := prometheusCounter(t, p.reg, "zoneprice_ratelimit_requests_total", "outcome", "limited"); got != 3 {
+		t.Errorf("limited requests: got %v, want 3", got)
+	}
+	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
+}
+
+// TestRateLimitOff serves far more than any limit with --rate-limit off,
+// without the fields.
+func TestRateLimitOff(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startLimited(t, js, limitsConfig(t, "off", "", ""), true)
+	for i := range 100 {
+		resp, _ := get(t, p.url+"/api/comparison/.com")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("RateLimit-Limit") != "" {
+			t.Fatalf("request %d: got %d with RateLimit-Limit %q, want 200 without", i, resp.StatusCode, resp.Header.Get("RateLimit-Limit"))
+		}
+	}
+}
+
+// TestClientAddress sends two requests as different peers and forwarded
+// chains, with a quota of one: the second is refused exactly when both
+// count as the same client.
+func TestClientAddress(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	type hop struct{ peer, xff string }
+	tests := []struct {
+		name    string
+		trusted string
+		a, b    hop
+		same    bool
+	}{
+		{"untrusted peer: X-Forwarded-For is ignored", "10.0.0.0/8",
+			hop{"192.0.2.1:1000", "198.51.100.1"}, hop{"192.0.2.1:1001", "198.51.100.2"}, true},
+		{"trusted proxy: the forwarded address is the client", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, false},
+		{"trusted proxy: the right-most untrusted address, not what the client wrote", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "203.0.113.9, 198.51.100.1"}, hop{"10.0.0.2:1000", "203.0.113.10, 198.51.100.1"}, true},
+		{"a chain of trusted proxies", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.1, 10.0.0.7"}, hop{"10.0.0.2:1000", "198.51.100.1"}, true},
+		{"a private peer outside the list is not trusted", "10.0.0.0/8",
+			hop{"192.168.1.1:1000", "198.51.100.1"}, hop{"192.168.1.1:1001", "198.51.100.2"}, true},
+		{"a loopback peer outside the list is not trusted", "10.0.0.0/8",
+			hop{"127.0.0.1:1000", "198.51.100.1"}, hop{"127.0.0.1:1001", "198.51.100.2"}, true},
+		{"no trusted proxies: X-Forwarded-For is ignored", "",
+			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, true},
+		{"different peers without proxies", "",
+			hop{"192.0.2.1:1000", ""}, hop{"192.0.2.2:1000", ""}, false},
+		{"one IPv6 /64", "",
+			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:2:aaaa::1]:1000", ""}, true},
+		{"two IPv6 /64s", "",
+			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:3::1]:1000", ""}, false},
+		{"an IPv6 client through an IPv6 proxy", "2001:db8:ffff::/48",
+			hop{"[2001:db8:ffff::1]:1000", "2001:db8:1:2::1"}, hop{"[2001:db8:ffff::2]:1000", "2001:db8:1:2::2"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startLimited(t, js, limitsConfig(t, "1/h", "", tt.trusted), true)
+			status := func(h hop) int {
+				req := httptest.NewRequest(http.MethodGet, "/api/domains", nil)
+				req.RemoteAddr = h.peer
+				if h.xff != "" {
+					req.Header.Set("X-Forwarded-For", h.xff)
+				}
+				rec := httptest.NewRecorder()
+				p.handler.ServeHTTP(rec, req)
+				return rec.Code
+			}
+			if got := status(tt.a); got != http.StatusOK {
+				t.Fatalf("first request: got %d, want 200", got)
+			}
+			want := http.StatusOK
+			if tt.same {
+				want = http.StatusTooManyRequests
+			}
+			if got := status(tt.b); got != want {
+				t.Errorf("second request: got %d, want %d (same client: %v)", got, want, tt.same)
+			}
+		})
+	}
+}
+
+// TestAPIKeys serves subscribers: a key gets its tier's limit, wherever it
+// is sent from, and its own quota; a wrong, malformed or revoked key is a
+// 401 charged to the address, even over the address's limit; a key of a
+// tier this pod does not know gets the free limit.
+func TestAPIKeys(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startLimited(t, js, limitsConfig(t, "5/h", "standard=2/h,pro=3/h", ""), true)
+	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pro := createKey(t, kv, contracts.ProTier)
+	gold := createKey(t, kv, "gold")
+	eventually(t, "the keys in the pod", func() bool {
+		a, b := contracts.HashAPIKey(pro.key), contracts.HashAPIKey(gold.key)
+		return p.keys.Lookup(&a) != nil && p.keys.Lookup(&b) != nil
+	})
+
+	steps := []struct {
+		name       string
+		header     []string
+		status     int
+		limit      string
+		remaining  string
+		authScheme string
+	}{
+		{"pro key as bearer", []string{"Authorization", "Bearer " + pro.key}, 200, "3", "2", ""},
+		{"pro key as X-API-Key", []string{"X-API-Key", pro.key}, 200, "3", "1", ""},
+		{"no key: the address's own quota", nil, 200, "5", "4", ""},
+		{"wrong key", []string{"Authorization", "Bearer zp_wrong"}, 401, "5", "3", `Bearer error="invalid_token"`},
+		{"not bearer", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "5", "2", `Bearer error="invalid_request"`},
+		{"a tier this pod does not know", []string{"X-API-Key", gold.key}, 200, "5", "4", ""},
+		{"pro key, last of its burst", []string{"X-API-Key", pro.key}, 200, "3", "0", ""},
+		{"pro key over its limit", []string{"X-API-Key", pro.key}, 429, "3", "0", ""},
+		{"no key, last of the address's quota", nil, 200, "5", "1", ""},
+		{"no key, last of the address's quota", nil, 200, "5", "0", ""},
+		{"no key over the limit", nil, 429, "5", "0", ""},
+		{"wrong key over the address's limit is still told so", []string{"X-API-Key", "zp_wrong"}, 401, "5", "0", `Bearer error="invalid_token"`},
+	}
+	for _, s := range steps {
+		resp, body := get(t, p.url+"/api/domains", s.header...)
+		if resp.StatusCode != s.status {
+			t.Fatalf("%s: got %d, want %d: %s", s.name, resp.StatusCode, s.status, body)
+		}
+		if got, got2 := resp.Header.Get("RateLimit-Limit"), resp.Header.Get("RateLimit-Remaining"); got != s.limit || got2 != s.remaining {
+			t.Errorf("%s: limit %q remaining %q, want %q and %q", s.name, got, got2, s.limit, s.remaining)
+		}
+		if got := resp.Header.Get("WWW-Authenticate"); got != s.authScheme {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", s.name, got, s.authScheme)
+		}
+		if s.status == http.StatusUnauthorized {
+			var pr contracts.Problem
+			decode(t, body, &pr)
+			if pr.Code != contracts.CodeInvalidAPIKey || pr.Detail == "" {
+				t.Errorf("%s: problem %+v, want invalid-api-key with a detail", s.name, pr)
+			}
+			if s.name == "not bearer" && !strings.Contains(pr.Detail, "Bearer") {
+				t.Errorf("%s: detail %q does not say to use Bearer", s.name, pr.Detail)
+			}
+		}
+		tier := map[string]string{"3": "the pro tier", "5": "the free tier"}[s.limit]
+		if s.status == http.StatusTooManyRequests && !strings.Contains(string(body), tier) {
+			t.Errorf("%s: %s does not name %s", s.name, body, tier)
+		}
+	}
+
+	if err := kv.Delete(context.Background(), gold.id); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the revoked key to be refused", func() bool {
+		resp, _ := get(t, p.url+"/api/domains", "X-API-Key", gold.key)
+		return resp.StatusCode == http.StatusUnauthorized
+	})
+	for reason, want := range map[string]float64{"unknown": 2, "malformed": 1} {
+		if got := prometheusCounter(t, p.reg, "zoneprice_api_key_rejections_total", "reason", reason); got < want {
+			t.Errorf("rejections{reason=%s}: got %v, want at least %v", reason, got, want)
+		}
+	}
+	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
+}
+
+type createdKey struct{ key, id string }
+
+func createKey(t *testing.T, kv jetstream.KeyValue, tier string) createdKey {
+	t.Helper()
+	key, rec, err := contracts.NewAPIKey(tier, "test", epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(context.Background(), rec.ID, b); err != nil {
+		t.Fatal(err)
+	}
+	return createdKey{key: key, id: rec.ID}
+}
+
+// TestReadyWaitsForKeys runs a pod whose keys are not loaded: it is not
+// ready, serves clients without a key, and asks clients with one to come
+// back, rather than calling their key wrong.
+func TestReadyWaitsForKeys(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	p := startLimited(t, js, limitsConfig(t, "60/m", "pro=600/m", ""), false)
+
+	resp, body := get(t, p.url+"/readyz")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "API keys") {
+		t.Errorf("/readyz before the keys: got %d %s, want 503 about API keys", resp.StatusCode, body)
+	}
+	if resp, _ := get(t, p.url+"/api/domains"); resp.StatusCode != http.StatusOK {
+		t.Errorf("no key before the keys: got %d, want 200", resp.StatusCode)
+	}
+	resp, body = get(t, p.url+"/api/domains", "X-API-Key", "zp_anything")
+	var pr contracts.Problem
+	decode(t, body, &pr)
+	if resp.StatusCode != http.StatusServiceUnavailable || pr.Code != contracts.CodeNotReady || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a key before the keys: got %d %s, want 503 not-ready with Retry-After", resp.StatusCode, body)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.keys.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	eventually(t, "ready once the keys are loaded", func() bool {
+		resp, _ := get(t, p.url+"/readyz")
+		return resp.StatusCode == http.StatusOK
+	})
+}
