@@ -81,11 +81,12 @@ func (k *APIKey) Validate() error {
 	if err := ValidateTier(k.Tier); err != nil {
 		return err
 	}
-	return validateNote(k.Note)
+	return ValidateNote(k.Note)
 }
 
-// validateNote keeps notes printable: they are shown in a terminal.
-func validateNote(note string) error {
+// ValidateNote reports whether note can be an APIKey's note: printable
+// UTF-8 (notes are shown in a terminal) of at most MaxNoteLen bytes.
+func ValidateNote(note string) error {
 	if len(note) > MaxNoteLen {
 		return invalid("note", "longer than %d bytes", MaxNoteLen)
 	}

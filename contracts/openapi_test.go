@@ -203,6 +203,59 @@ func TestOpenAPIFieldsRequired(t *testing.T) {
 	}
 }
 
+// TestOpenAPILimitedAnswers checks what the key check and the rate limit
+// in front of every API operation (GET and HEAD under /api/) may answer,
+// whatever the handler behind them does: 401 for a key that is wrong or
+// malformed, 429 over the limit, 503 for a key the pod cannot check yet.
+// It also checks that every response documents the deprecation headers,
+// which a deprecated route's every answer carries, and the RateLimit
+// fields as optional, since an unlimited tier gets none.
+func TestOpenAPILimitedAnswers(t *testing.T) {
+	d := openapitest.Load(t)
+	ops, err := d.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, op := range ops {
+		if !strings.HasPrefix(op.Path, "/api/") || (op.Method != "GET" && op.Method != "HEAD") {
+			continue
+		}
+		n++
+		for _, status := range []int{401, 429, 503} {
+			if _, err := d.Response(op.Method, op.Path, status); err != nil {
+				t.Errorf("%s %s: %v", op.Method, op.Path, err)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("checked %d API operations: did the walk break?", n)
+	}
+	responses, _ := d.Raw["components"].(map[string]any)["responses"].(map[string]any)
+	for name := range responses {
+		r, err := d.NamedResponse(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range []string{"Deprecation", "Sunset", "Link"} {
+			if got, ok := r.Headers[h]; !ok || got.Required {
+				t.Errorf("%s: header %s documented %v, required %v; want it documented, optional", name, h, ok, got.Required)
+			}
+		}
+		for _, h := range []string{"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset", "Ratelimit-Policy"} {
+			if got, ok := r.Headers[h]; ok && got.Required {
+				t.Errorf("%s: header %s is required, but a tier without a limit gets none", name, h)
+			}
+		}
+	}
+	invalid, _ := responses["InvalidAPIKey"].(map[string]any)["description"].(string)
+	for _, want := range []string{"unknown or revoked", "Authorization", "Bearer"} {
+		if !strings.Contains(invalid, want) {
+			t.Errorf("InvalidAPIKey's description does not mention %q, one of the causes of a 401: %s", want, invalid)
+		}
+	}
+}
+
 // mustStatus turns a response key into a status the lookup finds it by.
 func mustStatus(t *testing.T, key string) int {
 	t.Helper()

@@ -394,7 +394,7 @@ func TestBrowserHeaders(t *testing.T) {
 
 	want := map[string]string{
 		"Access-Control-Allow-Origin":   "*",
-		"Access-Control-Expose-Headers": "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After",
+		"Access-Control-Expose-Headers": "ETag, Last-Modified, Link, Deprecation, Sunset, WWW-Authenticate, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After",
 		"X-Content-Type-Options":        "nosniff",
 		"Referrer-Policy":               "no-referrer",
 		"Content-Security-Policy":       "default-src 'none'; frame-ancestors 'none'",

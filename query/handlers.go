@@ -12,6 +12,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/access"
 )
 
 // Header values shared by every response, set without the allocation and
@@ -298,8 +299,10 @@ func handleHealthz() echo.HandlerFunc {
 	}
 }
 
-// handleReadyz is 200 once the pod has caught up with the stream and
-// loaded the API keys, and until it starts draining.
+// handleReadyz is 200 once the pod has caught up with the stream and has
+// loaded the API keys (or found that it cannot read them: clients without
+// a key can still be served), and until it starts draining. Draining fails
+// only readiness: the API routes serve on until the server shuts down.
 func (s *Server) handleReadyz() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		switch {
@@ -307,7 +310,7 @@ func (s *Server) handleReadyz() echo.HandlerFunc {
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Draining", "the server is shutting down")
 		case !s.consumer.IsReady():
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "catching up with the price stream")
-		case !s.limits.keysReady():
+		case s.limits.keysState() == access.Loading:
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "loading API keys")
 		}
 		return c.JSONBlob(http.StatusOK, okBody)

@@ -10,11 +10,14 @@ import (
 // and read-only, so any origin may read it from a browser
 // (Access-Control-Allow-Origin: *, no credentials); its answers are JSON
 // that must never be sniffed as something else, framed, or leak the
-// page that asked for them. A browser client may read the rate limit
-// fields to pace itself. Built once; nothing may modify them in place.
+// page that asked for them. A browser client may read every response
+// header the API documents: the validators, the next page and deprecation
+// links, the key challenge, and the rate limit fields to pace itself
+// (CORS exposes Last-Modified anyway; it is listed so that the list is
+// the whole set). Built once; nothing may modify them in place.
 var (
 	allowOrigin   = []string{"*"}
-	exposeHeaders = []string{"ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After"}
+	exposeHeaders = []string{"ETag, Last-Modified, Link, Deprecation, Sunset, WWW-Authenticate, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After"}
 	nosniff       = []string{"nosniff"}
 	noReferrer    = []string{"no-referrer"}
 	noContent     = []string{"default-src 'none'; frame-ancestors 'none'"}

@@ -2,9 +2,7 @@ package query
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"time"
 
@@ -22,13 +20,15 @@ import (
 // never 429, so that a client learns at once that its key is wrong (even
 // when others behind its address have used up the free quota), but it is
 // still charged to the address, so failed attempts count. A key sent
-// before the pod has loaded the keys is answered 503, not 401.
+// before the pod has loaded the keys, or while it cannot read them, is
+// answered 503, not 401: an outage must never tell a subscriber that a
+// valid key is wrong.
 //
-// Every answer of a limited route carries the RateLimit fields of
-// draft-ietf-httpapi-ratelimit-headers-06 (the last revision with separate
-// RateLimit-Limit, -Remaining, -Reset and -Policy fields, the form clients
-// and proxies widely read; later revisions merge them into one RateLimit
-// field): the quota per window, the requests left now, the seconds until
+// Every answer of a limited route to a client whose tier has a limit
+// carries the RateLimit fields of draft-ietf-httpapi-ratelimit-headers-06
+// (the last revision with separate RateLimit-Limit, -Remaining, -Reset and
+// -Policy fields, the form clients and proxies widely read; later
+// revisions merge them into one RateLimit field): the quota per window, the requests left now, the seconds until
 // the quota has refilled completely (delta seconds; on a 429, the same
 // moment as Retry-After, as the draft asks), and the policy, its window in
 // seconds and its burst as an extension parameter ("60;w=60;burst=60").
@@ -41,11 +41,15 @@ type limits struct {
 	tiers   map[string]*tierLimits
 	limiter *access.Limiter
 	keys    *access.Keys
+	trusted access.Prefixes
 	// nums are the decimal forms of small numbers as header values, so
 	// that the usual answer allocates nothing.
 	nums []string
 	// rejected counts refused keys by reason.
-	malformed, unknown, notLoaded prometheus.Counter
+	malformed, unknown, notLoaded, unavailable prometheus.Counter
+	// fallbacks counts client addresses taken from the proxy that wrote
+	// an unreadable X-Forwarded-For entry.
+	fallbacks prometheus.Counter
 }
 
 // tierLimits is a tier's policy with its header values and counters. A nil
@@ -61,14 +65,18 @@ func newLimits(cfg access.Config, keys *access.Keys, reg prometheus.Registerer, 
 		Name: "zoneprice_ratelimit_requests_total", Help: "Requests to rate-limited routes by tier and outcome (allowed, limited).",
 	}, []string{"tier", "outcome"})
 	rejections := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "zoneprice_api_key_rejections_total", Help: "Requests refused for their API key, by reason (malformed, unknown, not_loaded).",
+		Name: "zoneprice_api_key_rejections_total", Help: "Requests refused for their API key, by reason (malformed, unknown, not_loaded, unavailable).",
 	}, []string{"reason"})
+	fallbacks := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zoneprice_client_address_fallbacks_total",
+		Help: "Requests from a trusted proxy whose X-Forwarded-For held an entry that is not an address: charged to the proxy that wrote it (--trusted-proxies).",
+	})
 	limiter := access.NewLimiter(cfg.Clients, now)
 	evictions := prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "zoneprice_ratelimit_evictions_total",
 		Help: "Clients whose quota was forgotten before it refilled, to make room for others: the limiter table is too small (--rate-limit-clients).",
 	}, func() float64 { return float64(limiter.Evicted()) })
-	for _, c := range []prometheus.Collector{requests, rejections, evictions} {
+	for _, c := range []prometheus.Collector{requests, rejections, evictions, fallbacks} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register limit metrics: %w", err)
 		}
@@ -84,9 +92,11 @@ func newLimits(cfg access.Config, keys *access.Keys, reg prometheus.Registerer, 
 	}
 	l := &limits{
 		free: tier(contracts.FreeTier, cfg.Anonymous), tiers: map[string]*tierLimits{}, limiter: limiter, keys: keys,
+		trusted:   cfg.TrustedProxies,
 		nums:      make([]string, 4096),
 		malformed: rejections.WithLabelValues("malformed"), unknown: rejections.WithLabelValues("unknown"),
-		notLoaded: rejections.WithLabelValues("not_loaded"),
+		notLoaded: rejections.WithLabelValues("not_loaded"), unavailable: rejections.WithLabelValues("unavailable"),
+		fallbacks: fallbacks,
 	}
 	for name, r := range cfg.Tiers {
 		l.tiers[name] = tier(name, r)
@@ -97,8 +107,14 @@ func newLimits(cfg access.Config, keys *access.Keys, reg prometheus.Registerer, 
 	return l, nil
 }
 
-// keysReady reports whether the pod knows its subscribers' keys.
-func (l *limits) keysReady() bool { return l.keys == nil || l.keys.IsReady() }
+// keysState is what the pod knows of its subscribers' keys; without a
+// store, that there are none.
+func (l *limits) keysState() access.State {
+	if l.keys == nil {
+		return access.Loaded
+	}
+	return l.keys.State()
+}
 
 // num is n as a one-value header.
 func (l *limits) num(n int) []string {
@@ -129,19 +145,26 @@ func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		switch {
 		case err != nil:
 			l.malformed.Inc()
-			l.charge(c, l.free, addrKey(c))
+			l.charge(c, l.free, l.addrKey(c))
 			h["Www-Authenticate"] = bearerInvalidRequest
 			return problem(http.StatusUnauthorized, contracts.CodeInvalidAPIKey, "Invalid API key", err.Error())
 		case key == "":
-			if err := l.enforce(c, l.free, addrKey(c)); err != nil {
+			if err := l.enforce(c, l.free, l.addrKey(c)); err != nil {
 				return err
 			}
 			return next(c)
-		case !l.keysReady():
+		}
+		switch l.keysState() {
+		case access.Loading:
 			l.notLoaded.Inc()
-			l.charge(c, l.free, addrKey(c))
+			l.charge(c, l.free, l.addrKey(c))
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready",
 				"the service is still loading API keys; retry shortly")
+		case access.Unavailable:
+			l.unavailable.Inc()
+			l.charge(c, l.free, l.addrKey(c))
+			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready",
+				"API keys are unavailable; retry shortly (without a key the API is served at the free limit)")
 		}
 		sum := contracts.HashAPIKey(key)
 		var sub *access.Subscriber
@@ -150,7 +173,7 @@ func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if sub == nil {
 			l.unknown.Inc()
-			l.charge(c, l.free, addrKey(c))
+			l.charge(c, l.free, l.addrKey(c))
 			h["Www-Authenticate"] = bearerInvalidToken
 			return problem(http.StatusUnauthorized, contracts.CodeInvalidAPIKey, "Invalid API key",
 				"the API key is unknown or revoked; without a key the API is free at a lower limit")
@@ -214,29 +237,26 @@ func (l *limits) charge(c echo.Context, t *tierLimits, client access.Key) (d acc
 	return d, !d.Allowed
 }
 
-// addrKey is the limiter key of the client's address, as the server's
-// IPExtractor finds it. An address that cannot be parsed (which the
-// extractors do not produce) shares one quota with every other.
-func addrKey(c echo.Context) access.Key {
-	a, err := netip.ParseAddr(c.RealIP())
-	if err != nil {
-		return access.Key{}
+// addrKey is the limiter key of the client's address (see
+// access.ClientAddr), counting the addresses that fell back to a proxy's.
+func (l *limits) addrKey(c echo.Context) access.Key {
+	r := c.Request()
+	a, fellBack := access.ClientAddr(r.RemoteAddr, r.Header["X-Forwarded-For"], l.trusted)
+	if fellBack {
+		l.fallbacks.Inc()
 	}
 	return access.AddrKey(a)
 }
 
-// ipExtractor finds the client's address: the TCP peer's, or, when that
-// peer is a trusted proxy, the right-most address in X-Forwarded-For that
-// is not a trusted proxy's. Echo trusts loopback, link-local and private
-// peers by default; that is turned off, so only the configured ranges are
-// believed.
+// ipExtractor is access.ClientAddr as echo's RealIP, so that whatever else
+// asks for the client's address agrees with the limiter; "" when it cannot
+// be read.
 func ipExtractor(trusted access.Prefixes) echo.IPExtractor {
-	if len(trusted) == 0 {
-		return echo.ExtractIPDirect()
+	return func(r *http.Request) string {
+		a, _ := access.ClientAddr(r.RemoteAddr, r.Header["X-Forwarded-For"], trusted)
+		if !a.IsValid() {
+			return ""
+		}
+		return a.String()
 	}
-	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, p := range trusted {
-		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
-	}
-	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
 )
@@ -221,39 +222,68 @@ func TestRateLimitOff(t *testing.T) {
 
 // TestClientAddress sends two requests as different peers and forwarded
 // chains, with a quota of one: the second is refused exactly when both
-// count as the same client.
+// count as the same client. X-Forwarded-For field lines are separated by
+// "\n". fallbacks is how many of the two were charged to a proxy because
+// of an entry that is not an address.
 func TestClientAddress(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
 	type hop struct{ peer, xff string }
 	tests := []struct {
-		name    string
-		trusted string
-		a, b    hop
-		same    bool
+		name      string
+		trusted   string
+		a, b      hop
+		same      bool
+		fallbacks float64
 	}{
 		{"untrusted peer: X-Forwarded-For is ignored", "10.0.0.0/8",
-			hop{"192.0.2.1:1000", "198.51.100.1"}, hop{"192.0.2.1:1001", "198.51.100.2"}, true},
+			hop{"192.0.2.1:1000", "198.51.100.1"}, hop{"192.0.2.1:1001", "198.51.100.2"}, true, 0},
 		{"trusted proxy: the forwarded address is the client", "10.0.0.0/8",
-			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, false},
+			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, false, 0},
 		{"trusted proxy: the right-most untrusted address, not what the client wrote", "10.0.0.0/8",
-			hop{"10.0.0.1:1000", "203.0.113.9, 198.51.100.1"}, hop{"10.0.0.2:1000", "203.0.113.10, 198.51.100.1"}, true},
+			hop{"10.0.0.1:1000", "203.0.113.9, 198.51.100.1"}, hop{"10.0.0.2:1000", "203.0.113.10, 198.51.100.1"}, true, 0},
 		{"a chain of trusted proxies", "10.0.0.0/8",
-			hop{"10.0.0.1:1000", "198.51.100.1, 10.0.0.7"}, hop{"10.0.0.2:1000", "198.51.100.1"}, true},
+			hop{"10.0.0.1:1000", "198.51.100.1, 10.0.0.7"}, hop{"10.0.0.2:1000", "198.51.100.1"}, true, 0},
 		{"a private peer outside the list is not trusted", "10.0.0.0/8",
-			hop{"192.168.1.1:1000", "198.51.100.1"}, hop{"192.168.1.1:1001", "198.51.100.2"}, true},
+			hop{"192.168.1.1:1000", "198.51.100.1"}, hop{"192.168.1.1:1001", "198.51.100.2"}, true, 0},
 		{"a loopback peer outside the list is not trusted", "10.0.0.0/8",
-			hop{"127.0.0.1:1000", "198.51.100.1"}, hop{"127.0.0.1:1001", "198.51.100.2"}, true},
+			hop{"127.0.0.1:1000", "198.51.100.1"}, hop{"127.0.0.1:1001", "198.51.100.2"}, true, 0},
 		{"no trusted proxies: X-Forwarded-For is ignored", "",
-			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, true},
+			hop{"10.0.0.1:1000", "198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, true, 0},
 		{"different peers without proxies", "",
-			hop{"192.0.2.1:1000", ""}, hop{"192.0.2.2:1000", ""}, false},
+			hop{"192.0.2.1:1000", ""}, hop{"192.0.2.2:1000", ""}, false, 0},
 		{"one IPv6 /64", "",
-			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:2:aaaa::1]:1000", ""}, true},
+			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:2:aaaa::1]:1000", ""}, true, 0},
 		{"two IPv6 /64s", "",
-			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:3::1]:1000", ""}, false},
+			hop{"[2001:db8:1:2::1]:1000", ""}, hop{"[2001:db8:1:3::1]:1000", ""}, false, 0},
 		{"an IPv6 client through an IPv6 proxy", "2001:db8:ffff::/48",
-			hop{"[2001:db8:ffff::1]:1000", "2001:db8:1:2::1"}, hop{"[2001:db8:ffff::2]:1000", "2001:db8:1:2::2"}, true},
+			hop{"[2001:db8:ffff::1]:1000", "2001:db8:1:2::1"}, hop{"[2001:db8:ffff::2]:1000", "2001:db8:1:2::2"}, true, 0},
+		{"a proxy that appends ports: IPv4 clients apart", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.7:5555"}, hop{"10.0.0.1:1001", "198.51.100.8:5555"}, false, 0},
+		{"a proxy that appends ports: IPv6 clients apart", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "[2001:db8:1::1]:5555"}, hop{"10.0.0.1:1001", "[2001:db8:2::1]:5555"}, false, 0},
+		{"one client with and without a port", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.7:5555"}, hop{"10.0.0.2:1000", "198.51.100.7"}, true, 0},
+		{"IPv6 clients with zones", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "2001:db8:1::1%eth0"}, hop{"10.0.0.1:1001", "2001:db8:2::1%eth0"}, false, 0},
+		{"unknown: the proxy that wrote it", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "unknown"}, hop{"10.0.0.1:1001", "unknown"}, true, 2},
+		{"unknown from two proxies: each its own client", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "unknown"}, hop{"10.0.0.2:1000", "unknown"}, false, 2},
+		{"garbage behind a second proxy: that proxy", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.1, garbage, 10.0.0.5"}, hop{"10.0.0.2:1000", "198.51.100.2, garbage, 10.0.0.5"}, true, 2},
+		{"garbage the client wrote is never read", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "garbage, 198.51.100.1"}, hop{"10.0.0.1:1001", "198.51.100.2"}, false, 0},
+		{"several field lines, walked from the last", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "198.51.100.1\n10.0.0.7"}, hop{"10.0.0.2:1000", "203.0.113.9, 198.51.100.1, 10.0.0.8"}, true, 0},
+		{"every hop trusted: the left-most", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "10.0.0.7, 10.0.0.8"}, hop{"10.0.0.2:1000", "10.0.0.7"}, true, 0},
+		{"every hop trusted: not the peer", "10.0.0.0/8",
+			hop{"10.0.0.1:1000", "10.0.0.7"}, hop{"10.0.0.1:1001", "10.0.0.8"}, false, 0},
+		{"peers whose address cannot be read share a quota", "",
+			hop{"@", ""}, hop{"@", ""}, true, 0},
+		{"a peer whose address cannot be read is not the IPv6 /64 of ::", "",
+			hop{"@", ""}, hop{"[::1]:1000", ""}, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,7 +292,9 @@ func TestClientAddress(t *testing.T) {
 				req := httptest.NewRequest(http.MethodGet, "/api/domains", nil)
 				req.RemoteAddr = h.peer
 				if h.xff != "" {
-					req.Header.Set("X-Forwarded-For", h.xff)
+					for line := range strings.SplitSeq(h.xff, "\n") {
+						req.Header.Add("X-Forwarded-For", line)
+					}
 				}
 				rec := httptest.NewRecorder()
 				p.handler.ServeHTTP(rec, req)
@@ -277,6 +309,9 @@ func TestClientAddress(t *testing.T) {
 			}
 			if got := status(tt.b); got != want {
 				t.Errorf("second request: got %d, want %d (same client: %v)", got, want, tt.same)
+			}
+			if got := prometheusCounter(t, p.reg, "zoneprice_client_address_fallbacks_total", "", ""); got != tt.fallbacks {
+				t.Errorf("zoneprice_client_address_fallbacks_total: got %v, want %v", got, tt.fallbacks)
 			}
 		})
 	}
@@ -382,6 +417,56 @@ func createKey(t *testing.T, kv jetstream.KeyValue, tier string) createdKey {
 		t.Fatal(err)
 	}
 	return createdKey{key: key, id: rec.ID}
+}
+
+// TestKeysUnavailable runs a pod whose NATS user may not read the keys
+// bucket: it becomes ready all the same and serves clients without a key,
+// while a key, which it cannot check, is answered 503 (as the document
+// says), never 401. Once the permissions are fixed the key is served.
+func TestKeysUnavailable(t *testing.T) {
+	r := natstest.RestrictedServer(t, natstest.BucketSubjects(contracts.KeysBucket)...)
+	publish(t, r.Admin, baseEvents()...)
+	kv, err := r.Admin.KeyValue(context.Background(), contracts.KeysBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pro := createKey(t, kv, contracts.ProTier)
+	p := startLimited(t, r.Restricted, limitsConfig(t, "60/m", "pro=600/m", ""), true)
+	if got := p.keys.State(); got != access.Unavailable {
+		t.Fatalf("keys: got %v, want unavailable", got)
+	}
+
+	d := openapitest.Load(t)
+	for _, c := range []apiCase{
+		{name: "ready", target: "/readyz", path: "/readyz", status: http.StatusOK},
+		{name: "no key", target: "/api/domains", path: "/api/domains", status: http.StatusOK},
+		{name: "a key", target: "/api/domains", path: "/api/domains", status: http.StatusServiceUnavailable,
+			header: []string{"Authorization", "Bearer " + pro.key}, wantCode: contracts.CodeNotReady},
+		{name: "a wrong key", target: "/api/openapi.json", path: "/api/openapi.json", status: http.StatusServiceUnavailable,
+			header: []string{"X-API-Key", "zp_wrong"}, wantCode: contracts.CodeNotReady},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := c.run(t, d, p.url)
+			if c.status == http.StatusServiceUnavailable && !strings.Contains(string(x.body), "API keys are unavailable; retry shortly") {
+				t.Errorf("503 does not say the keys are unavailable: %s", x.body)
+			}
+		})
+	}
+	if got := prometheusCounter(t, p.reg, "zoneprice_api_key_rejections_total", "reason", "unavailable"); got != 2 {
+		t.Errorf("rejections{reason=unavailable}: got %v, want 2", got)
+	}
+
+	r.Lift(t)
+	eventually(t, "the key served at its tier's limit once the bucket can be read", func() bool {
+		resp, _ := get(t, p.url+"/api/domains", "Authorization", "Bearer "+pro.key)
+		return resp.StatusCode == http.StatusOK && resp.Header.Get("RateLimit-Limit") == "600"
+	})
+	if resp, _ := get(t, p.url+"/api/domains", "X-API-Key", "zp_wrong"); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong key once the keys are loaded: got %d, want 401", resp.StatusCode)
+	}
+	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
 }
 
 // TestReadyWaitsForKeys runs a pod whose keys are not loaded: it is not

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -45,8 +46,15 @@ var generous = access.Rate{Limit: 1_000_000, Window: time.Hour, Burst: 1_000_000
 
 // startAPIPod starts a query service with cfg on js; with ready, it waits
 // until the consumer has caught up, and without, it never starts the
-// consumer, so the pod stays not ready.
+// consumer, so the pod stays not ready. It has no API keys.
 func startAPIPod(t *testing.T, js jetstream.JetStream, cfg query.Config, ready bool) *apiPod {
+	t.Helper()
+	return startAPIPodWithKeys(t, js, cfg, ready, nil)
+}
+
+// startAPIPodWithKeys is startAPIPod with a store of API keys, which the
+// caller runs or not.
+func startAPIPodWithKeys(t *testing.T, js jetstream.JetStream, cfg query.Config, ready bool, keys *access.Keys) *apiPod {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
@@ -54,7 +62,7 @@ func startAPIPod(t *testing.T, js jetstream.JetStream, cfg query.Config, ready b
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}
-	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
+	srv, err := query.NewServer(cfg, c, keys, log, reg, reg)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
@@ -424,6 +432,85 @@ func TestOpenAPIRateLimited(t *testing.T) {
 	}
 }
 
+// limitedOperations are the API routes s.limit guards, a request target
+// and the path template of each.
+var limitedOperations = []struct{ target, path string }{
+	{"/api/domains", "/api/domains"},
+	{"/api/domains/categories", "/api/domains/categories"},
+	{"/api/comparison/zones", "/api/comparison/zones"},
+	{"/api/comparison/.com", "/api/comparison/{zone}"},
+	{"/api/openapi.json", "/api/openapi.json"},
+}
+
+// TestOpenAPIKeysNotLoaded validates what a pod that has caught up but not
+// loaded the API keys answers a request with a key on every limited
+// operation, the document included: 503, as documented, never 401. Without
+// a key it serves.
+func TestOpenAPIKeysNotLoaded(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	cfg := apiConfig()
+	// A real store, never run: its keys are never loaded.
+	keys, err := access.NewKeys(js, cfg.Limits.Tiers, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startAPIPodWithKeys(t, js, cfg, true, keys)
+	d := openapitest.Load(t)
+	for _, op := range limitedOperations {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			t.Run(method+" "+op.target, func(t *testing.T) {
+				c := apiCase{method: method, target: op.target, path: op.path, status: http.StatusServiceUnavailable,
+					header: []string{"X-API-Key", "zp_not-loaded-yet"}}
+				if method == http.MethodGet {
+					c.wantCode = contracts.CodeNotReady
+				}
+				x := c.run(t, d, p.url)
+				if method == http.MethodGet && !strings.Contains(string(x.body), "API keys") {
+					t.Errorf("503 does not say it is about the API keys: %s", x.body)
+				}
+				c = apiCase{method: method, target: op.target, path: op.path, status: http.StatusOK}
+				c.run(t, d, p.url)
+			})
+		}
+	}
+	apiCase{target: "/readyz", path: "/readyz", status: http.StatusServiceUnavailable, wantCode: contracts.CodeNotReady}.run(t, d, p.url)
+}
+
+// TestOpenAPILimitsOff validates the answers of a pod whose free tier has
+// no limit: they carry no RateLimit fields, which the document must allow.
+func TestOpenAPILimitsOff(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	cfg := apiConfig()
+	cfg.Limits.Anonymous = access.Rate{}
+	p := startAPIPod(t, js, cfg, true)
+	d := openapitest.Load(t)
+	tests := []apiCase{
+		{name: "catalog", target: "/api/domains", path: "/api/domains", status: 200},
+		{name: "HEAD catalog", method: http.MethodHead, target: "/api/domains", path: "/api/domains", status: 200},
+		{name: "categories", target: "/api/domains/categories", path: "/api/domains/categories", status: 200},
+		{name: "comparison zones", target: "/api/comparison/zones", path: "/api/comparison/zones", status: 200},
+		{name: "comparison", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200},
+		{name: "openapi", target: "/api/openapi.json", path: "/api/openapi.json", status: 200},
+		{name: "revalidated", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 304, revalid: "etag"},
+		{name: "bad parameter", target: "/api/domains?sort=price", path: "/api/domains", status: 400, wantCode: contracts.CodeInvalidParameter},
+		{name: "unknown zone", target: "/api/comparison/.nope", path: "/api/comparison/{zone}", status: 404, wantCode: contracts.CodeUnknownZone},
+		{name: "wrong key", target: "/api/domains", path: "/api/domains", status: 401, header: []string{"X-API-Key", "zp_wrong"},
+			wantCode: contracts.CodeInvalidAPIKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := tt.run(t, d, p.url)
+			for _, f := range rateLimitFields {
+				if v := x.resp.Header.Get(f); v != "" {
+					t.Errorf("%s %q without a limit", f, v)
+				}
+			}
+		})
+	}
+}
+
 // TestOpenAPIRoutes checks that the document and the router agree: every
 // route is documented, and every documented operation is routed.
 func TestOpenAPIRoutes(t *testing.T) {
@@ -588,6 +675,9 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 		{apiCase: domains("unknown category", "category=nope", 400), param: "category"},
 		{apiCase: domains("empty q", "q=", 400), param: "q"},
 		{apiCase: domains("long q", "q="+strings.Repeat("a", 254), 400), param: "q"},
+		{apiCase: domains("longest q", "q="+strings.Repeat("a", 253), 200)},
+		{apiCase: domains("long q with a dot", "q=."+strings.Repeat("a", 253), 400), param: "q"},
+		{apiCase: domains("longest q with a dot", "q=."+strings.Repeat("a", 252), 200)},
 		{apiCase: domains("unknown sort", "sort=price", 400), param: "sort"},
 		{apiCase: domains("years zero", "years=0", 400), param: "years"},
 		{apiCase: domains("years eleven", "years=11", 400), param: "years"},
@@ -644,6 +734,66 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 	})
 }
 
+// TestOpenAPIListLimits checks that every list parameter documents how
+// many items it takes, and that the server takes exactly that many: the
+// documented number of distinct items is never refused for being too
+// many, and one more is.
+func TestOpenAPIListLimits(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	publishSample(t, js)
+	p := startAPIPod(t, js, apiConfig(), true)
+	d := openapitest.Load(t)
+	ops, err := d.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, op := range ops {
+		if op.Method != http.MethodGet {
+			continue
+		}
+		base := strings.ReplaceAll(op.Path, "{zone}", ".com")
+		for _, prm := range op.Parameters {
+			schema, _ := prm.Object["schema"].(map[string]any)
+			if prm.In != "query" || schema["type"] != "array" {
+				continue
+			}
+			n++
+			t.Run(op.Path+" "+prm.Name, func(t *testing.T) {
+				documented, ok := schema["maxItems"].(json.Number)
+				if !ok {
+					t.Fatalf("no maxItems documented")
+				}
+				limit, err := strconv.Atoi(documented.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				items := func(n int) string {
+					ids := make([]string, n)
+					for i := range ids {
+						ids[i] = "x" + strconv.Itoa(i)
+					}
+					return url.Values{prm.Name: {strings.Join(ids, ",")}}.Encode()
+				}
+				x := send(t, http.MethodGet, p.url+base+"?"+items(limit))
+				if x.resp.StatusCode != http.StatusOK && strings.Contains(string(x.body), "more than") {
+					t.Errorf("%d items, the documented most: refused as too many: %s", limit, x.body)
+				}
+				c := apiCase{target: base + "?" + items(limit+1), path: op.Path, status: http.StatusBadRequest, wantCode: contracts.CodeInvalidParameter}
+				x = c.run(t, d, p.url)
+				var pr contracts.Problem
+				decode(t, x.body, &pr)
+				if pr.Param != prm.Name || !strings.Contains(pr.Detail, "more than "+documented.String()) {
+					t.Errorf("%d items: got %+v, want a 400 naming %s and its limit", limit+1, pr, prm.Name)
+				}
+			})
+		}
+	}
+	if n < 3 {
+		t.Errorf("checked %d list parameters, want category, registrars and exclude at least", n)
+	}
+}
+
 // wantField checks a top-level field of the body.
 func wantField(name string, want any) func(t *testing.T, x exchange) {
 	return func(t *testing.T, x exchange) {
@@ -698,12 +848,35 @@ func TestDeprecationHeaders(t *testing.T) {
 		{apiCase{name: "HEAD", method: http.MethodHead, target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200}, true},
 		{apiCase{name: "revalidated", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 304, revalid: "etag"}, true},
 		{apiCase{name: "unknown zone", target: "/api/comparison/.nope", path: "/api/comparison/{zone}", status: 404}, true},
+		{apiCase{name: "malformed zone", target: "/api/comparison/exa_mple", path: "/api/comparison/{zone}", status: 400}, true},
+		{apiCase{name: "wrong key", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 401,
+			header: []string{"X-API-Key", "zp_wrong"}}, true},
+		{apiCase{name: "preflight", method: http.MethodOptions, target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 204,
+			header: []string{"Origin", "https://example.org", "Access-Control-Request-Method", "GET"}}, true},
+		{apiCase{name: "method not allowed", method: http.MethodDelete, target: "/api/comparison/.com", status: 405, named: "MethodNotAllowed"}, true},
 		{apiCase{name: "other route", target: "/api/domains", path: "/api/domains", status: 200}, false},
 		{apiCase{name: "unrouted", target: "/api/nothing", status: 404, named: "NotFound"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := tt.run(t, d, p.url)
+			// The response the request was validated against documents
+			// the headers the route's every response carries.
+			var r openapitest.Response
+			var err error
+			if tt.named != "" {
+				r, err = d.NamedResponse(tt.named)
+			} else {
+				r, err = d.Response(cmp.Or(tt.method, http.MethodGet), tt.path, tt.status)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"Deprecation", "Sunset", "Link"} {
+				if _, ok := r.Headers[name]; !ok {
+					t.Errorf("%s does not document %s, which a deprecated route's answers carry", r.Ref, name)
+				}
+			}
 			h := x.resp.Header
 			if !tt.deprecated {
 				if h.Get("Deprecation") != "" || h.Get("Sunset") != "" || len(h.Values("Link")) != 0 {
@@ -719,6 +892,55 @@ func TestDeprecationHeaders(t *testing.T) {
 			}
 			if got := h.Values("Link"); !slices.Equal(got, wantLinks) {
 				t.Errorf("Link: got %q, want %q", got, wantLinks)
+			}
+		})
+	}
+}
+
+// TestDeprecationsRefused checks that a server refuses a deprecation that
+// breaks the promise (contracts.Deprecation.Validate) or that names a path
+// no route serves, whose notice would never be given.
+func TestDeprecationsRefused(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		edit    func(*query.Config, *contracts.Deprecation)
+		wantErr string // "" is accepted
+	}{
+		{"valid", func(*query.Config, *contracts.Deprecation) {}, ""},
+		{"an operations route", func(_ *query.Config, d *contracts.Deprecation) { d.Path = "/readyz" }, ""},
+		{"short notice", func(_ *query.Config, d *contracts.Deprecation) { d.Sunset = at.AddDate(0, 5, 0) }, "sunset"},
+		{"no link", func(_ *query.Config, d *contracts.Deprecation) { d.Link = "" }, "link"},
+		{"a path no route serves", func(_ *query.Config, d *contracts.Deprecation) { d.Path = "/api/nothing" }, "no such route"},
+		{"a trailing slash", func(_ *query.Config, d *contracts.Deprecation) { d.Path = "/api/domains/" }, "no such route"},
+		{"metrics off the API port", func(c *query.Config, d *contracts.Deprecation) {
+			c.MetricsOnAPI = false
+			d.Path = "/metrics"
+		}, "no such route"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := apiConfig()
+			d := contracts.Deprecation{Path: "/api/comparison/{zone}", What: "the native field", Deprecated: at,
+				Sunset: at.AddDate(0, 6, 0), Link: contracts.ChangelogURL + "#native"}
+			tt.edit(&cfg, &d)
+			cfg.Deprecations = []contracts.Deprecation{d}
+			reg := prometheus.NewRegistry()
+			log := slog.New(slog.DiscardHandler)
+			c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
+			if err == nil {
+				srv.Close()
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("got %v, want the deprecation accepted", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), d.Path)):
+				t.Errorf("got %v, want an error about %s naming %s", err, tt.wantErr, d.Path)
 			}
 		})
 	}

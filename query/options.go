@@ -22,6 +22,7 @@ const (
 	maxLimit      = 1000
 	maxQuery      = 253 // the longest domain name
 	maxRegistrars = 100
+	maxCategories = 64
 )
 
 // catalogSorts and comparisonSorts are the sort names each list takes.
@@ -192,7 +193,7 @@ func catalogOptions(q url.Values, snap *cache.Snapshot) (cache.CatalogOptions, *
 	if o.Currency, err = p.currency(snap); err != nil {
 		return o, nil, err
 	}
-	if o.Categories, err = p.list("category", 64); err != nil {
+	if o.Categories, err = p.list("category", maxCategories); err != nil {
 		return o, nil, err
 	}
 	for _, c := range o.Categories {
@@ -239,14 +240,16 @@ func catalogOptions(q url.Values, snap *cache.Snapshot) (cache.CatalogOptions, *
 	return o, p, nil
 }
 
-// query returns q: lower case, without a leading dot.
+// query returns q: lower case, without a leading dot. Its length is that
+// of the value as sent, the dot included, as the document's maxLength
+// counts it.
 func (p *params) query() (string, error) {
 	v, err := p.one("q")
 	if err != nil || v == "" {
 		return "", err
 	}
 	q := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(v), "."))
-	if q == "" || utf8.RuneCountInString(q) > maxQuery || !utf8.ValidString(q) {
+	if q == "" || utf8.RuneCountInString(v) > maxQuery || !utf8.ValidString(q) {
 		return "", invalidParam("q", "must be 1 to 253 characters of a zone name, such as \"shop\" or \"рф\"")
 	}
 	p.norm.Set("q", q)

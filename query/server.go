@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -96,6 +97,11 @@ func (c Config) Validate() error {
 	if err := c.Limits.Validate(); err != nil {
 		return err
 	}
+	for _, d := range c.Deprecations {
+		if err := d.Validate(); err != nil {
+			return fmt.Errorf("deprecation of %s: %w", d.Path, err)
+		}
+	}
 	return c.Responses.Validate()
 }
 
@@ -152,8 +158,23 @@ func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logg
 	e.IPExtractor = ipExtractor(cfg.Limits.TrustedProxies)
 	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations))
 	s.routes(e)
+	if err := deprecatedRoutesExist(cfg.Deprecations, e.Routes()); err != nil {
+		responses.Close()
+		return nil, err
+	}
 	s.echo = e
 	return s, nil
+}
+
+// deprecatedRoutesExist refuses a deprecation of a path no route serves: its
+// headers would never be sent, and the promised notice never given.
+func deprecatedRoutesExist(deps []contracts.Deprecation, routes []*echo.Route) error {
+	for _, d := range deps {
+		if !slices.ContainsFunc(routes, func(r *echo.Route) bool { return r.Path == echoPath(d.Path) }) {
+			return fmt.Errorf("deprecation of %s: no such route", d.Path)
+		}
+	}
+	return nil
 }
 
 // cacheControlValue lets any cache keep a response for maxAge: the data is

@@ -8,7 +8,10 @@
 // create prints the new key once; only its SHA-256 is stored. A created or
 // revoked key takes effect on every pod within seconds. It needs write
 // access to the bucket, and creates it when missing, with the replicas of
-// the state stream.
+// the state stream. A key's tier is one of the default tiers (free,
+// standard, pro) unless --allow-custom-tier says the pods' --tiers define
+// another: a pod serves a key of a tier it does not define at the free
+// limit.
 package main
 
 import (
@@ -49,6 +52,10 @@ const usage = `usage:
   zoneprice-admin keys list                               list keys (never the keys themselves)
   zoneprice-admin keys revoke ID                          revoke a key on every pod
 
+TIER is free, standard or pro. Another tier needs --allow-custom-tier, and
+the pods must define it in --tiers: a pod serves a key of a tier it does not
+define at the free limit.
+
 flags (before or after the command words):
 `
 
@@ -61,15 +68,19 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	}
 	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) holding the keys bucket, comma-separated")
 	var tier, note string
+	var customTier bool
 	var timeout time.Duration
-	fs.StringVar(&tier, "tier", "", "create: the key's tier (free, standard, pro, or one the pods' --tiers define)")
-	fs.StringVar(&note, "note", "", "create: whose key it is, for the operator")
+	fs.StringVar(&tier, "tier", "", "create: the key's tier: free, standard or pro (another with --allow-custom-tier)")
+	fs.StringVar(&note, "note", "", fmt.Sprintf("create: whose key it is, for the operator (printable, at most %d bytes)", contracts.MaxNoteLen))
+	fs.BoolVar(&customTier, "allow-custom-tier", false,
+		"create: allow a tier other than free, standard and pro; the pods must define it in --tiers, else they serve the key at the free limit")
 	if err := app.DurationVar(fs, getenv, &timeout, "timeout", "ZONEPRICE_ADMIN_TIMEOUT", 30*time.Second, "how long the command may take"); err != nil {
 		return err
 	}
-	// Flags may come before the command words and after them.
+	// Flags may come before the command words and after them. -h prints
+	// the usage and is no error.
 	if err := fs.Parse(args); err != nil {
-		return err
+		return helpIsNoError(err)
 	}
 	words := fs.Args()
 	if len(words) < 2 || words[0] != "keys" {
@@ -78,19 +89,21 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	}
 	verb := words[1]
 	if err := fs.Parse(words[2:]); err != nil {
-		return err
+		return helpIsNoError(err)
 	}
 	operands := fs.Args()
-	if tier != "" || note != "" {
+	if tier != "" || note != "" || customTier {
 		if verb != "create" {
-			return fmt.Errorf("--tier and --note go with keys create, not keys %s", verb)
+			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not keys %s", verb)
 		}
 	}
 	var cmd func(context.Context, jetstream.JetStream) error
 	switch {
 	case verb == "create" && len(operands) == 0:
-		if err := contracts.ValidateTier(tier); err != nil {
-			return fmt.Errorf("--tier: %w", err)
+		// Checked before connecting: a bad flag changes nothing, not
+		// even the bucket's existence.
+		if err := checkCreate(tier, note, customTier); err != nil {
+			return err
 		}
 		cmd = func(ctx context.Context, js jetstream.JetStream) error {
 			return create(ctx, js, tier, note, stdout, stderr)
@@ -121,6 +134,49 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	return cmd(ctx, js)
 }
 
+// helpIsNoError is nil for the error of -h or --help, whose usage the flag
+// set has printed, and err otherwise.
+func helpIsNoError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// defaultTier reports whether tier is one every pod defines by default.
+func defaultTier(tier string) bool {
+	_, ok := access.DefaultConfig().Tiers[tier]
+	return ok || tier == contracts.FreeTier
+}
+
+// checkCreate validates keys create's flags, naming the one that is wrong.
+func checkCreate(tier, note string, customTier bool) error {
+	if tier == "" {
+		return errors.New("--tier: keys create needs the key's tier: free, standard or pro")
+	}
+	if err := contracts.ValidateTier(tier); err != nil {
+		return fmt.Errorf("--tier: %s", problem(err))
+	}
+	if !customTier && !defaultTier(tier) {
+		return fmt.Errorf("--tier: %s is not a default tier (free, standard, pro); if the pods define it in --tiers, "+
+			"give --allow-custom-tier too (a pod that does not define it serves the key at the free limit)", tier)
+	}
+	if err := contracts.ValidateNote(note); err != nil {
+		return fmt.Errorf("--note: %s", problem(err))
+	}
+	return nil
+}
+
+// problem is what a validation error says is wrong, without the record's
+// field name, which the flag's replaces.
+func problem(err error) string {
+	var ve *contracts.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Problem
+	}
+	return err.Error()
+}
+
 // create makes a key of tier, stores its record and prints the key, once.
 func create(ctx context.Context, js jetstream.JetStream, tier, note string, stdout, stderr io.Writer) error {
 	kv, err := bucket(ctx, js)
@@ -140,7 +196,7 @@ func create(ctx context.Context, js jetstream.JetStream, tier, note string, stdo
 	}
 	fmt.Fprintf(stdout, "id:   %s\ntier: %s\nkey:  %s\n", rec.ID, rec.Tier, key)
 	fmt.Fprintln(stderr, "The key is shown this once and stored only as its SHA-256: hand it over now.")
-	if _, known := access.DefaultConfig().Tiers[tier]; !known && tier != contracts.FreeTier {
+	if !defaultTier(tier) {
 		fmt.Fprintf(stderr, "Tier %s is not a default tier: pods serve the key at the free limit unless their --tiers define it.\n", tier)
 	}
 	return nil

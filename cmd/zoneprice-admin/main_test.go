@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"io"
 	"log/slog"
@@ -180,6 +181,11 @@ func TestUsageErrors(t *testing.T) {
 		{"create without a tier", []string{"keys", "create"}, "--tier"},
 		{"create with a bad tier", []string{"keys", "create", "--tier", "Gold Plus"}, "--tier"},
 		{"tier on list", []string{"keys", "list", "--tier", "pro"}, "go with keys create"},
+		{"custom tier allowed on list", []string{"keys", "list", "--allow-custom-tier"}, "go with keys create"},
+		{"create with a custom tier", []string{"keys", "create", "--tier", "gold"}, "--allow-custom-tier"},
+		{"create with an unprintable note", []string{"keys", "create", "--tier", "pro", "--note", "acme\x1b[2J"}, "--note: "},
+		{"create with a long note", []string{"keys", "create", "--tier", "pro", "--note", strings.Repeat("x", contracts.MaxNoteLen+1)}, "--note: "},
+		{"create with a note not UTF-8", []string{"keys", "create", "--tier", "pro", "--note", "\xff"}, "--note: "},
 		{"revoke without an id", []string{"keys", "revoke"}, "not a command"},
 		{"revoke of an unknown id", []string{"keys", "revoke", "0123456789abcdef"}, "no key with id"},
 		{"revoke of a malformed id", []string{"keys", "revoke", "not an id!"}, "no key with id"},
@@ -189,6 +195,74 @@ func TestUsageErrors(t *testing.T) {
 			_, _, err := admin(t, srv, tt.args...)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestCreateChecksFlagsFirst gives keys create flags it refuses, against a
+// server without the keys bucket: each error names the flag, and nothing
+// was done, not even creating the bucket.
+func TestCreateChecksFlagsFirst(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"note with a terminal escape", []string{"--tier", "pro", "--note", "acme\x1b[2J"}, "--note: holds the unprintable"},
+		{"note too long", []string{"--tier", "pro", "--note", strings.Repeat("é", contracts.MaxNoteLen)}, "--note: longer than"},
+		{"tier syntax", []string{"--tier", "Gold Plus", "--allow-custom-tier"}, "--tier: "},
+		{"custom tier", []string{"--tier", "gold", "--note", "acme"}, "--allow-custom-tier"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := admin(t, srv, append([]string{"keys", "create"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+			if _, err := js.KeyValue(context.Background(), contracts.KeysBucket); !errors.Is(err, jetstream.ErrBucketNotFound) {
+				t.Errorf("after a refused create, binding the bucket: %v, want that it does not exist", err)
+			}
+		})
+	}
+	// Nor does it need NATS to say so.
+	env := map[string]string{"NATS_URL": "nats://" + cmdtest.FreeAddr(t)}
+	err := run(context.Background(), []string{"keys", "create", "--tier", "pro", "--note", "\x00"},
+		func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "--note: ") {
+		t.Errorf("with no NATS: got %v, want the --note error", err)
+	}
+}
+
+// TestCustomTier creates a key of a tier the defaults lack, which takes
+// --allow-custom-tier and earns a warning.
+func TestCustomTier(t *testing.T) {
+	srv, _ := natstest.Provisioned(t)
+	out, errOut, err := admin(t, srv, "keys", "create", "--tier", "gold", "--allow-custom-tier", "--note", "acme")
+	if err != nil {
+		t.Fatalf("create: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "tier: gold") || !strings.Contains(errOut, "free limit unless their --tiers define it") {
+		t.Errorf("create of a custom tier: stdout %q, stderr %q; want the key and a warning", out, errOut)
+	}
+}
+
+// TestHelp asks for the usage: it is printed, and it is no error, so the
+// command exits 0.
+func TestHelp(t *testing.T) {
+	srv := natstest.Server(t)
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"keys", "create", "-h"}, {"-help", "keys", "list"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_, errOut, err := admin(t, srv, args...)
+			if err != nil {
+				t.Errorf("got %v, want no error", err)
+			}
+			for _, want := range []string{"usage:", "keys create", "-allow-custom-tier", "-note"} {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("usage lacks %q:\n%s", want, errOut)
+				}
 			}
 		})
 	}

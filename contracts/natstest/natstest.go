@@ -20,10 +20,20 @@ import (
 // store in a temporary directory. It is shut down when the test ends.
 func Server(t testing.TB) *server.Server {
 	t.Helper()
-	return start(t, server.RANDOM_PORT, t.TempDir())
+	return start(t, server.RANDOM_PORT, t.TempDir(), nil)
 }
 
-func start(t testing.TB, port int, storeDir string) *server.Server {
+// ServerWith is Server with its options changed by configure before it
+// starts: users and their permissions, say. The options are the server's
+// own: a test keeps them to reload the server with a change
+// (server.Server.ReloadOptions). Stop's restart starts a server without
+// them.
+func ServerWith(t testing.TB, configure func(*server.Options)) *server.Server {
+	t.Helper()
+	return start(t, server.RANDOM_PORT, t.TempDir(), configure)
+}
+
+func start(t testing.TB, port int, storeDir string, configure func(*server.Options)) *server.Server {
 	t.Helper()
 	opts := &server.Options{
 		Host:      "127.0.0.1",
@@ -32,6 +42,9 @@ func start(t testing.TB, port int, storeDir string) *server.Server {
 		StoreDir:  storeDir,
 		NoLog:     true,
 		NoSigs:    true,
+	}
+	if configure != nil {
+		configure(opts)
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -51,12 +64,20 @@ func start(t testing.TB, port int, storeDir string) *server.Server {
 // Connect opens a client connection to srv, closed when the test ends.
 func Connect(t testing.TB, srv *server.Server) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(srv.ClientURL())
+	return ConnectWith(t, srv, nil)
+}
+
+// ConnectWith is Connect with client options (nats.UserInfo, say) and
+// JetStream options (jetstream.WithDefaultTimeout, say: a request the
+// server's permissions deny is never answered, so it takes the timeout).
+func ConnectWith(t testing.TB, srv *server.Server, opts []nats.Option, jsOpts ...jetstream.JetStreamOpt) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(srv.ClientURL(), opts...)
 	if err != nil {
 		t.Fatalf("connect to nats: %v", err)
 	}
 	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jsOpts...)
 	if err != nil {
 		t.Fatalf("jetstream: %v", err)
 	}
@@ -88,6 +109,69 @@ func Stop(t testing.TB, srv *server.Server) (restart func() *server.Server) {
 	srv.WaitForShutdown()
 	return func() *server.Server {
 		t.Helper()
-		return start(t, addr.Port, filepath.Dir(dir))
+		return start(t, addr.Port, filepath.Dir(dir), nil)
+	}
+}
+
+// Restricted is a server with two users: "admin", who may do anything, and
+// "restricted", who may not publish to some subjects, as a service whose
+// NATS permissions are too narrow. A request to a JetStream API subject it
+// may not publish to is never answered: it takes the client's timeout,
+// which Restricted's handle keeps short.
+type Restricted struct {
+	Server *server.Server
+	// Admin and Restricted are JetStream handles of the two users.
+	Admin, Restricted jetstream.JetStream
+	// Lift reloads the server with the restricted user allowed
+	// everything, as an operator fixing the permissions.
+	Lift func(t testing.TB)
+}
+
+// RestrictedServer starts a Restricted server whose restricted user may not
+// publish to deny (wildcards allowed), and provisions its streams as admin.
+func RestrictedServer(t testing.TB, deny ...string) *Restricted {
+	t.Helper()
+	users := func(deny []string) []*server.User {
+		restricted := &server.User{Username: "restricted", Password: "restricted"}
+		if len(deny) > 0 {
+			restricted.Permissions = &server.Permissions{Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: deny}}
+		}
+		return []*server.User{{Username: "admin", Password: "admin"}, restricted}
+	}
+	var opts *server.Options
+	srv := ServerWith(t, func(o *server.Options) {
+		o.Users = users(deny)
+		opts = o
+	})
+	_, admin := ConnectWith(t, srv, []nats.Option{nats.UserInfo("admin", "admin")})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := contracts.Provision(ctx, admin, contracts.StreamOptions{}); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	// The server reports every refusal to the client, which would log it:
+	// they are expected here.
+	_, restricted := ConnectWith(t, srv,
+		[]nats.Option{nats.UserInfo("restricted", "restricted"), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})},
+		jetstream.WithDefaultTimeout(250*time.Millisecond))
+	return &Restricted{Server: srv, Admin: admin, Restricted: restricted, Lift: func(t testing.TB) {
+		t.Helper()
+		o := *opts
+		o.Users = users(nil)
+		if err := srv.ReloadOptions(&o); err != nil {
+			t.Fatalf("reload nats without the restriction: %v", err)
+		}
+	}}
+}
+
+// BucketSubjects are the subjects a client publishes to in order to use the
+// key-value bucket: its stream's info, its consumers, its keys. Denied,
+// the bucket cannot be bound or watched.
+func BucketSubjects(bucket string) []string {
+	stream := "KV_" + bucket
+	return []string{
+		"$JS.API.STREAM.INFO." + stream,
+		"$JS.API.CONSUMER.*." + stream, "$JS.API.CONSUMER.*." + stream + ".>",
+		"$KV." + bucket + ".>",
 	}
 }

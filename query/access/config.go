@@ -31,15 +31,18 @@ var units = map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": ti
 
 // ParseRate reads a rate as the flags take it: "60/m" (60 a minute, all of
 // them at once if the client was idle), "600/m;burst=100" (600 a minute,
-// at most 100 at once), "10/s", "1000/h", and "off" or "0" for no limit.
-// The burst parameter is spelled as in RateLimit-Policy.
+// at most 100 at once), "10/s", "1000/h", and "off" (in any case) or "0"
+// for no limit. The burst parameter is spelled as in RateLimit-Policy.
+// Spaces around the parts are ignored ("600/m; burst=100").
 func ParseRate(s string) (Rate, error) {
 	s = strings.TrimSpace(s)
-	if s == "off" || s == "0" {
+	if strings.EqualFold(s, "off") || s == "0" {
 		return Rate{}, nil
 	}
 	spec, params, _ := strings.Cut(s, ";")
+	params = strings.TrimSpace(params)
 	count, unit, ok := strings.Cut(spec, "/")
+	count, unit = strings.TrimSpace(count), strings.TrimSpace(unit)
 	if !ok {
 		return Rate{}, fmt.Errorf("rate %q: want a count per unit such as 60/m, or off", s)
 	}
@@ -53,8 +56,9 @@ func ParseRate(s string) (Rate, error) {
 	}
 	r.Burst = r.Limit
 	if params != "" {
-		b, ok := strings.CutPrefix(params, "burst=")
-		if !ok {
+		name, b, ok := strings.Cut(params, "=")
+		b = strings.TrimSpace(b)
+		if !ok || strings.TrimSpace(name) != "burst" {
 			return Rate{}, fmt.Errorf("rate %q: the only parameter is burst=N", s)
 		}
 		if r.Burst, err = strconv.Atoi(b); err != nil {
@@ -132,11 +136,12 @@ func ParseTiers(s string) (Tiers, error) {
 		if !ok {
 			return nil, fmt.Errorf("tier %q: want name=rate, such as pro=6000/m", pair)
 		}
+		name = strings.TrimSpace(name)
 		if err := contracts.ValidateTier(name); err != nil {
 			return nil, err
 		}
-		if name == contracts.FreeTier {
-			return nil, errors.New("tier free is the limit of clients without a key; set it with --rate-limit (ZONEPRICE_RATE_LIMIT)")
+		if err := reservedTier(name); err != nil {
+			return nil, err
 		}
 		if _, dup := t[name]; dup {
 			return nil, fmt.Errorf("tier %s given twice", name)
@@ -148,6 +153,17 @@ func ParseTiers(s string) (Tiers, error) {
 		t[name] = r
 	}
 	return t, nil
+}
+
+// reservedTier refuses the names a pod gives a meaning of its own.
+func reservedTier(name string) error {
+	switch name {
+	case contracts.FreeTier:
+		return errors.New("tier free is the limit of clients without a key; set it with --rate-limit (ZONEPRICE_RATE_LIMIT)")
+	case unknownTier:
+		return errors.New(`tier unknown is reserved: zoneprice_api_keys{tier="unknown"} counts the keys of tiers a pod does not define`)
+	}
+	return nil
 }
 
 // Names are the tier names in order.
@@ -214,6 +230,16 @@ func ParsePrefixes(s string) (Prefixes, error) {
 	return ps, nil
 }
 
+// Contains reports whether a is in one of the ranges.
+func (ps Prefixes) Contains(a netip.Addr) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
 // String is the prefixes in ParsePrefixes's syntax.
 func (ps Prefixes) String() string {
 	s := make([]string, len(ps))
@@ -245,9 +271,13 @@ type Config struct {
 	Tiers Tiers
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies Prefixes
-	// Clients bounds the clients whose limits are tracked at once.
+	// Clients bounds the clients whose limits are tracked at once, rounded
+	// up to a power of two; at most MaxClients.
 	Clients int
 }
+
+// MaxClients is the most clients a limiter tracks: 128 MiB of table.
+const MaxClients = 1 << 22
 
 // DefaultConfig is the free tier at 60 requests a minute per address, and
 // keys at 600 (standard) and 6,000 (pro) a minute, each with a burst of a
@@ -274,8 +304,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--rate-limit (ZONEPRICE_RATE_LIMIT): %w", err)
 	}
 	for _, name := range c.Tiers.Names() {
-		if err := contracts.ValidateTier(name); err != nil || name == contracts.FreeTier {
+		if err := contracts.ValidateTier(name); err != nil {
 			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): %q cannot name a tier", name)
+		}
+		if err := reservedTier(name); err != nil {
+			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): %w", err)
 		}
 		if err := c.Tiers[name].validate(); err != nil {
 			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): tier %s: %w", name, err)
@@ -285,9 +318,14 @@ func (c Config) Validate() error {
 		if !p.IsValid() {
 			return errors.New("--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES): invalid prefix")
 		}
+		if p.Bits() == 0 {
+			// Trusting every address lets any client write its own
+			// address into X-Forwarded-For.
+			return fmt.Errorf("--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES): %s trusts every address, so every client could choose its own; list the proxies' ranges", p)
+		}
 	}
-	if c.Clients < ways || c.Clients > 1<<26 {
-		return fmt.Errorf("--rate-limit-clients (ZONEPRICE_RATE_LIMIT_CLIENTS): %d is not between %d and %d", c.Clients, ways, 1<<26)
+	if c.Clients < ways || c.Clients > MaxClients {
+		return fmt.Errorf("--rate-limit-clients (ZONEPRICE_RATE_LIMIT_CLIENTS): %d is not between %d and %d", c.Clients, ways, MaxClients)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package access_test
 import (
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,10 @@ func TestParseRate(t *testing.T) {
 		{"burst", "600/m;burst=100", access.Rate{Limit: 600, Window: time.Minute, Burst: 100}, false},
 		{"spaces around", " 60/m ", access.Rate{Limit: 60, Window: time.Minute, Burst: 60}, false},
 		{"off", "off", access.Rate{}, false},
+		{"off in capitals", "OFF", access.Rate{}, false},
+		{"off, any case", " Off ", access.Rate{}, false},
+		{"space after the semicolon", "60/m; burst=10", access.Rate{Limit: 60, Window: time.Minute, Burst: 10}, false},
+		{"spaces around every part", " 60 / m ; burst = 10 ", access.Rate{Limit: 60, Window: time.Minute, Burst: 10}, false},
 		{"zero", "0", access.Rate{}, false},
 		{"bench: huge rate, small burst", "1000000000/s;burst=1000", access.Rate{Limit: 1e9, Window: time.Second, Burst: 1000}, false},
 		{"no unit", "60", access.Rate{}, true},
@@ -68,6 +73,8 @@ func TestParseTiers(t *testing.T) {
 		{"empty", "", access.Tiers{}, false},
 		{"unlimited tier", "internal=off", access.Tiers{"internal": {}}, false},
 		{"free is the anonymous rate", "free=100/m", nil, true},
+		{"unknown labels keys of undefined tiers", "unknown=100/m", nil, true},
+		{"spaces around the name", " gold = 100/m ; burst=5 ", access.Tiers{"gold": {Limit: 100, Window: time.Minute, Burst: 5}}, false},
 		{"twice", "pro=1/s,pro=2/s", nil, true},
 		{"no rate", "pro", nil, true},
 		{"bad name", "Pro=1/s", nil, true},
@@ -127,8 +134,14 @@ func TestConfigValidate(t *testing.T) {
 		{"default", func(*access.Config) {}, true},
 		{"everything off", func(c *access.Config) { c.Anonymous = access.Rate{}; c.Tiers = nil }, true},
 		{"free as a tier", func(c *access.Config) { c.Tiers["free"] = c.Anonymous }, false},
+		{"unknown as a tier", func(c *access.Config) { c.Tiers["unknown"] = c.Anonymous }, false},
 		{"burst over limit", func(c *access.Config) { c.Anonymous.Burst = 61 }, false},
 		{"too few clients", func(c *access.Config) { c.Clients = 1 }, false},
+		{"the most clients", func(c *access.Config) { c.Clients = access.MaxClients }, true},
+		{"too many clients", func(c *access.Config) { c.Clients = access.MaxClients + 1 }, false},
+		{"trusted proxies", func(c *access.Config) { c.TrustedProxies = prefixes(t, "10.0.0.0/8,2001:db8::/32") }, true},
+		{"every IPv4 address trusted", func(c *access.Config) { c.TrustedProxies = prefixes(t, "10.0.0.0/8,0.0.0.0/0") }, false},
+		{"every IPv6 address trusted", func(c *access.Config) { c.TrustedProxies = prefixes(t, "::/0") }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,4 +152,36 @@ func TestConfigValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfigValidateNamesFlag checks that a refused setting names the flag
+// and the environment variable that set it.
+func TestConfigValidateNamesFlag(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*access.Config)
+		want   string
+	}{
+		{"proxies", func(c *access.Config) { c.TrustedProxies = prefixes(t, "0.0.0.0/0") }, "--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES)"},
+		{"clients", func(c *access.Config) { c.Clients = 1 << 30 }, "--rate-limit-clients (ZONEPRICE_RATE_LIMIT_CLIENTS)"},
+		{"tier", func(c *access.Config) { c.Tiers["unknown"] = c.Anonymous }, "--tiers (ZONEPRICE_TIERS)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := access.DefaultConfig()
+			tt.change(&c)
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate: got %v, want an error naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func prefixes(t *testing.T, s string) access.Prefixes {
+	t.Helper()
+	ps, err := access.ParsePrefixes(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }

@@ -30,5 +30,6 @@
 // has no limit for is served at the free rate, per key, with a warning
 // when it is loaded and zoneprice_api_keys{tier="unknown"}: a pod that
 // lags behind a change of --tiers keeps serving subscribers rather than
-// refusing them.
+// refusing them. Likewise a bucket the pod cannot read makes keys
+// unavailable (answered 503), never wrong (401): see Keys.
 package access

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -30,18 +31,70 @@ type Subscriber struct {
 // ever reads the bucket, and never creates it: a pod may have read-only
 // permissions. Until the bucket exists there are no keys; the pod keeps
 // trying to bind it meanwhile.
+//
+// A bucket that exists but cannot be read (a permissions error, a
+// JetStream error, a timeout: anything but its not existing) does not keep
+// the pod unready: after the first failed attempt the store is
+// Unavailable, which is ready, since clients without a key can be served,
+// while a key is answered 503 rather than called wrong. It keeps trying,
+// logging an error at most once a minute, and zoneprice_api_keys_watch_up
+// is 0 meanwhile. Waiting longer before going ready would gain little: a
+// failed attempt has already waited the JetStream request's timeout, or
+// got an answer (a permissions or API error) that waiting does not change;
+// and at start the pod is unready anyway until its consumer has caught up,
+// which needs the same NATS.
 type Keys struct {
 	js    jetstream.JetStream
 	tiers Tiers
 	log   *slog.Logger
 	table atomic.Pointer[map[[32]byte]*Subscriber]
+	state atomic.Int32
 	ready chan struct{}
 	// loaded counts the keys in force by tier, "unknown" for tiers this
 	// pod has no limit for.
 	loaded *prometheus.GaugeVec
+	// watchUp is 1 while the bucket is followed; updated is when its
+	// keys were last loaded or changed.
+	watchUp, updated prometheus.Gauge
 	// retry is the longest wait between attempts to bind the bucket.
 	retry time.Duration
+	// failures counts the failed attempts since the last error logged,
+	// at lastLog. Only Run touches them.
+	failures int
+	lastLog  time.Time
 }
+
+// State is what a pod knows of the subscribers' keys.
+type State int32
+
+const (
+	// Loading is before the first attempt to read the bucket has ended:
+	// the pod is not ready, and a key is answered 503.
+	Loading State = iota
+	// Loaded is the bucket's keys in force, or none when the bucket does
+	// not exist. Once loaded, keys stay in force while NATS is away.
+	Loaded
+	// Unavailable is a bucket that could not be read, and no keys loaded
+	// yet: the pod is ready, serves clients without a key, and answers a
+	// key 503 until the bucket can be read.
+	Unavailable
+)
+
+func (s State) String() string {
+	switch s {
+	case Loading:
+		return "loading"
+	case Loaded:
+		return "loaded"
+	case Unavailable:
+		return "unavailable"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// errorLogInterval spaces the error logged while the bucket cannot be
+// read.
+const errorLogInterval = time.Minute
 
 // unknownTier labels keys whose tier this pod does not know.
 const unknownTier = "unknown"
@@ -53,9 +106,19 @@ func NewKeys(js jetstream.JetStream, tiers Tiers, log *slog.Logger, reg promethe
 		loaded: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "zoneprice_api_keys", Help: `API keys in force by tier ("unknown": a tier this pod has no limit for).`,
 		}, []string{"tier"}),
+		watchUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_api_keys_watch_up",
+			Help: "1 while the pod follows the API keys bucket; 0 while it cannot read it or it does not exist.",
+		}),
+		updated: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_api_keys_last_update_timestamp_seconds",
+			Help: "When the pod last loaded the API keys bucket or applied a change of it; 0 before the first load.",
+		}),
 	}
-	if err := reg.Register(k.loaded); err != nil {
-		return nil, fmt.Errorf("register key metrics: %w", err)
+	for _, c := range []prometheus.Collector{k.loaded, k.watchUp, k.updated} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("register key metrics: %w", err)
+		}
 	}
 	empty := map[[32]byte]*Subscriber{}
 	k.publish(empty)
@@ -67,9 +130,12 @@ func (k *Keys) Lookup(sum *[32]byte) *Subscriber {
 	return (*k.table.Load())[*sum]
 }
 
-// Ready is closed once the bucket's keys have been loaded, or the bucket
-// was found not to exist.
+// Ready is closed once the store has left Loading: the bucket's keys have
+// been loaded, the bucket was found not to exist, or it could not be read.
 func (k *Keys) Ready() <-chan struct{} { return k.ready }
+
+// State says whether the keys are loaded, and if not, why.
+func (k *Keys) State() State { return State(k.state.Load()) }
 
 // IsReady reports whether Ready is closed.
 func (k *Keys) IsReady() bool {
@@ -81,8 +147,10 @@ func (k *Keys) IsReady() bool {
 	}
 }
 
-func (k *Keys) markReady() {
-	if !k.IsReady() {
+// setState moves the store to s and, leaving Loading, makes it ready.
+func (k *Keys) setState(s State) {
+	k.state.Store(int32(s))
+	if s != Loading && !k.IsReady() {
 		close(k.ready)
 	}
 }
@@ -101,16 +169,22 @@ func (k *Keys) Run(ctx context.Context) error {
 				k.log.Warn("api keys bucket does not exist yet: no keys are accepted until it does", "bucket", contracts.KeysBucket)
 				missing = true
 			}
+			k.watchUp.Set(0)
 			k.publish(map[[32]byte]*Subscriber{})
-			k.markReady()
+			k.setState(Loaded)
 		case err != nil:
-			k.log.Warn("api keys bucket not available", "bucket", contracts.KeysBucket, "err", err)
+			k.fail(fmt.Errorf("bind %s: %w", contracts.KeysBucket, err))
 		default:
 			missing = false
-			err = k.follow(ctx, kv)
+			loaded, err := k.follow(ctx, kv)
 			if ctx.Err() != nil {
 				return nil
 			}
+			if !loaded {
+				k.fail(err)
+				break
+			}
+			k.watchUp.Set(0)
 			k.log.Warn("api keys watch ended; binding again", "err", err)
 			backoff = 100 * time.Millisecond
 		}
@@ -122,30 +196,51 @@ func (k *Keys) Run(ctx context.Context) error {
 	}
 }
 
+// fail records a failed attempt to read the bucket. Before any keys were
+// loaded it makes the store Unavailable, which is ready; loaded keys stay
+// in force. The error is logged at most once every errorLogInterval.
+func (k *Keys) fail(err error) {
+	k.watchUp.Set(0)
+	if k.State() == Loading {
+		k.setState(Unavailable)
+	}
+	k.failures++
+	now := time.Now()
+	if !k.lastLog.IsZero() && now.Sub(k.lastLog) < errorLogInterval {
+		return
+	}
+	msg := "api keys bucket cannot be read: keys are answered 503 until it can; retrying"
+	if k.State() == Loaded {
+		msg = "api keys bucket cannot be read: the last keys loaded stay in force; retrying"
+	}
+	k.log.Error(msg, "bucket", contracts.KeysBucket, "err", err, "failed_attempts", k.failures)
+	k.lastLog, k.failures = now, 0
+}
+
 // follow loads the bucket, then applies its changes as they come. A batch
-// of changes that arrived together is published as one new table.
-func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) error {
+// of changes that arrived together is published as one new table. loaded
+// says whether the bucket's keys were loaded before it returned.
+func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, err error) {
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
-		return fmt.Errorf("watch %s: %w", contracts.KeysBucket, err)
+		return false, fmt.Errorf("watch %s: %w", contracts.KeysBucket, err)
 	}
 	defer w.Stop()
 	byID := map[string][32]byte{}
 	table := map[[32]byte]*Subscriber{}
-	loaded := false
 	for {
 		var e jetstream.KeyValueEntry
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return loaded, ctx.Err()
 		case e, ok = <-w.Updates():
 		}
 	drain:
 		for {
 			switch {
 			case !ok:
-				return errors.New("watcher closed")
+				return loaded, errors.New("watcher closed")
 			case e == nil:
 				loaded = true
 			default:
@@ -159,7 +254,10 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) error {
 		}
 		if loaded {
 			k.publish(maps.Clone(table))
-			k.markReady()
+			k.updated.SetToCurrentTime()
+			k.watchUp.Set(1)
+			k.setState(Loaded)
+			k.lastLog, k.failures = time.Time{}, 0
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package access_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,4 +250,94 @@ func keysGauge(t *testing.T, reg *prometheus.Registry, tier string) float64 {
 	}
 	t.Fatalf("no zoneprice_api_keys{tier=%q}", tier)
 	return 0
+}
+
+// TestKeysUnreadableBucket runs a pod that may not read the keys bucket: it
+// is ready with no keys, marks them unavailable (not absent), logs the
+// error and keeps trying, so that once it is allowed it loads them.
+func TestKeysUnreadableBucket(t *testing.T) {
+	d := natstest.RestrictedServer(t, natstest.BucketSubjects(contracts.KeysBucket)...)
+	key, _ := create(t, bucket(t, d.Admin), contracts.ProTier)
+
+	reg := prometheus.NewRegistry()
+	var logs syncBuffer
+	k, err := access.NewKeys(d.Restricted, access.DefaultConfig().Tiers, slog.New(slog.NewJSONHandler(&logs, nil)), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("keys run: %v", err)
+		}
+	})
+	p := &pod{keys: k, reg: reg}
+	p.waitReady(t)
+	if got := k.State(); got != access.Unavailable {
+		t.Fatalf("state with the bucket unreadable: got %v, want Unavailable", got)
+	}
+	if got := p.tier(key); got != "" {
+		t.Errorf("a key while the bucket is unreadable: tier %q, want none", got)
+	}
+	if got := gauge(t, reg, "zoneprice_api_keys_watch_up"); got != 0 {
+		t.Errorf("zoneprice_api_keys_watch_up: got %v, want 0", got)
+	}
+	if got := gauge(t, reg, "zoneprice_api_keys_last_update_timestamp_seconds"); got != 0 {
+		t.Errorf("zoneprice_api_keys_last_update_timestamp_seconds: got %v before any load, want 0", got)
+	}
+	eventually(t, "an error logged", func() bool {
+		return strings.Contains(logs.String(), `"level":"ERROR"`) && strings.Contains(logs.String(), contracts.KeysBucket)
+	})
+
+	before := time.Now()
+	d.Lift(t)
+	eventually(t, "the keys once the bucket can be read", func() bool {
+		return k.State() == access.Loaded && p.tier(key) == contracts.ProTier
+	})
+	if got := gauge(t, reg, "zoneprice_api_keys_watch_up"); got != 1 {
+		t.Errorf("zoneprice_api_keys_watch_up once loaded: got %v, want 1", got)
+	}
+	if got := gauge(t, reg, "zoneprice_api_keys_last_update_timestamp_seconds"); got < float64(before.Unix()) {
+		t.Errorf("zoneprice_api_keys_last_update_timestamp_seconds once loaded: got %v, want at least %d", got, before.Unix())
+	}
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", err, problems)
+	}
+}
+
+// gauge is the value of an unlabelled gauge in reg.
+func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no gauge %s", name)
+	return 0
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -9,21 +9,30 @@ import (
 	"time"
 )
 
-// Key identifies a limited client: an address, an IPv6 /64, or an API key.
-// Its first byte says which, so the three can never collide.
+// Key identifies a limited client: an address, an IPv6 /64, an API key, or
+// a client whose address could not be read. Its first byte says which, so
+// they can never collide, nor any of them with the zero Key, which is what
+// the limiter's empty entries hold.
 type Key [17]byte
 
 const (
 	kindIPv4 = 1 + iota
 	kindIPv6
 	kindAPIKey
+	kindNoAddr
 )
 
 // AddrKey is the key of a client address. An IPv6 client is limited by its
 // /64: that is what one subscriber line or host is given, so limiting single
-// addresses would give every host 2^64 quotas.
+// addresses would give every host 2^64 quotas. The zero Addr, a client
+// whose address could not be read, has a key of its own that every such
+// client shares.
 func AddrKey(a netip.Addr) Key {
 	var k Key
+	if !a.IsValid() {
+		k[0] = kindNoAddr
+		return k
+	}
 	a = a.Unmap()
 	b := a.As16()
 	if a.Is4() {

@@ -91,6 +91,8 @@ func TestLimiterGCRA(t *testing.T) {
 func TestLimiterClientsApart(t *testing.T) {
 	sum := sha256.Sum256([]byte("zp_example"))
 	subscriber := access.SubscriberKey(&sum)
+	noAddr, noAddr2 := access.AddrKey(netip.Addr{}), access.AddrKey(netip.Addr{})
+	empty := access.Key{}
 	tests := []struct {
 		name   string
 		a, b   *access.Key
@@ -102,6 +104,10 @@ func TestLimiterClientsApart(t *testing.T) {
 		{"IPv4 and its mapped IPv6 form", addr("192.0.2.1"), addr("::ffff:192.0.2.1"), true},
 		{"IPv4 and the IPv6 /64 holding its mapped form", addr("192.0.2.1"), addr("::"), false},
 		{"an address and an API key", addr("0.0.0.0"), &subscriber, false},
+		{"two clients without a readable address", &noAddr, &noAddr2, true},
+		{"no readable address and the IPv6 /64 of ::", &noAddr, addr("::"), false},
+		{"no readable address and the zero key of an empty entry", &noAddr, &empty, false},
+		{"no readable address and 0.0.0.0", &noAddr, addr("0.0.0.0"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

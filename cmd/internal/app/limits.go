@@ -41,11 +41,11 @@ func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config) error {
 		return err
 	}
 	if err := TextVar(fs, getenv, &c.TrustedProxies, "trusted-proxies", "ZONEPRICE_TRUSTED_PROXIES",
-		"comma-separated CIDRs of proxies whose X-Forwarded-For names the client; empty: the TCP peer is the client"); err != nil {
+		"comma-separated CIDRs of proxies whose X-Forwarded-For names the client (not /0); empty: the TCP peer is the client"); err != nil {
 		return err
 	}
 	return IntVar(fs, getenv, &c.Clients, "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS", c.Clients,
-		"clients whose limits a pod tracks at once (32 bytes each); beyond it, the nearest to refilled are forgotten")
+		fmt.Sprintf("clients whose limits a pod tracks at once (32 bytes each), rounded up to a power of two, at most %d; beyond it, the nearest to refilled are forgotten", access.MaxClients))
 }
 
 // newKeys is the query service's mirror of the API keys bucket.

@@ -44,6 +44,15 @@ func TestLimitFlags(t *testing.T) {
 		{"bad tiers", map[string]string{"ZONEPRICE_TIERS": "free=1/s"}, nil, nil, "ZONEPRICE_TIERS"},
 		{"bad proxies", map[string]string{"ZONEPRICE_TRUSTED_PROXIES": "lb.example"}, nil, nil, "ZONEPRICE_TRUSTED_PROXIES"},
 		{"bad flag", nil, []string{"--rate-limit", "60/d"}, nil, "rate-limit"},
+		{"off in capitals, a spaced burst", map[string]string{"ZONEPRICE_RATE_LIMIT": "OFF", "ZONEPRICE_TIERS": "pro=600/m; burst=100"}, nil,
+			func(t *testing.T, c access.Config) {
+				if !c.Anonymous.Off() || c.Tiers["pro"].Burst != 100 {
+					t.Errorf("from the environment: %+v", c)
+				}
+			}, ""},
+		{"too many clients", nil, []string{"--rate-limit-clients", "8388608"}, nil, "--rate-limit-clients"},
+		{"every address a trusted proxy", map[string]string{"ZONEPRICE_TRUSTED_PROXIES": "0.0.0.0/0"}, nil, nil, "ZONEPRICE_TRUSTED_PROXIES"},
+		{"the reserved tier unknown", nil, []string{"--tiers", "unknown=1/s"}, nil, "unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
