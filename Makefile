@@ -8,7 +8,7 @@ BENCHTIME ?= 5s
 BENCH_OUT ?= bench/out/report.md
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test lint build bench bench-go bench-ingest fuzz clean tools-bench
+.PHONY: run test lint build bench bench-go bench-ingest fuzz clean tools-bench images compose-up compose-down compose-keys
 
 ## run: all-in-one service (embedded NATS + sample data + API on :8080)
 run:
@@ -58,5 +58,77 @@ fuzz:
 		done; \
 	done
 
+## images: container images zoneprice/{query,ingest,admin,lb,nats-server},
+## FROM scratch, tagged $(IMAGE_TAG) and the git revision; nothing is pulled
+DOCKER      ?= docker
+IMAGE_REPO  ?= zoneprice
+IMAGE_TAG   ?= local
+IMAGE_REV   := $(or $(REVISION),unknown)
+IMAGES_DIR  := $(BIN)/images
+# zoneprice-admin is in the list once its command exists.
+IMAGE_CMDS  := query ingest lb $(if $(wildcard cmd/zoneprice-admin/main.go),admin)
+NATS_SERVER_MODULE := github.com/nats-io/nats-server/v2
+CA_CERTS    ?= /etc/ssl/certs/ca-certificates.crt
+IMAGE_BUILD  = CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS) -s -w'
+
+images:
+	@rm -rf $(IMAGES_DIR)
+	@set -e; for c in $(IMAGE_CMDS); do \
+		mkdir -p $(IMAGES_DIR)/$$c; \
+		$(IMAGE_BUILD) -o $(IMAGES_DIR)/$$c/ ./cmd/zoneprice-$$c; \
+	done
+	cp $(CA_CERTS) $(IMAGES_DIR)/ingest/ca-certificates.crt
+	mkdir -p $(IMAGES_DIR)/nats-server/conf $(IMAGES_DIR)/nats-server/data
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGES_DIR)/nats-server/nats-server $(NATS_SERVER_MODULE)
+	cp deploy/nats/zoneprice-node.conf deploy/nats/accounts.conf deploy/nats/tls.conf $(IMAGES_DIR)/nats-server/conf/
+	@set -e; for c in $(IMAGE_CMDS) nats-server; do \
+		version=$(IMAGE_REV); \
+		if [ $$c = nats-server ]; then version=$$($(GO) list -m -f '{{.Version}}' $(NATS_SERVER_MODULE)); fi; \
+		echo "docker build $(IMAGE_REPO)/$$c:$(IMAGE_TAG) $(IMAGE_REPO)/$$c:$(IMAGE_REV)"; \
+		$(DOCKER) build -q -f deploy/docker/$$c.Dockerfile \
+			--build-arg VERSION=$$version --build-arg REVISION=$(IMAGE_REV) \
+			-t $(IMAGE_REPO)/$$c:$(IMAGE_TAG) -t $(IMAGE_REPO)/$$c:$(IMAGE_REV) \
+			$(IMAGES_DIR)/$$c >/dev/null; \
+	done
+	@$(DOCKER) images --filter 'reference=$(IMAGE_REPO)/*:$(IMAGE_TAG)' --format '{{.Repository}}:{{.Tag}}  {{.Size}}'
+
+## compose-up: build the images and start the local cluster in
+## deploy/compose (API on http://localhost:8080 through zoneprice-lb);
+## COMPOSE_PROFILES=monitoring adds Prometheus (pulled from Docker Hub)
+COMPOSE_FILE_PATH := deploy/compose/compose.yaml
+COMPOSE_ENV       := deploy/compose/.env
+COMPOSE_PROJECT   ?= zoneprice
+COMPOSE ?= $(shell $(DOCKER) compose version >/dev/null 2>&1 && echo '$(DOCKER) compose' || echo docker-compose)
+# The users of deploy/nats/accounts.conf, by the suffix of their
+# ZONEPRICE_NKEY_ variable.
+NATS_USERS = $(shell sed -n 's/.*nkey: *\$$ZONEPRICE_NKEY_\([A-Z_]*\).*/\1/p' deploy/nats/accounts.conf)
+
+compose-up: images compose-keys
+	$(COMPOSE) -p $(COMPOSE_PROJECT) -f $(COMPOSE_FILE_PATH) up -d
+
+## compose-down: stop the local cluster (its NATS volumes stay; add
+## COMPOSE_DOWN_FLAGS=-v to remove them)
+compose-down:
+	$(COMPOSE) -p $(COMPOSE_PROJECT) -f $(COMPOSE_FILE_PATH) down $(COMPOSE_DOWN_FLAGS)
+
+## compose-keys: an NKey per NATS user for the local cluster, in
+## deploy/compose/.env (made once, readable by you alone, never committed)
+compose-keys: $(COMPOSE_ENV)
+
+$(COMPOSE_ENV):
+	@umask 077; set -e; tmp=$@.tmp; : > $$tmp; \
+	for u in $(NATS_USERS); do \
+		$(GO) run github.com/nats-io/nkeys/nk -gen user -pubout | { read -r seed; read -r pub; \
+			echo "ZONEPRICE_NKEY_$$u=$$pub"; echo "ZONEPRICE_SEED_$$u=$$seed"; } >> $$tmp; \
+	done; \
+	mv $$tmp $@; echo "wrote $@"
+
 clean:
 	rm -rf $(BIN) bench/out
+
+## test-integration: the failure suite (deploy/cluster): builds the images,
+## then runs the scenarios on real containers; needs a Docker engine
+## (ZONEPRICE_SKIP_DOCKER=1 skips it explicitly)
+.PHONY: test-integration
+test-integration: images
+	$(GO) test -tags integration -count=1 -timeout 25m -v ./deploy/cluster/

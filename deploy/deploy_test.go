@@ -1,7 +1,12 @@
-// Package deploy holds the operators' files: NATS server configurations,
-// Prometheus scrape configuration and alert rules, and the Grafana
-// dashboard. Its tests keep the rules and the dashboard honest: they must
-// parse, and every metric they use must be one the service exports.
+// Package deploy holds the operators' files: NATS server configurations
+// with zoneprice's users and permissions, the container images
+// (docker/), a compose file for a local cluster, Kubernetes manifests and
+// values for the NATS Helm chart, Prometheus scrape configuration and
+// alert rules, and the Grafana dashboard. Its tests keep them honest: the
+// rules and the dashboard must parse and use only metrics the service
+// exports, and the deployment files must agree with the commands' routes,
+// ports and flags, with the images the Makefile builds, and with the NATS
+// users' least privilege.
 package deploy
 
 import (

@@ -1,7 +1,8 @@
 // Command zoneprice-ingest runs registrar sources against an existing NATS
 // with JetStream: it provisions the streams, fetches each source on its
 // interval and publishes what changed. With --once it publishes one round
-// and exits.
+// and exits. A least-privilege ingester runs with --provision off and
+// leaves provisioning to an admin job running --provision only.
 package main
 
 import (
@@ -51,6 +52,13 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	defer nc.Close()
+	if ing.Provision == app.ProvisionOnly {
+		if err := app.Provision(ctx, js, ing.Replicas, log); err != nil {
+			return err
+		}
+		log.Info("stream and keys bucket provisioned; --provision only, so exiting", "replicas", ing.Replicas)
+		return nil
+	}
 	reg := app.Registry()
 	ingesters, err := ing.Ingesters(ctx, js, sources.Registry(), getenv, log, reg)
 	if err != nil {

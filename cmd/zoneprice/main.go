@@ -72,6 +72,13 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return err
 	}
 	defer nc.Close()
+	if ing.Provision == app.ProvisionOnly {
+		if err := app.Provision(ctx, js, ing.Replicas, log); err != nil {
+			return err
+		}
+		log.Info("stream and keys bucket provisioned; --provision only, so exiting", "replicas", ing.Replicas)
+		return nil
+	}
 	ingesters, err := ing.Ingesters(ctx, js, sources.Registry(), getenv, log, reg)
 	if err != nil {
 		return err

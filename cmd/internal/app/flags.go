@@ -17,10 +17,10 @@ import (
 )
 
 // Common are the settings every command has: where NATS is, its
-// credentials, and logging.
+// credentials and TLS, and logging.
 type Common struct {
 	NATSURL   string
-	Creds     string
+	Auth      NATSAuth
 	logFormat string
 	logLevel  string
 }
@@ -30,7 +30,7 @@ type Common struct {
 func RegisterCommon(fs *flag.FlagSet, getenv Env, defaultNATS, natsUsage string) *Common {
 	c := &Common{}
 	StringVar(fs, getenv, &c.NATSURL, "nats-url", "NATS_URL", defaultNATS, natsUsage)
-	StringVar(fs, getenv, &c.Creds, "nats-creds", "NATS_CREDS", "", "NATS credentials file")
+	registerNATSAuth(fs, getenv, &c.Auth)
 	StringVar(fs, getenv, &c.logFormat, "log-format", "ZONEPRICE_LOG_FORMAT", "json", "log format: json or text")
 	StringVar(fs, getenv, &c.logLevel, "log-level", "ZONEPRICE_LOG_LEVEL", "info", "log level: debug, info, warn, error")
 	return c
@@ -42,9 +42,13 @@ func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
 }
 
 // Connect dials url (the flag's, unless the caller started its own server)
-// as client name.
+// as client name, with the credentials and TLS the flags name.
 func (c *Common) Connect(url, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
-	return Connect(url, name, c.Creds, log, extra...)
+	auth, err := c.Auth.Options(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Connect(url, name, "", log, append(auth, extra...)...)
 }
 
 // IngestFlags are the settings of commands that run ingesters.
@@ -54,6 +58,8 @@ type IngestFlags struct {
 	Interval time.Duration
 	Replicas int
 	Once     bool
+	// Provision is ProvisionOn, ProvisionOff or ProvisionOnly.
+	Provision string
 }
 
 // RegisterIngestFlags declares the ingest flags.
@@ -72,6 +78,8 @@ func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
 		return nil, fmt.Errorf("ZONEPRICE_ONCE: %w", err)
 	}
 	fs.BoolVar(&f.Once, "once", once, "publish one round and exit (env ZONEPRICE_ONCE)")
+	StringVar(fs, getenv, &f.Provision, "provision", "ZONEPRICE_PROVISION", ProvisionOn,
+		`create or update the stream and the keys bucket: "on" (then ingest), "off" (wait for them; for NATS users that may not manage streams) or "only" (then exit)`)
 	return f, nil
 }
 
@@ -83,13 +91,19 @@ func (f *IngestFlags) Validate() error {
 	if f.Interval <= 0 {
 		return fmt.Errorf("--interval (ZONEPRICE_INGEST_INTERVAL): %v must be positive", f.Interval)
 	}
-	return nil
+	return validProvision(f.Provision)
 }
 
-// Ingesters provisions the streams and builds the runners of the selected
-// sources from registry.
+// Ingesters provisions the streams (or, with --provision off, waits for
+// them) and builds the runners of the selected sources from registry.
 func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, registry map[string]SourceSpec, getenv Env, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
-	if err := Provision(ctx, js, f.Replicas, log); err != nil {
+	var err error
+	if f.Provision == ProvisionOff {
+		err = WaitForStream(ctx, js, log)
+	} else {
+		err = Provision(ctx, js, f.Replicas, log)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cfg := ingest.DefaultRunnerConfig()

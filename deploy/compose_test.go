@@ -1,0 +1,276 @@
+package deploy
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/zoneprice/zoneprice/query"
+)
+
+// composeService is the part of a service in `docker compose config`
+// output that the tests look at.
+type composeService struct {
+	Image           string            `yaml:"image"`
+	Command         []string          `yaml:"command"`
+	Environment     map[string]string `yaml:"environment"`
+	Profiles        []string          `yaml:"profiles"`
+	Ports           []yaml.Node       `yaml:"ports"`
+	Volumes         []yaml.Node       `yaml:"volumes"`
+	StopGracePeriod string            `yaml:"stop_grace_period"`
+}
+
+// composeTool returns the command line of Docker Compose: the docker CLI
+// plugin, or the standalone docker-compose. The tests need one; a machine
+// with Docker has one.
+func composeTool(t *testing.T) []string {
+	t.Helper()
+	if exec.Command("docker", "compose", "version").Run() == nil {
+		return []string{"docker", "compose"}
+	}
+	if p, err := exec.LookPath("docker-compose"); err == nil {
+		return []string{p}
+	}
+	t.Fatal("neither `docker compose` nor `docker-compose` is installed: the compose file cannot be validated. Install Docker Compose.")
+	return nil
+}
+
+// composeConfig validates deploy/compose/compose.yaml with Docker Compose
+// itself and returns its services as Compose resolves them, with fresh
+// keys in the environment.
+func composeConfig(t *testing.T, env map[string]string) map[string]composeService {
+	t.Helper()
+	tool := composeTool(t)
+	args := append(tool[1:], "-p", "zoneprice-test", "-f", "compose/compose.yaml", "config")
+	cmd := exec.Command(tool[0], args...)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s config: %v\n%s", strings.Join(tool, " "), err, stderr.String())
+	}
+	var cfg struct {
+		Services map[string]composeService `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("compose config output: %v", err)
+	}
+	return cfg.Services
+}
+
+func TestComposeNeedsKeys(t *testing.T) {
+	tool := composeTool(t)
+	// An empty env file, so that keys a developer made are not read.
+	empty := filepath.Join(t.TempDir(), "empty.env")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tool[0], append(tool[1:], "-p", "zoneprice-test", "-f", "compose/compose.yaml", "--env-file", empty, "config")...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ZONEPRICE_NKEY_") && !strings.HasPrefix(kv, "ZONEPRICE_SEED_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "make compose-keys") {
+		t.Errorf("compose config without keys: err %v, output %s; want a refusal that says to run make compose-keys", err, out)
+	}
+}
+
+func TestCompose(t *testing.T) {
+	keys := natsKeys(t)
+	services := composeConfig(t, keys)
+	images := builtImages(t)
+	queryPort := port(t, query.DefaultConfig().Addr)
+	ingestPort := port(t, flagDefault(t, "zoneprice-ingest", "metrics-listen"))
+	nodes := []string{"nats-1", "nats-2", "nats-3"}
+	var clientURLs, routes []string
+	for _, n := range nodes {
+		clientURLs = append(clientURLs, "nats://"+n+":4222")
+		routes = append(routes, "nats-route://"+n+":6222")
+	}
+
+	for name, s := range services {
+		if name == "prometheus" {
+			continue
+		}
+		if !slices.Contains(images, imageName(s.Image)) {
+			t.Errorf("service %s runs %s, which make images does not build (%v)", name, s.Image, images)
+		}
+	}
+
+	t.Run("nats cluster", func(t *testing.T) {
+		for _, n := range nodes {
+			s := services[n]
+			if v, _ := argValue(s.Command, "name"); v != n {
+				t.Errorf("%s: --name %q", n, v)
+			}
+			if v, _ := argValue(s.Command, "routes"); v != strings.Join(routes, ",") {
+				t.Errorf("%s: --routes %q, want %q", n, v, strings.Join(routes, ","))
+			}
+			for _, u := range natsUsers(t) {
+				if k := "ZONEPRICE_NKEY_" + u; s.Environment[k] != keys[k] {
+					t.Errorf("%s: %s is not the user's public key", n, k)
+				}
+			}
+		}
+	})
+
+	// Each client runs as the user its job needs, with the whole cluster
+	// to dial.
+	clients := map[string]string{
+		"provision": "ADMIN", "admin": "ADMIN", "query-1": "QUERY", "query-2": "QUERY",
+		"ingest-reference": "INGEST_REFERENCE", "ingest-porkbun": "INGEST_PORKBUN", "ingest-ovhcloud": "INGEST_OVHCLOUD",
+	}
+	t.Run("clients", func(t *testing.T) {
+		for name, user := range clients {
+			s, ok := services[name]
+			if !ok {
+				t.Errorf("no service %s", name)
+				continue
+			}
+			if s.Environment["NATS_NKEY"] != keys["ZONEPRICE_SEED_"+user] {
+				t.Errorf("%s does not sign in as %s", name, user)
+			}
+			if got := s.Environment["NATS_URL"]; got != strings.Join(clientURLs, ",") {
+				t.Errorf("%s: NATS_URL %q, want every node", name, got)
+			}
+		}
+		for name, s := range services {
+			if _, ok := clients[name]; !ok && s.Environment["NATS_NKEY"] != "" {
+				t.Errorf("%s signs in to NATS, but this test does not say as whom", name)
+			}
+		}
+	})
+
+	t.Run("provisioning and ingesters", func(t *testing.T) {
+		p := services["provision"]
+		if v, _ := argValue(p.Command, "provision"); v != "only" {
+			t.Errorf("provision: --provision %q", v)
+		}
+		if v, _ := argValue(p.Command, "replicas"); v != "3" {
+			t.Errorf("provision: --replicas %q, want 3 on three nodes", v)
+		}
+		for name, s := range services {
+			if !strings.HasPrefix(name, "ingest-") {
+				continue
+			}
+			if v, _ := argValue(s.Command, "provision"); v != "off" {
+				t.Errorf("%s: --provision %q; its user may not manage streams", name, v)
+			}
+			if v, _ := argValue(s.Command, "sources"); v == "" {
+				t.Errorf("%s: no --sources", name)
+			}
+		}
+	})
+
+	t.Run("query pods and balancer", func(t *testing.T) {
+		lb := services["lb"]
+		var want []string
+		for _, q := range []string{"query-1", "query-2"} {
+			want = append(want, "http://"+q+":"+queryPort)
+			drain, err := time.ParseDuration(services[q].Environment["ZONEPRICE_DRAIN_DELAY"])
+			if err != nil {
+				t.Fatalf("%s: ZONEPRICE_DRAIN_DELAY: %v", q, err)
+			}
+			interval, err := time.ParseDuration(lb.Environment["ZONEPRICE_LB_CHECK_INTERVAL"])
+			if err != nil {
+				t.Fatalf("lb: ZONEPRICE_LB_CHECK_INTERVAL: %v", err)
+			}
+			if drain < interval {
+				t.Errorf("%s drains for %v, less than the balancer's check interval %v", q, drain, interval)
+			}
+			grace, err := time.ParseDuration(services[q].StopGracePeriod)
+			if err != nil || grace <= drain {
+				t.Errorf("%s: stop_grace_period %q is not longer than the drain delay %v", q, services[q].StopGracePeriod, drain)
+			}
+		}
+		if got := lb.Environment["ZONEPRICE_LB_BACKENDS"]; got != strings.Join(want, ",") {
+			t.Errorf("lb backends %q, want %q", got, strings.Join(want, ","))
+		}
+		if len(lb.Ports) != 1 || !strings.Contains(nodeText(lb.Ports[0]), "8080") {
+			t.Errorf("lb publishes %v, want the API on 8080", lb.Ports)
+		}
+	})
+
+	t.Run("prometheus", func(t *testing.T) {
+		p := services["prometheus"]
+		if !slices.Equal(p.Profiles, []string{"monitoring"}) {
+			t.Errorf("prometheus profiles %v: its image must be pulled, so it may not start by default", p.Profiles)
+		}
+		var mounts string
+		for _, v := range p.Volumes {
+			mounts += nodeText(v) + " "
+		}
+		for _, f := range []string{"deploy/prometheus/alerts.yml", "deploy/compose/prometheus.yml"} {
+			if !strings.Contains(mounts, f) {
+				t.Errorf("prometheus does not mount %s: %s", f, mounts)
+			}
+		}
+		cfg := yamlDocs[promConfig](t, "compose/prometheus.yml")[0]
+		if !slices.Equal(cfg.RuleFiles, []string{"alerts.yml"}) {
+			t.Errorf("rule files %v", cfg.RuleFiles)
+		}
+		targets := map[string][]string{}
+		for _, sc := range cfg.ScrapeConfigs {
+			for _, st := range sc.StaticConfigs {
+				targets[sc.JobName] = append(targets[sc.JobName], st.Targets...)
+			}
+		}
+		want := map[string][]string{}
+		for _, name := range sortedKeys(services) {
+			switch {
+			case strings.HasPrefix(name, "query-"):
+				want["zoneprice-query"] = append(want["zoneprice-query"], name+":"+queryPort)
+			case strings.HasPrefix(name, "ingest-"):
+				want["zoneprice-ingest"] = append(want["zoneprice-ingest"], name+":"+ingestPort)
+			}
+		}
+		for job, w := range want {
+			got := slices.Clone(targets[job])
+			slices.Sort(got)
+			if !slices.Equal(got, w) {
+				t.Errorf("job %s scrapes %v, want %v", job, got, w)
+			}
+		}
+	})
+}
+
+// promConfig is the part of a Prometheus configuration the tests read.
+type promConfig struct {
+	RuleFiles     []string `yaml:"rule_files"`
+	ScrapeConfigs []struct {
+		JobName       string `yaml:"job_name"`
+		StaticConfigs []struct {
+			Targets []string `yaml:"targets"`
+		} `yaml:"static_configs"`
+		RelabelConfigs []struct {
+			SourceLabels []string `yaml:"source_labels"`
+			Regex        string   `yaml:"regex"`
+			Action       string   `yaml:"action"`
+		} `yaml:"relabel_configs"`
+	} `yaml:"scrape_configs"`
+}
+
+// nodeText renders a YAML node (short or long syntax) as one line, for
+// matching.
+func nodeText(n yaml.Node) string {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,288 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nkeys"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/query"
+)
+
+// binDir holds the commands the tests build, once per run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zoneprice-deploy-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // command name → *build
+
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// command builds cmd/<name> (once per test run) and returns its path.
+func command(t *testing.T, name string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		b.path = filepath.Join(binDir, name)
+		out, err := exec.Command("go", "build", "-o", b.path, "../cmd/"+name).CombinedOutput()
+		if err != nil {
+			b.err = errors.New(string(out))
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("build %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+// flagDefault returns the default of a command's flag as its --help
+// prints it: the deployment files must agree with it.
+func flagDefault(t *testing.T, cmd, flagName string) string {
+	t.Helper()
+	out, _ := exec.Command(command(t, cmd), "--help").CombinedOutput()
+	re := regexp.MustCompile(`(?m)^  -` + regexp.QuoteMeta(flagName) + `\b[^\n]*\n(?:\s{4,}[^\n]*\n)*?\s{4,}[^\n]*\(default "([^"]*)"\)`)
+	m := re.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s --help shows no default for -%s:\n%s", cmd, flagName, out)
+	}
+	return string(m[1])
+}
+
+// port returns the port of a listen address such as ":8080".
+func port(t *testing.T, addr string) string {
+	t.Helper()
+	_, p, ok := strings.Cut(addr, ":")
+	if !ok {
+		t.Fatalf("listen address %q has no port", addr)
+	}
+	return p
+}
+
+// natsUsers returns the users of deploy/nats/accounts.conf, by the suffix
+// of the variable holding their public key (ADMIN, QUERY, INGEST_PORKBUN).
+func natsUsers(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("nats/accounts.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, m := range regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`).FindAllSubmatch(b, -1) {
+		users = append(users, string(m[1]))
+	}
+	if len(users) == 0 {
+		t.Fatal("accounts.conf names no users")
+	}
+	return users
+}
+
+// natsKeys makes a key pair per user and returns the environment a NATS
+// server (ZONEPRICE_NKEY_*) and the compose file (ZONEPRICE_SEED_*) read.
+func natsKeys(t *testing.T) map[string]string {
+	t.Helper()
+	env := map[string]string{}
+	for _, u := range natsUsers(t) {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := kp.PublicKey()
+		seed, _ := kp.Seed()
+		env["ZONEPRICE_NKEY_"+u] = pub
+		env["ZONEPRICE_SEED_"+u] = string(seed)
+	}
+	return env
+}
+
+// builtImages returns the images `make images` builds: one per Dockerfile
+// in deploy/docker, named zoneprice/<name>.
+func builtImages(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("docker/*.Dockerfile")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Dockerfiles in deploy/docker: %v", err)
+	}
+	var images []string
+	for _, f := range files {
+		images = append(images, "zoneprice/"+strings.TrimSuffix(filepath.Base(f), ".Dockerfile"))
+	}
+	return images
+}
+
+// imageName strips the tag from an image reference.
+func imageName(ref string) string {
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i]
+	}
+	return ref
+}
+
+// yamlDocs decodes every document of a YAML file into out's element type.
+func yamlDocs[T any](t *testing.T, path string) []T {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []T
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var d T
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		docs = append(docs, d)
+	}
+}
+
+// argValue returns the value of --flagName in a command line.
+func argValue(args []string, flagName string) (string, bool) {
+	for i, a := range args {
+		if a == "--"+flagName && i+1 < len(args) {
+			return args[i+1], true
+		}
+		if v, ok := strings.CutPrefix(a, "--"+flagName+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// queryRoutes answers whether a real query pod serves each path: anything
+// but the API's 404 (a pod still loading answers /readyz with 503, which
+// is a real route).
+func queryRoutes(t *testing.T, paths ...string) map[string]bool {
+	t.Helper()
+	_, js := natstest.Provisioned(t)
+	log := slog.New(slog.DiscardHandler)
+	reg := prometheus.NewRegistry()
+	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	out := map[string]bool{}
+	for _, p := range paths {
+		resp, err := hs.Client().Get(hs.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		out[p] = resp.StatusCode != 404
+	}
+	return out
+}
+
+// ingestServes runs the real ingester against an in-process JetStream
+// server and reports whether path answers 200 on its metrics port.
+func ingestServes(t *testing.T, path string) bool {
+	t.Helper()
+	srv, _ := natstest.Provisioned(t)
+	ln := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, command(t, "zoneprice-ingest"),
+		"--nats-url", srv.ClientURL(), "--sources", "sample", "--metrics-listen", ln)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = cmd.Wait()
+	}()
+	for ctx.Err() == nil {
+		if resp, err := httpGet(ctx, "http://"+ln+path); err == nil {
+			return resp == 200
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("ingester never answered on %s:\n%s", ln, lastLines(stderr.String(), 20))
+	return false
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// freePort returns a loopback address that nothing listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpGet(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}

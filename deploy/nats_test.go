@@ -1,0 +1,161 @@
+package deploy
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest/sample"
+)
+
+// loadNATS parses a server configuration of deploy/nats the way
+// nats-server -c does, with env set.
+func loadNATS(t *testing.T, path string, env map[string]string) *server.Options {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	opts, err := server.ProcessConfigFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return opts
+}
+
+func TestNATSConfigs(t *testing.T) {
+	keys := natsKeys(t)
+	tests := []struct {
+		file string
+		env  map[string]string
+		// users is how many NKey users the file must define.
+		users int
+	}{
+		{"nats/zoneprice-node.conf", keys, len(natsUsers(t))},
+		{"nats/cluster-node.conf", map[string]string{"NODE_NAME": "n1", "CLIENT_PORT": "4222", "CLUSTER_PORT": "6222", "STORE_DIR": t.TempDir()}, 0},
+		{"nats/single.conf", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			opts := loadNATS(t, tt.file, tt.env)
+			if !opts.JetStream {
+				t.Error("JetStream is off")
+			}
+			if got := len(opts.Nkeys); got != tt.users {
+				t.Errorf("%d NKey users, want %d", got, tt.users)
+			}
+		})
+	}
+}
+
+// TestNodeConfigPorts checks that the node configuration listens where the
+// image, the compose file and the clients expect.
+func TestNodeConfigPorts(t *testing.T) {
+	opts := loadNATS(t, "nats/zoneprice-node.conf", natsKeys(t))
+	if opts.Port != 4222 || opts.Cluster.Port != 6222 || opts.HTTPPort != 8222 {
+		t.Errorf("client %d, cluster %d, monitoring %d; want 4222, 6222, 8222", opts.Port, opts.Cluster.Port, opts.HTTPPort)
+	}
+	if opts.StoreDir != "/data" {
+		t.Errorf("store_dir %q; the image's writable directory is /data", opts.StoreDir)
+	}
+	df, err := os.ReadFile("docker/nats-server.Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(df), "EXPOSE 4222 6222 8222") || !strings.Contains(string(df), "/data/") {
+		t.Error("nats-server.Dockerfile does not expose 4222 6222 8222 and own /data")
+	}
+}
+
+// TestNATSPermissionsLeastPrivilege reads accounts.conf as the server does
+// and checks what each user may publish. That the permissions are enough
+// for each command, and that the server enforces them, is tested with the
+// real commands in cmd/internal/app (TestNATSPermissions).
+func TestNATSPermissionsLeastPrivilege(t *testing.T) {
+	keys := natsKeys(t)
+	opts := loadNATS(t, "nats/zoneprice-node.conf", keys)
+	byUser := map[string]*server.Permissions{}
+	for _, nk := range opts.Nkeys {
+		for _, u := range natsUsers(t) {
+			if keys["ZONEPRICE_NKEY_"+u] == nk.Nkey {
+				byUser[u] = nk.Permissions
+			}
+		}
+	}
+	list, err := sample.New(time.Now).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []string
+	for _, p := range list.Prices {
+		if s := contracts.PriceSubjectPrefix + p.Registrar + ".>"; !slices.Contains(samples, s) {
+			samples = append(samples, s)
+		}
+	}
+	stream, bucket := contracts.StateStream, "KV_"+contracts.KeysBucket
+	for _, user := range natsUsers(t) {
+		t.Run(user, func(t *testing.T) {
+			perms := byUser[user]
+			if perms == nil || perms.Publish == nil || perms.Subscribe == nil {
+				t.Fatal("no publish and subscribe permissions")
+			}
+			if got := perms.Subscribe.Allow; !slices.Equal(got, []string{"_INBOX.>"}) {
+				t.Errorf("may subscribe to %v, want only _INBOX.>", got)
+			}
+			var data, api []string
+			for _, s := range perms.Publish.Allow {
+				if strings.HasPrefix(s, "$") {
+					api = append(api, s)
+				} else {
+					data = append(data, s)
+				}
+			}
+			for _, s := range api {
+				// Every API subject names one of zoneprice's streams, or
+				// is the account info the key-value client asks for.
+				if s != "$JS.API.INFO" && !strings.Contains(s, "."+stream) && !strings.Contains(s, "."+bucket) && !strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") {
+					t.Errorf("may publish %s, which is about no zoneprice stream", s)
+				}
+				if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || strings.Contains(s, ".MSG.DELETE.") {
+					t.Errorf("may publish %s", s)
+				}
+			}
+			writes := func(s string) bool {
+				return strings.Contains(s, ".STREAM.CREATE.") || strings.Contains(s, ".STREAM.UPDATE.") || strings.HasPrefix(s, "$KV.")
+			}
+			registrar, ingester := strings.CutPrefix(user, "INGEST_")
+			switch {
+			case user == "ADMIN":
+				if len(data) != 0 {
+					t.Errorf("the admin may publish data: %v", data)
+				}
+			case user == "QUERY":
+				if len(data) != 0 || slices.ContainsFunc(api, writes) {
+					t.Errorf("a query pod may write: %v %v", data, slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) }))
+				}
+			case registrar == "REFERENCE":
+				want := append([]string{contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">"}, samples...)
+				slices.Sort(want)
+				slices.Sort(data)
+				if !slices.Equal(data, want) {
+					t.Errorf("may publish %v, want zone metadata, rates and the sample registrars' prices %v", data, want)
+				}
+			case ingester:
+				want := []string{contracts.PriceSubjectPrefix + strings.ToLower(registrar) + ".>"}
+				if !slices.Equal(data, want) {
+					t.Errorf("may publish %v, want only %v", data, want)
+				}
+			default:
+				t.Errorf("a user this test does not know; say what it may do")
+			}
+			if user != "ADMIN" && slices.ContainsFunc(api, writes) {
+				t.Errorf("may manage streams or keys: %v", api)
+			}
+		})
+	}
+}
