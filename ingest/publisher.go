@@ -55,13 +55,20 @@ func (p *Publisher) Publish(ctx context.Context, ev contracts.Event) (duplicate 
 	return ack.Duplicate, nil
 }
 
-// PublishAll publishes events asynchronously, keeping at most window in
-// flight, and waits for every acknowledgement. It is how a large list is
-// loaded without a round trip per event.
+// maxWindow keeps PublishAll under the JetStream client's default limit of
+// 4,000 unacknowledged asynchronous publishes, past which a publish fails
+// ("too many outstanding") instead of waiting: a replicated stream
+// acknowledges slowly enough to reach it.
+const maxWindow = 2048
+
+// PublishAll publishes events asynchronously, keeping at most window (at
+// most maxWindow) in flight, and waits for every acknowledgement. It is how
+// a large list is loaded without a round trip per event.
 func (p *Publisher) PublishAll(ctx context.Context, events []contracts.Event, window int) (published, duplicates int, err error) {
 	if window < 1 {
 		window = 256
 	}
+	window = min(window, maxWindow)
 	pending := make([]jetstream.PubAckFuture, 0, window)
 	drain := func() error {
 		for _, f := range pending {

@@ -1,0 +1,501 @@
+//go:build integration
+
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+	"github.com/ory/dockertest/v3"
+	dc "github.com/ory/dockertest/v3/docker"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// imageTag is the tag make images gives every image.
+const imageTag = "local"
+
+// The users of deploy/nats/accounts.conf this suite signs in as, by the
+// suffix of their ZONEPRICE_NKEY_ variable.
+const (
+	userAdmin   = "ADMIN"
+	userQuery   = "QUERY"
+	userPorkbun = "INGEST_PORKBUN"
+	// userLoader exists only in the cold start scenario's copy of
+	// accounts.conf: no real user may publish 150 registrars' prices.
+	userLoader = "TEST_LOADER"
+)
+
+// suiteLabel marks every container and network the suite makes, so that
+// leftovers of an interrupted run can be found with docker ps --filter.
+const suiteLabel = "zoneprice.failure-suite"
+
+// newPool connects to the Docker engine, or fails the test saying why;
+// only ZONEPRICE_SKIP_DOCKER=1 turns that into a skip.
+func newPool(t *testing.T) *dockertest.Pool {
+	t.Helper()
+	if os.Getenv("ZONEPRICE_SKIP_DOCKER") == "1" {
+		t.Skip("ZONEPRICE_SKIP_DOCKER=1: skipping the failure suite, which needs a Docker engine")
+	}
+	pool, err := dockertest.NewPool("")
+	if err == nil {
+		err = pool.Client.Ping()
+	}
+	if err != nil {
+		t.Fatalf("no Docker engine reachable (%v): the failure suite runs real containers; start Docker (or set DOCKER_HOST), or set ZONEPRICE_SKIP_DOCKER=1 to skip it explicitly", err)
+	}
+	pool.MaxWait = 90 * time.Second
+	for _, img := range []string{"nats-server", "query", "ingest", "lb"} {
+		if _, err := pool.Client.InspectImage("zoneprice/" + img + ":" + imageTag); err != nil {
+			t.Fatalf("image zoneprice/%s:%s: %v; run make images (make test-integration does)", img, imageTag, err)
+		}
+	}
+	return pool
+}
+
+// cluster is one scenario's world: its networks, a three-node NATS cluster
+// and the containers started on it.
+type cluster struct {
+	t      *testing.T
+	pool   *dockertest.Pool
+	prefix string // unique per scenario: names of containers and networks
+	net    *dockertest.Network
+	keys   map[string]nkeys.KeyPair
+	nodes  []*dockertest.Resource
+	names  []string // the nodes' server names (their container names)
+}
+
+type clusterOptions struct {
+	// loader adds a user that may publish any price subject.
+	loader bool
+}
+
+// startCluster starts three NATS nodes from zoneprice/nats-server with the
+// image's zoneprice-node.conf, a fresh NKey per user of accounts.conf, on a
+// private network, and provisions the state stream with three replicas by
+// running the ingest image as the provision job does.
+func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluster {
+	t.Helper()
+	c := &cluster{t: t, pool: pool, prefix: "zpfs-" + randomHex(t, 3)}
+	c.net = c.network("nats")
+	c.keys = newKeys(t, o.loader)
+
+	var env []string
+	for user, kp := range c.keys {
+		pub, err := kp.PublicKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "ZONEPRICE_NKEY_"+user+"="+pub)
+	}
+	var binds []string
+	if o.loader {
+		binds = append(binds, loaderAccounts(t)+":/etc/nats/accounts.conf:ro")
+	}
+	for i := 1; i <= 3; i++ {
+		c.names = append(c.names, fmt.Sprintf("%s-nats-%d", c.prefix, i))
+	}
+	var routes []string
+	for _, n := range c.names {
+		routes = append(routes, "nats-route://"+n+":6222")
+	}
+	for _, name := range c.names {
+		res := c.run(&dockertest.RunOptions{
+			Repository: "zoneprice/nats-server", Tag: imageTag, Name: name,
+			Cmd:          []string{"--config", "/etc/nats/zoneprice-node.conf", "--name", name, "--routes", strings.Join(routes, ",")},
+			Env:          env,
+			NetworkID:    c.net.Network.ID,
+			ExposedPorts: []string{"4222/tcp", "8222/tcp"},
+		}, binds...)
+		c.nodes = append(c.nodes, res)
+	}
+	for i, n := range c.nodes {
+		url := "http://" + n.GetHostPort("8222/tcp") + "/healthz?js-enabled-only=true"
+		c.waitHTTP(url, 60*time.Second, "nats node "+c.names[i])
+	}
+	c.provision()
+	return c
+}
+
+// network makes a private bridge network with its own subnet (so that a
+// container can be reconnected with the address it had) and removes it
+// when the test ends.
+func (c *cluster) network(purpose string) *dockertest.Network {
+	c.t.Helper()
+	name := c.prefix + "-" + purpose
+	var lastErr error
+	for range 8 {
+		n, err := rand.Int(rand.Reader, big.NewInt(40*256))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		subnet := fmt.Sprintf("10.%d.%d.0/24", 200+n.Int64()/256, n.Int64()%256)
+		net, err := c.pool.CreateNetwork(name, func(o *dc.CreateNetworkOptions) {
+			o.Driver = "bridge"
+			o.Labels = map[string]string{suiteLabel: "1"}
+			o.IPAM = &dc.IPAMOptions{Driver: "default", Config: []dc.IPAMConfig{{Subnet: subnet}}}
+		})
+		if err != nil {
+			lastErr = err // most likely the subnet overlaps another network's
+			continue
+		}
+		c.t.Cleanup(func() {
+			if err := c.pool.Client.RemoveNetwork(net.Network.ID); err != nil {
+				c.t.Logf("remove network %s: %v", name, err)
+			}
+		})
+		return net
+	}
+	c.t.Fatalf("create network %s: %v", name, lastErr)
+	return nil
+}
+
+// run starts a container, publishing its exposed ports on 127.0.0.1 only,
+// and purges it (after logging its last lines if the test failed) when the
+// test ends.
+func (c *cluster) run(o *dockertest.RunOptions, binds ...string) *dockertest.Resource {
+	c.t.Helper()
+	o.Labels = map[string]string{suiteLabel: "1"}
+	o.PortBindings = map[dc.Port][]dc.PortBinding{}
+	for _, p := range o.ExposedPorts {
+		o.PortBindings[dc.Port(p)] = []dc.PortBinding{{HostIP: "127.0.0.1", HostPort: ""}}
+	}
+	res, err := c.pool.RunWithOptions(o, func(hc *dc.HostConfig) {
+		hc.PublishAllPorts = false
+		hc.Binds = append(hc.Binds, binds...)
+		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
+	})
+	if err != nil {
+		c.t.Fatalf("start container %s: %v", o.Name, err)
+	}
+	c.t.Cleanup(func() {
+		if c.t.Failed() {
+			c.t.Logf("last log lines of %s:\n%s", o.Name, c.logs(res.Container.ID, "40"))
+		}
+		if err := c.pool.Purge(res); err != nil {
+			c.t.Logf("purge %s: %v", o.Name, err)
+		}
+	})
+	return res
+}
+
+// logs returns a container's stdout and stderr, the last tail lines.
+func (c *cluster) logs(id, tail string) string {
+	var buf bytes.Buffer
+	err := c.pool.Client.Logs(dc.LogsOptions{
+		Container: id, OutputStream: &buf, ErrorStream: &buf, Stdout: true, Stderr: true, Tail: tail,
+		InactivityTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		fmt.Fprintf(&buf, "(logs: %v)", err)
+	}
+	return buf.String()
+}
+
+// provision runs zoneprice-ingest --provision only --replicas 3 as the
+// admin user, as the compose file's provision job does, and waits until
+// the stream has a leader and every replica is current.
+func (c *cluster) provision() {
+	c.t.Helper()
+	res := c.run(&dockertest.RunOptions{
+		Repository: "zoneprice/ingest", Tag: imageTag, Name: c.prefix + "-provision",
+		Cmd:       []string{"--provision", "only", "--replicas", "3"},
+		Env:       []string{"NATS_URL=" + c.innerURLs(), "NATS_NKEY=" + c.seed(userAdmin)},
+		NetworkID: c.net.Network.ID,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	code, err := c.pool.Client.WaitContainerWithContext(res.Container.ID, ctx)
+	if err != nil || code != 0 {
+		c.t.Fatalf("provision job: exit %d, %v\n%s", code, err, c.logs(res.Container.ID, "20"))
+	}
+	_, js := c.connect(userAdmin)
+	c.waitStreamHealthy(js, 60*time.Second)
+}
+
+// innerURLs is how containers on the cluster's network reach NATS.
+func (c *cluster) innerURLs() string {
+	urls := make([]string, len(c.names))
+	for i, n := range c.names {
+		urls[i] = "nats://" + n + ":4222"
+	}
+	return strings.Join(urls, ",")
+}
+
+func (c *cluster) seed(user string) string {
+	c.t.Helper()
+	kp, ok := c.keys[user]
+	if !ok {
+		c.t.Fatalf("no NATS user %s", user)
+	}
+	s, err := kp.Seed()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(s)
+}
+
+// connect signs in to the cluster from the test process, through the
+// nodes' published ports, as user; the connection closes when the test
+// ends. Errors the server reports asynchronously (permission violations)
+// are sent to asyncErrs when it is given.
+func (c *cluster) connect(user string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream) {
+	c.t.Helper()
+	kp := c.keys[user]
+	pub, err := kp.PublicKey()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var urls []string
+	for _, n := range c.nodes {
+		urls = append(urls, "nats://"+n.GetHostPort("4222/tcp"))
+	}
+	base := []nats.Option{
+		nats.Name("failure-suite-" + strings.ToLower(user)),
+		nats.Nkey(pub, kp.Sign),
+		// The nodes advertise addresses on the private network; the test
+		// process reaches them only through their published ports.
+		nats.IgnoreDiscoveredServers(),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.Timeout(5 * time.Second),
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), append(base, opts...)...)
+	if err != nil {
+		c.t.Fatalf("connect to nats as %s: %v", user, err)
+	}
+	c.t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return nc, js
+}
+
+// waitStreamHealthy waits until the state stream has a leader and its
+// replicas are current.
+func (c *cluster) waitStreamHealthy(js jetstream.JetStream, within time.Duration) *jetstream.StreamInfo {
+	c.t.Helper()
+	var last error
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		info, err := streamInfo(ctx, js)
+		cancel()
+		if err == nil {
+			if info.Cluster == nil || info.Cluster.Leader == "" {
+				err = errors.New("no leader")
+			} else {
+				for _, r := range info.Cluster.Replicas {
+					if !r.Current || r.Offline {
+						err = fmt.Errorf("replica %s not current", r.Name)
+					}
+				}
+			}
+			if err == nil {
+				return info
+			}
+		}
+		last = err
+		time.Sleep(250 * time.Millisecond)
+	}
+	c.t.Fatalf("stream %s not healthy within %v: %v", contracts.StateStream, within, last)
+	return nil
+}
+
+func streamInfo(ctx context.Context, js jetstream.JetStream, opts ...jetstream.StreamInfoOpt) (*jetstream.StreamInfo, error) {
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		return nil, err
+	}
+	return s.Info(ctx, opts...)
+}
+
+// node returns the node with the given server name.
+func (c *cluster) node(name string) *dockertest.Resource {
+	c.t.Helper()
+	for i, n := range c.names {
+		if n == name {
+			return c.nodes[i]
+		}
+	}
+	c.t.Fatalf("no node named %q", name)
+	return nil
+}
+
+// pod is one zoneprice-query container.
+type pod struct {
+	c    *cluster
+	name string
+	res  *dockertest.Resource
+}
+
+type podOptions struct {
+	// apiNet, when set, is the network the pod is created on and its
+	// port is published through; the pod then joins the NATS network as
+	// a second one, which can be cut without losing the port.
+	apiNet *dockertest.Network
+}
+
+// startPod starts a query pod joined to the three nodes as the query user.
+func (c *cluster) startPod(name string, o podOptions) *pod {
+	c.t.Helper()
+	netID := c.net.Network.ID
+	if o.apiNet != nil {
+		netID = o.apiNet.Network.ID
+	}
+	p := &pod{c: c, name: c.prefix + "-" + name}
+	p.res = c.run(&dockertest.RunOptions{
+		Repository: "zoneprice/query", Tag: imageTag, Name: p.name,
+		Cmd: []string{"--nats-url", c.innerURLs(), "--rate-limit", "off", "--drain-delay", "2s",
+			"--log-format", "text"},
+		Env:          []string{"NATS_NKEY=" + c.seed(userQuery)},
+		NetworkID:    netID,
+		ExposedPorts: []string{"8080/tcp"},
+	})
+	if o.apiNet != nil {
+		if err := p.res.ConnectToNetwork(c.net); err != nil {
+			c.t.Fatalf("connect %s to the nats network: %v", p.name, err)
+		}
+	}
+	return p
+}
+
+// url is the pod's API through its published port, as of the last
+// inspection (a restarted container gets a new port).
+func (p *pod) url() string { return "http://" + p.res.GetHostPort("8080/tcp") }
+
+// refresh re-reads the container, after a restart or a network change.
+func (p *pod) refresh() {
+	p.c.t.Helper()
+	ct, err := p.c.pool.Client.InspectContainer(p.res.Container.ID)
+	if err != nil {
+		p.c.t.Fatalf("inspect %s: %v", p.name, err)
+	}
+	p.res.Container = ct
+}
+
+func (p *pod) waitReady(within time.Duration) {
+	p.c.t.Helper()
+	p.c.waitHTTP(p.url()+"/readyz", within, "pod "+p.name)
+}
+
+// waitHTTP polls url until it answers 200.
+func (c *cluster) waitHTTP(url string, within time.Duration, what string) {
+	c.t.Helper()
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(within)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		resp, err := client.Get(url)
+		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("%s not ready within %v (%s): last answer %s", what, within, url, last)
+}
+
+// newKeys makes an NKey user pair for every user of accounts.conf (and the
+// loader when asked for).
+func newKeys(t *testing.T, loader bool) map[string]nkeys.KeyPair {
+	t.Helper()
+	users := accountUsers(t)
+	if loader {
+		users = append(users, userLoader)
+	}
+	keys := make(map[string]nkeys.KeyPair, len(users))
+	for _, u := range users {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[u] = kp
+	}
+	return keys
+}
+
+var nkeyVar = regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`)
+
+// accountUsers lists the users of deploy/nats/accounts.conf, as the
+// Makefile's compose-keys does.
+func accountUsers(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "nats", "accounts.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, m := range nkeyVar.FindAllSubmatch(b, -1) {
+		users = append(users, string(m[1]))
+	}
+	if len(users) == 0 {
+		t.Fatal("deploy/nats/accounts.conf names no ZONEPRICE_NKEY_ user")
+	}
+	return users
+}
+
+// loaderAccounts writes accounts.conf with one more user, who may publish
+// any price subject, and returns its path for a bind mount. Only the cold
+// start scenario uses it.
+func loaderAccounts(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "nats", "accounts.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "users: ["
+	if bytes.Count(b, []byte(anchor)) != 1 {
+		t.Fatalf("deploy/nats/accounts.conf: want exactly one %q to add the loader user after", anchor)
+	}
+	user := anchor + `
+      { nkey: $ZONEPRICE_NKEY_` + userLoader + `, permissions: {
+          publish: ["prices.v1.>", "$JS.API.STREAM.INFO.ZONEPRICE_STATE"], subscribe: ["_INBOX.>"] } }`
+	b = bytes.Replace(b, []byte(anchor), []byte(user), 1)
+	dir, err := os.MkdirTemp("", "zpfs-accounts-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The server runs as an unprivileged user.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "accounts.conf")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
