@@ -247,14 +247,14 @@ func (s *Server) comparison(req *http.Request, snap *cache.Snapshot, raw string,
 	zone, err := contracts.NormalizeZone(name)
 	if err != nil {
 		if errors.Is(err, contracts.ErrMalformedZone) {
-			return nil, "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
+			return nil, "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone", "zone",
 				err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
 		}
 		return nil, "", err
 	}
 	b, ok := snap.Comparison(zone.ASCII)
 	if !ok {
-		return nil, "", paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone",
+		return nil, "", paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone", "zone",
 			"no registrar prices for "+zone.ASCII+" ("+zone.Unicode+"); /api/domains lists the zones that have them")
 	}
 	if useAliases {
@@ -278,17 +278,10 @@ func zoneParam(r *http.Request, raw string) (string, error) {
 	}
 	name, err := url.PathUnescape(raw)
 	if err != nil {
-		return "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone",
+		return "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone", "zone",
 			"invalid percent-encoding")
 	}
 	return name, nil
-}
-
-// paramProblem is a problem about the zone path parameter, named in it.
-func paramProblem(status int, code, title, detail string) error {
-	pe := problem(status, code, title, "zone: "+detail).(*problemError)
-	pe.p.Param = "zone"
-	return pe
 }
 
 var okBody = []byte(`{"status":"ok"}`)

@@ -33,9 +33,7 @@ var (
 
 // invalidParam is the 400 for a parameter with a value it does not take.
 func invalidParam(param, detail string) error {
-	pe := problem(http.StatusBadRequest, contracts.CodeInvalidParameter, "Invalid parameter", param+": "+detail).(*problemError)
-	pe.p.Param = param
-	return pe
+	return paramProblem(http.StatusBadRequest, contracts.CodeInvalidParameter, "Invalid parameter", param, detail)
 }
 
 // params reads one request's query options, remembering the normalised

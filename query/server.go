@@ -251,6 +251,14 @@ func problem(status int, code, title, detail string) error {
 	return &problemError{contracts.NewProblem(status, code, title, detail)}
 }
 
+// paramProblem is a problem about one request parameter: named in Param,
+// and first in the detail.
+func paramProblem(status int, code, title, param, detail string) error {
+	p := contracts.NewProblem(status, code, title, param+": "+detail)
+	p.Param = param
+	return &problemError{p}
+}
+
 // handleError is the one place errors become responses: a documented
 // problem body for clients, and a log line for internal errors, whose text
 // never reaches the client.
