@@ -1,12 +1,3 @@
-// Package deploy holds the operators' files: NATS server configurations
-// with zoneprice's users and permissions, the container images
-// (docker/), a compose file for a local cluster, Kubernetes manifests and
-// values for the NATS Helm chart, Prometheus scrape configuration and
-// alert rules, and the Grafana dashboard. Its tests keep them honest: the
-// rules and the dashboard must parse and use only metrics the service
-// exports, and the deployment files must agree with the commands' routes,
-// ports and flags, with the images the Makefile builds, and with the NATS
-// users' least privilege.
 package deploy
 
 import (

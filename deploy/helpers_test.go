@@ -91,18 +91,10 @@ func port(t *testing.T, addr string) string {
 	return p
 }
 
-// natsUsers returns the users of deploy/nats/accounts.conf, by the suffix
-// of the variable holding their public key (ADMIN, QUERY, INGEST_PORKBUN).
+// natsUsers returns the users of deploy/nats/accounts.conf.
 func natsUsers(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("nats/accounts.conf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var users []string
-	for _, m := range regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`).FindAllSubmatch(b, -1) {
-		users = append(users, string(m[1]))
-	}
+	users := NATSUsers()
 	if len(users) == 0 {
 		t.Fatal("accounts.conf names no users")
 	}

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/deploy"
 )
 
 // imageTag is the tag make images gives every image.
@@ -438,22 +438,12 @@ func newKeys(t *testing.T, loader bool) map[string]nkeys.KeyPair {
 	return keys
 }
 
-var nkeyVar = regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`)
-
-// accountUsers lists the users of deploy/nats/accounts.conf, as the
-// Makefile's compose-keys does.
+// accountUsers returns the users of deploy/nats/accounts.conf.
 func accountUsers(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "nats", "accounts.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var users []string
-	for _, m := range nkeyVar.FindAllSubmatch(b, -1) {
-		users = append(users, string(m[1]))
-	}
+	users := deploy.NATSUsers()
 	if len(users) == 0 {
-		t.Fatal("deploy/nats/accounts.conf names no ZONEPRICE_NKEY_ user")
+		t.Fatal("accounts.conf names no users")
 	}
 	return users
 }

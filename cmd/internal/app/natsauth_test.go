@@ -35,6 +35,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/deploy"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
@@ -45,18 +46,10 @@ import (
 // natsDir is where the deployment's NATS configuration lives.
 const natsDir = "../../../deploy/nats"
 
-// natsUsers returns the users of deploy/nats/accounts.conf, by the suffix
-// of the variable holding their public key.
+// natsUsers returns the users of deploy/nats/accounts.conf.
 func natsUsers(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(natsDir, "accounts.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var users []string
-	for _, m := range regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`).FindAllSubmatch(b, -1) {
-		users = append(users, string(m[1]))
-	}
+	users := deploy.NATSUsers()
 	if len(users) == 0 {
 		t.Fatal("accounts.conf names no users")
 	}
