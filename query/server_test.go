@@ -1,20 +1,19 @@
 package query_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/query"
 )
@@ -130,7 +129,7 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 	// logged and carries an id like any other answer.
 	_, js := natstest.Provisioned(t)
 	reg := prometheus.NewRegistry()
-	var logs syncBuffer
+	var logs logtest.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), slog.New(slog.DiscardHandler), reg, clock)
 	if err != nil {
@@ -165,22 +164,4 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 			t.Errorf("access log lacks %s:\n%s", want, logs.String())
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,13 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 )
 
 // pod is a stand-in query pod: it answers /readyz as told and names
@@ -252,7 +251,7 @@ func TestRun(t *testing.T) {
 		"ZONEPRICE_LB_CHECK_TIMEOUT":  "20ms",
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout, stderr logtest.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &stdout, &stderr) }()
 	cmdtest.Poll(t, "http://"+addr+"/api/domains", 10*time.Second, func(status int, body []byte) bool {
@@ -265,21 +264,4 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(stderr.String(), "backend in: ready") {
 		t.Errorf("log does not say the pod came in:\n%s", stderr.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

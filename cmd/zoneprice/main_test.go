@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 )
 
 // liveEnv points every keyless live source at handler, as a machine whose
@@ -36,12 +36,12 @@ func liveEnv(t *testing.T, handler http.Handler) map[string]string {
 
 // start runs the all-in-one with env and extra arguments until the test
 // ends, and returns its API address once it is ready.
-func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *syncBuffer) {
+func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *logtest.Buffer) {
 	t.Helper()
 	addr = cmdtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer
-	stderr = &syncBuffer{}
+	stderr = &logtest.Buffer{}
 	done := make(chan error, 1)
 	args := append([]string{"--data-dir", t.TempDir(), "--embedded-listen", "", "--listen", addr, "--log-format", "text"}, extra...)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, &stdout, stderr) }()
@@ -172,22 +172,4 @@ func withdrawals(metrics []byte, source string) float64 {
 		}
 	}
 	return 0
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,12 +1,10 @@
 package access_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/query/access"
 )
@@ -260,7 +259,7 @@ func TestKeysUnreadableBucket(t *testing.T) {
 	key, _ := create(t, bucket(t, d.Admin), contracts.ProTier)
 
 	reg := prometheus.NewRegistry()
-	var logs syncBuffer
+	var logs logtest.Buffer
 	k, err := access.NewKeys(d.Restricted, access.DefaultConfig().Tiers, slog.New(slog.NewJSONHandler(&logs, nil)), reg)
 	if err != nil {
 		t.Fatal(err)
@@ -322,22 +321,4 @@ func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no gauge %s", name)
 	return 0
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent logging.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -22,7 +21,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +33,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/deploy"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -130,7 +129,7 @@ func startSecureNATS(t *testing.T, tlsEnv map[string]string) *secureNATS {
 type client struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
-	log *syncBuffer
+	log *logtest.Buffer
 }
 
 // violations returns the permissions violations the server reported to
@@ -166,7 +165,7 @@ func (s *secureNATS) dial(t *testing.T, args []string, env map[string]string, ex
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	buf := &syncBuffer{}
+	buf := &logtest.Buffer{}
 	log := slog.New(slog.NewJSONHandler(buf, nil))
 	nc, js, err := common.Connect(common.NATSURL, "test", log, extra...)
 	if err != nil {
@@ -183,23 +182,6 @@ func waitConnected(t *testing.T, nc *nats.Conn) {
 			t.Fatalf("not connected within 10s: %v", nc.LastError())
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // subjects returns how many messages the stream holds on subjects matching
