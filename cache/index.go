@@ -1,14 +1,7 @@
-// Package cache holds the query service's in-memory state: the authoritative
-// zone Index that events are applied to, the immutable Snapshot of rendered
-// response bodies that requests read, and the bounded Responses cache for
-// derived views that cannot all be pre-rendered.
 package cache
 
 import (
 	"maps"
-	"runtime"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -367,17 +360,6 @@ func (x *Index) NextExpiry() time.Time {
 	return next
 }
 
-// Build re-renders what changed since the last Build and returns the new
-// snapshot; with nothing changed it returns the last one. now decides which
-// promotions are running.
-func (x *Index) Build(now time.Time) *Snapshot {
-	if !x.Dirty() {
-		return x.snap
-	}
-	x.snap = x.render(now)
-	return x.snap
-}
-
 // hidingSample reports whether sample prices are to be hidden: whether any
 // real registrar has a live price.
 func (x *Index) hidingSample() bool { return len(x.registrars) > x.sampleRegs }
@@ -390,127 +372,12 @@ func (x *Index) visible(z *zoneEntry) int {
 	return z.live
 }
 
-func (x *Index) render(now time.Time) *Snapshot {
-	if hide := x.hidingSample(); hide != x.hideSample {
-		x.hideSample = hide
-		x.chooseRates()
-		x.allDirty = true
-		x.sorted = nil
-	}
-	if x.allDirty {
-		for _, z := range x.zones {
-			x.schedule(z)
-		}
-	}
-	st := x.style(now)
-	x.renderDirty(st)
-	for _, z := range x.dirty {
-		z.dirty = false
-		x.modified = max(x.modified, z.modified) // promotions that ended
-	}
-	clear(x.dirty)
-	x.dirty = x.dirty[:0]
-	x.allDirty = false
-	if x.sorted == nil {
-		x.sorted = make([]*zoneEntry, 0, len(x.zones))
-		for _, z := range x.zones {
-			if x.visible(z) > 0 {
-				x.sorted = append(x.sorted, z)
-			}
-		}
-		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
-	}
-	x.version++
-	views := make([]*view, len(x.sorted))
-	for i, z := range x.sorted {
-		views[i] = z.view
-	}
-	// as_of is computed from what is shown, not from what was seen, so it
-	// too depends only on the stream's current content.
-	var asOf int64
-	for _, v := range views {
-		asOf = max(asOf, v.asOf)
-		if v.meta != nil {
-			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
-		}
-	}
-	if x.chosen != nil {
-		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
-	}
-	x.asOf = time.Time{}
-	if asOf > 0 {
-		x.asOf = time.Unix(0, asOf).UTC()
-	}
-	var newest []sourceTime
-	for _, z := range x.sorted {
-		for _, src := range z.sources {
-			newest = noteSource(newest, src.source, src.at)
-		}
-	}
-	sources := make(map[string]time.Time, len(newest))
-	for _, src := range newest {
-		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
-	}
-	s := &Snapshot{
-		Version: x.version,
-		AsOf:    x.asOf,
-		Sources: sources,
-		Prices:  x.prices - x.hiddenCount(x.samplePrices),
-		Zones:   len(views),
-		style:   st,
-		views:   views,
-		byZone:  make(map[string]*view, len(views)),
-	}
-	for _, v := range views {
-		s.byZone[v.zone.ASCII] = v
-		s.BodyBytes += int64(len(v.body.JSON))
-	}
-	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
-	modified := modifiedTime(x.modified)
-	s.Domains = NewBody(x.renderDomains(st, views), modified)
-	s.Categories = NewBody(renderCategories(views), modified)
-	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
-	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
-	return s
-}
-
-// style is how the next render shows prices: in the index's currency, with
-// the chosen rates, at now.
-func (x *Index) style(now time.Time) *style {
-	return &style{names: x.syms.names, currency: x.currency, exp: x.exp, table: x.table, rated: x.chosen != nil, now: now.Unix(), hideSample: x.hideSample}
-}
-
-// modifiedTime is a Unix nanosecond time, or the zero time for none.
-func modifiedTime(t int64) time.Time {
-	if t <= 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, t).UTC()
-}
-
 // hiddenCount is n when sample prices are hidden, else zero.
 func (x *Index) hiddenCount(n int) int {
 	if x.hideSample {
 		return n
 	}
 	return 0
-}
-
-// sourceTime is the newest observation one source contributed.
-type sourceTime struct {
-	source symbol
-	at     int64 // Unix nanoseconds
-}
-
-// noteSource records an observation of src at t in a short list.
-func noteSource(list []sourceTime, src symbol, t int64) []sourceTime {
-	for i := range list {
-		if list[i].source == src {
-			list[i].at = max(list[i].at, t)
-			return list
-		}
-	}
-	return append(list, sourceTime{source: src, at: t})
 }
 
 // ratesEntry is the last rates event for one base currency.
@@ -539,37 +406,6 @@ func (x *Index) chooseRates() {
 	if best != nil {
 		x.table = contracts.NewRateTable(best)
 	}
-}
-
-// parallelRender is how many dirty zones make a render worth spreading
-// over the cores; below it the goroutines cost more than they save.
-const parallelRender = 256
-
-// renderDirty renders every dirty zone. Zones render independently (each
-// writes only its own entry and reads the shared rate table), so a large
-// render, such as the first one after catch-up or a rate change, uses every
-// core.
-func (x *Index) renderDirty(st *style) {
-	workers := runtime.GOMAXPROCS(0)
-	zones := x.dirty
-	if len(zones) < parallelRender || workers < 2 {
-		var sc scratch
-		for _, z := range zones {
-			x.renderZone(z, st, &sc)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		part := zones[w*len(zones)/workers : (w+1)*len(zones)/workers]
-		wg.Go(func() {
-			var sc scratch
-			for _, z := range part {
-				x.renderZone(z, st, &sc)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func samePrices(a, b *priceEntry) bool {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zoneprice/zoneprice/contracts"
 )
@@ -57,22 +56,6 @@ func (st *style) in(currency string) *style {
 	return &c
 }
 
-// view is one priced zone as the last render saw it, immutable once built:
-// the snapshot serves its bodies, and computes the parameterised ones from
-// its prices, on any goroutine.
-type view struct {
-	zone contracts.Zone
-	meta *contracts.ZoneMeta // nil without metadata; events are never modified
-	// prices are the zone's prices at the render, tombstones and hidden
-	// ones included; nothing writes to the map any more.
-	prices  map[symbol]priceEntry
-	summary zoneSummary // in the index's currency
-	// asOf is the newest observed_at of the prices, Unix nanoseconds.
-	asOf     int64
-	fragment []byte // the zone's element of /api/domains
-	body     *Body  // its /api/comparison body
-}
-
 // row is one registrar's line in a comparison, with its prices resolved for
 // the render time and converted to the style's currency.
 type row struct {
@@ -101,52 +84,6 @@ type minimum struct {
 type zoneSummary struct {
 	registrars int
 	min        [3]minimum
-}
-
-// scratch is a render worker's reusable buffers: a full render would
-// otherwise allocate and drop a row slice for every zone.
-type scratch struct {
-	rows  []row
-	order []*row
-}
-
-// renderZone rebuilds a zone's view: the prices shown, its comparison body
-// and its catalog fragment.
-func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
-	z.expiry = time.Time{}
-	z.sources = z.sources[:0]
-	if x.visible(z) == 0 {
-		z.view = nil
-		return
-	}
-	// The view shares the zone's price map; the index copies it before
-	// its next change (zoneEntry.shared), so a view never changes.
-	v := &view{zone: z.zone, meta: z.meta, prices: z.prices}
-	z.shared = true
-	for id, p := range z.prices {
-		if !p.live || st.hidden(id) {
-			continue
-		}
-		for i := range p.ops {
-			op := &p.ops[i]
-			if op.hasPromo && op.promoEnd != 0 && op.promoEnd <= st.now {
-				// The promotion ended: the zone changed then.
-				z.modified = max(z.modified, op.promoEnd*int64(time.Second))
-			}
-			if op.offered && op.promoRunning(st.now) && op.promoEnd != 0 {
-				if end := time.Unix(op.promoEnd, 0).UTC(); z.expiry.IsZero() || end.Before(z.expiry) {
-					z.expiry = end
-				}
-			}
-		}
-		v.asOf = max(v.asOf, p.observed)
-		z.sources = noteSource(z.sources, p.source, p.observed)
-	}
-	order := st.rows(v, sc, nil)
-	v.summary = st.summarize(order)
-	v.body = NewBody(st.renderComparison(v, order, v.summary, 0), modifiedTime(max(z.modified, x.global)))
-	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
-	z.view = v
 }
 
 // rows resolves a view's prices, those keep admits (all for nil), into
@@ -540,23 +477,6 @@ func (st *style) appendMinimum(b []byte, field string, m minimum) []byte {
 	return append(b, '}')
 }
 
-func (x *Index) renderDomains(st *style, views []*view) []byte {
-	size := 128
-	for _, v := range views {
-		size += len(v.fragment) + 1
-	}
-	b := make([]byte, 0, size)
-	b = st.appendCatalogHead(b, x.asOf, len(views))
-	b = append(b, `,"zones":[`...)
-	for i, v := range views {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, v.fragment...)
-	}
-	return append(b, "]}"...)
-}
-
 // appendCatalogHead opens a /api/domains body up to its count.
 func (st *style) appendCatalogHead(b []byte, asOf time.Time, count int) []byte {
 	b = append(b, `{"currency":`...)
@@ -566,83 +486,6 @@ func (st *style) appendCatalogHead(b []byte, asOf time.Time, count int) []byte {
 	b = st.appendRates(b)
 	b = append(b, `,"count":`...)
 	return appendInt(b, int64(count))
-}
-
-func renderComparisonZones(views []*view) []byte {
-	b := make([]byte, 0, 64*len(views))
-	n := 0
-	for _, v := range views {
-		if v.summary.registrars >= 2 {
-			n++
-		}
-	}
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(n))
-	b = append(b, `,"zones":[`...)
-	first := true
-	for _, v := range views {
-		if v.summary.registrars < 2 {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"zone":`...)
-		b = appendString(b, v.zone.ASCII)
-		b = append(b, `,"unicode":`...)
-		b = appendString(b, v.zone.Unicode)
-		b = append(b, `,"registrars":`...)
-		b = appendInt(b, int64(v.summary.registrars))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-// CategoryName returns the display name of a category id: its name in
-// contracts.Categories, or, for an id the service does not know, the id
-// capitalised with spaces for hyphens.
-func CategoryName(id string) string {
-	if c, ok := contracts.CategoryByID(id); ok || id == "" {
-		return c.Name
-	}
-	s := strings.ReplaceAll(id, "-", " ")
-	r, size := utf8.DecodeRuneInString(s)
-	return strings.ToUpper(string(r)) + s[size:]
-}
-
-func renderCategories(views []*view) []byte {
-	counts := map[string]int{}
-	for _, v := range views {
-		if v.meta == nil {
-			continue
-		}
-		for _, c := range v.meta.Categories {
-			counts[c]++
-		}
-	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	b := make([]byte, 0, 64*len(ids)+32)
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(len(ids)))
-	b = append(b, `,"categories":[`...)
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"id":`...)
-		b = appendString(b, id)
-		b = append(b, `,"name":`...)
-		b = appendString(b, CategoryName(id))
-		b = append(b, `,"zones":`...)
-		b = appendInt(b, int64(counts[id]))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
 }
 
 // nanoTime is a Unix nanosecond time in UTC.

@@ -1,0 +1,326 @@
+package cache
+
+import (
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Build re-renders what changed since the last Build and returns the new
+// snapshot; with nothing changed it returns the last one. now decides which
+// promotions are running.
+func (x *Index) Build(now time.Time) *Snapshot {
+	if !x.Dirty() {
+		return x.snap
+	}
+	x.snap = x.render(now)
+	return x.snap
+}
+
+func (x *Index) render(now time.Time) *Snapshot {
+	if hide := x.hidingSample(); hide != x.hideSample {
+		x.hideSample = hide
+		x.chooseRates()
+		x.allDirty = true
+		x.sorted = nil
+	}
+	if x.allDirty {
+		for _, z := range x.zones {
+			x.schedule(z)
+		}
+	}
+	st := x.style(now)
+	x.renderDirty(st)
+	for _, z := range x.dirty {
+		z.dirty = false
+		x.modified = max(x.modified, z.modified) // promotions that ended
+	}
+	clear(x.dirty)
+	x.dirty = x.dirty[:0]
+	x.allDirty = false
+	if x.sorted == nil {
+		x.sorted = make([]*zoneEntry, 0, len(x.zones))
+		for _, z := range x.zones {
+			if x.visible(z) > 0 {
+				x.sorted = append(x.sorted, z)
+			}
+		}
+		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
+	}
+	x.version++
+	views := make([]*view, len(x.sorted))
+	for i, z := range x.sorted {
+		views[i] = z.view
+	}
+	// as_of is computed from what is shown, not from what was seen, so it
+	// too depends only on the stream's current content.
+	var asOf int64
+	for _, v := range views {
+		asOf = max(asOf, v.asOf)
+		if v.meta != nil {
+			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
+		}
+	}
+	if x.chosen != nil {
+		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
+	}
+	x.asOf = time.Time{}
+	if asOf > 0 {
+		x.asOf = time.Unix(0, asOf).UTC()
+	}
+	var newest []sourceTime
+	for _, z := range x.sorted {
+		for _, src := range z.sources {
+			newest = noteSource(newest, src.source, src.at)
+		}
+	}
+	sources := make(map[string]time.Time, len(newest))
+	for _, src := range newest {
+		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
+	}
+	s := &Snapshot{
+		Version: x.version,
+		AsOf:    x.asOf,
+		Sources: sources,
+		Prices:  x.prices - x.hiddenCount(x.samplePrices),
+		Zones:   len(views),
+		style:   st,
+		views:   views,
+		byZone:  make(map[string]*view, len(views)),
+	}
+	for _, v := range views {
+		s.byZone[v.zone.ASCII] = v
+		s.BodyBytes += int64(len(v.body.JSON))
+	}
+	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
+	modified := modifiedTime(x.modified)
+	s.Domains = NewBody(x.renderDomains(st, views), modified)
+	s.Categories = NewBody(renderCategories(views), modified)
+	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
+	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
+	return s
+}
+
+// style is how the next render shows prices: in the index's currency, with
+// the chosen rates, at now.
+func (x *Index) style(now time.Time) *style {
+	return &style{names: x.syms.names, currency: x.currency, exp: x.exp, table: x.table, rated: x.chosen != nil, now: now.Unix(), hideSample: x.hideSample}
+}
+
+// modifiedTime is a Unix nanosecond time, or the zero time for none.
+func modifiedTime(t int64) time.Time {
+	if t <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, t).UTC()
+}
+
+// sourceTime is the newest observation one source contributed.
+type sourceTime struct {
+	source symbol
+	at     int64 // Unix nanoseconds
+}
+
+// noteSource records an observation of src at t in a short list.
+func noteSource(list []sourceTime, src symbol, t int64) []sourceTime {
+	for i := range list {
+		if list[i].source == src {
+			list[i].at = max(list[i].at, t)
+			return list
+		}
+	}
+	return append(list, sourceTime{source: src, at: t})
+}
+
+// parallelRender is how many dirty zones make a render worth spreading
+// over the cores; below it the goroutines cost more than they save.
+const parallelRender = 256
+
+// renderDirty renders every dirty zone. Zones render independently (each
+// writes only its own entry and reads the shared rate table), so a large
+// render, such as the first one after catch-up or a rate change, uses every
+// core.
+func (x *Index) renderDirty(st *style) {
+	workers := runtime.GOMAXPROCS(0)
+	zones := x.dirty
+	if len(zones) < parallelRender || workers < 2 {
+		var sc scratch
+		for _, z := range zones {
+			x.renderZone(z, st, &sc)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := zones[w*len(zones)/workers : (w+1)*len(zones)/workers]
+		wg.Go(func() {
+			var sc scratch
+			for _, z := range part {
+				x.renderZone(z, st, &sc)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// view is one priced zone as the last render saw it, immutable once built:
+// the snapshot serves its bodies, and computes the parameterised ones from
+// its prices, on any goroutine.
+type view struct {
+	zone contracts.Zone
+	meta *contracts.ZoneMeta // nil without metadata; events are never modified
+	// prices are the zone's prices at the render, tombstones and hidden
+	// ones included; nothing writes to the map any more.
+	prices  map[symbol]priceEntry
+	summary zoneSummary // in the index's currency
+	// asOf is the newest observed_at of the prices, Unix nanoseconds.
+	asOf     int64
+	fragment []byte // the zone's element of /api/domains
+	body     *Body  // its /api/comparison body
+}
+
+// scratch is a render worker's reusable buffers: a full render would
+// otherwise allocate and drop a row slice for every zone.
+type scratch struct {
+	rows  []row
+	order []*row
+}
+
+// renderZone rebuilds a zone's view: the prices shown, its comparison body
+// and its catalog fragment.
+func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
+	z.expiry = time.Time{}
+	z.sources = z.sources[:0]
+	if x.visible(z) == 0 {
+		z.view = nil
+		return
+	}
+	// The view shares the zone's price map; the index copies it before
+	// its next change (zoneEntry.shared), so a view never changes.
+	v := &view{zone: z.zone, meta: z.meta, prices: z.prices}
+	z.shared = true
+	for id, p := range z.prices {
+		if !p.live || st.hidden(id) {
+			continue
+		}
+		for i := range p.ops {
+			op := &p.ops[i]
+			if op.hasPromo && op.promoEnd != 0 && op.promoEnd <= st.now {
+				// The promotion ended: the zone changed then.
+				z.modified = max(z.modified, op.promoEnd*int64(time.Second))
+			}
+			if op.offered && op.promoRunning(st.now) && op.promoEnd != 0 {
+				if end := time.Unix(op.promoEnd, 0).UTC(); z.expiry.IsZero() || end.Before(z.expiry) {
+					z.expiry = end
+				}
+			}
+		}
+		v.asOf = max(v.asOf, p.observed)
+		z.sources = noteSource(z.sources, p.source, p.observed)
+	}
+	order := st.rows(v, sc, nil)
+	v.summary = st.summarize(order)
+	v.body = NewBody(st.renderComparison(v, order, v.summary, 0), modifiedTime(max(z.modified, x.global)))
+	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
+	z.view = v
+}
+
+func (x *Index) renderDomains(st *style, views []*view) []byte {
+	size := 128
+	for _, v := range views {
+		size += len(v.fragment) + 1
+	}
+	b := make([]byte, 0, size)
+	b = st.appendCatalogHead(b, x.asOf, len(views))
+	b = append(b, `,"zones":[`...)
+	for i, v := range views {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v.fragment...)
+	}
+	return append(b, "]}"...)
+}
+
+func renderComparisonZones(views []*view) []byte {
+	b := make([]byte, 0, 64*len(views))
+	n := 0
+	for _, v := range views {
+		if v.summary.registrars >= 2 {
+			n++
+		}
+	}
+	b = append(b, `{"count":`...)
+	b = appendInt(b, int64(n))
+	b = append(b, `,"zones":[`...)
+	first := true
+	for _, v := range views {
+		if v.summary.registrars < 2 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"zone":`...)
+		b = appendString(b, v.zone.ASCII)
+		b = append(b, `,"unicode":`...)
+		b = appendString(b, v.zone.Unicode)
+		b = append(b, `,"registrars":`...)
+		b = appendInt(b, int64(v.summary.registrars))
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// CategoryName returns the display name of a category id: its name in
+// contracts.Categories, or, for an id the service does not know, the id
+// capitalised with spaces for hyphens.
+func CategoryName(id string) string {
+	if c, ok := contracts.CategoryByID(id); ok || id == "" {
+		return c.Name
+	}
+	s := strings.ReplaceAll(id, "-", " ")
+	r, size := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[size:]
+}
+
+func renderCategories(views []*view) []byte {
+	counts := map[string]int{}
+	for _, v := range views {
+		if v.meta == nil {
+			continue
+		}
+		for _, c := range v.meta.Categories {
+			counts[c]++
+		}
+	}
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	b := make([]byte, 0, 64*len(ids)+32)
+	b = append(b, `{"count":`...)
+	b = appendInt(b, int64(len(ids)))
+	b = append(b, `,"categories":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, id)
+		b = append(b, `,"name":`...)
+		b = appendString(b, CategoryName(id))
+		b = append(b, `,"zones":`...)
+		b = appendInt(b, int64(counts[id]))
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
