@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/contracts"
 )
@@ -50,9 +50,12 @@ func deprecationHeaders(deps []contracts.Deprecation) echo.MiddlewareFunc {
 		if len(headers) == 0 {
 			return next
 		}
-		return func(c echo.Context) error {
+		return func(c *echo.Context) error {
 			if add, ok := headers[c.Path()]; ok {
-				res := c.Response()
+				res, err := echo.UnwrapResponse(c.Response())
+				if err != nil {
+					return err
+				}
 				// Added just before the status is written, so that a
 				// handler's own Link (the next page) stays beside them.
 				res.Before(func() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
@@ -29,7 +29,7 @@ var (
 // client's copy of that representation is current. If-None-Match decides
 // when present; only without it does If-Modified-Since (RFC 9110, section
 // 13.2.2).
-func (s *Server) writeBody(c echo.Context, b *cache.Body) error {
+func (s *Server) writeBody(c *echo.Context, b *cache.Body) error {
 	w := c.Response()
 	req := c.Request()
 	h := w.Header()
@@ -141,7 +141,7 @@ func (s *Server) snapshot() (*cache.Snapshot, error) {
 
 // handleBody serves one of the snapshot's fixed bodies.
 func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.Handler
 // handleDomains serves the catalog: the pre-rendered body, or with query
 // options one rendered once per data version and options, then cached.
 func (s *Server) handleDomains() echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 // version and remembered in the response cache. Query options render once
 // per data version, zone and options, then come from that cache too.
 func (s *Server) handleComparison() echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
@@ -287,7 +287,7 @@ func zoneParam(r *http.Request, raw string) (string, error) {
 var okBody = []byte(`{"status":"ok"}`)
 
 func handleHealthz() echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		return c.JSONBlob(http.StatusOK, okBody)
 	}
 }
@@ -297,7 +297,7 @@ func handleHealthz() echo.HandlerFunc {
 // a key can still be served), and until it starts draining. Draining fails
 // only readiness: the API routes serve on until the server shuts down.
 func (s *Server) handleReadyz() echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		switch {
 		case s.draining.Load():
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Draining", "the server is shutting down")

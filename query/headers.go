@@ -3,7 +3,7 @@ package query
 import (
 	"net/http"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 )
 
 // The headers every response carries, errors included. The API is public
@@ -26,7 +26,7 @@ var (
 
 // publicHeaders adds the headers above to every response.
 func publicHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		h := c.Response().Header()
 		h["Access-Control-Allow-Origin"] = allowOrigin
 		h["Access-Control-Expose-Headers"] = exposeHeaders
@@ -42,7 +42,7 @@ func publicHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // it takes, the request headers a client may send (conditional requests,
 // and the API key headers subscribers will use), cached for a day.
 func handlePreflight() echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		h := c.Response().Header()
 		h.Set("Allow", "GET, HEAD, OPTIONS")
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -139,7 +139,7 @@ var (
 // client's quota.
 func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 	l := s.limits
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		h := c.Response().Header()
 		key, err := access.Credential(c.Request().Header)
 		switch {
@@ -191,7 +191,7 @@ func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 
 // enforce charges one request to client's quota under t; over the limit,
 // it returns the 429 problem.
-func (l *limits) enforce(c echo.Context, t *tierLimits, client access.Key) error {
+func (l *limits) enforce(c *echo.Context, t *tierLimits, client access.Key) error {
 	d, limited := l.charge(c, t, client)
 	if !limited {
 		t.allowed.Inc()
@@ -224,7 +224,7 @@ func windowName(w time.Duration) string {
 
 // charge takes one request from client's quota under t, if there is one
 // left, and writes the RateLimit fields. limited says the quota was spent.
-func (l *limits) charge(c echo.Context, t *tierLimits, client access.Key) (d access.Decision, limited bool) {
+func (l *limits) charge(c *echo.Context, t *tierLimits, client access.Key) (d access.Decision, limited bool) {
 	if t.policy == nil {
 		return d, false
 	}
@@ -239,7 +239,7 @@ func (l *limits) charge(c echo.Context, t *tierLimits, client access.Key) (d acc
 
 // addrKey is the limiter key of the client's address (see
 // access.ClientAddr), counting the addresses that fell back to a proxy's.
-func (l *limits) addrKey(c echo.Context) access.Key {
+func (l *limits) addrKey(c *echo.Context) access.Key {
 	r := c.Request()
 	a, fellBack := access.ClientAddr(r.RemoteAddr, r.Header["X-Forwarded-For"], l.trusted)
 	if fellBack {

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -51,7 +51,7 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 // path, so label cardinality stays bounded), and logs it at debug level, or
 // at info with Config.AccessLog.
 func (s *Server) instrument(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		start := time.Now()
 		req := c.Request()
 		id := req.Header.Get(echo.HeaderXRequestID)
@@ -63,14 +63,14 @@ func (s *Server) instrument(next echo.HandlerFunc) echo.HandlerFunc {
 		err := next(c)
 		if err != nil {
 			c.Set(requestIDKey, id)
-			s.echo.HTTPErrorHandler(err, c)
+			s.echo.HTTPErrorHandler(c, err)
 		}
 		s.m.inflight.Dec()
 		route := c.Path()
 		if route == "" {
 			route = "unmatched"
 		}
-		res := c.Response()
+		res, _ := echo.UnwrapResponse(c.Response()) // the outermost middleware sees echo's own
 		elapsed := time.Since(start)
 		s.m.requests.WithLabelValues(route, methodLabel(req.Method), strconv.Itoa(res.Status)).Inc()
 		s.m.duration.WithLabelValues(route).Observe(elapsed.Seconds())

@@ -3,7 +3,7 @@ package query
 import (
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
@@ -16,7 +16,7 @@ import (
 // beyond the document's own info.version.
 func (s *Server) handleOpenAPI() echo.HandlerFunc {
 	body := cache.NewBody(contracts.OpenAPI(), time.Time{})
-	return func(c echo.Context) error {
+	return func(c *echo.Context) error {
 		return s.writeBody(c, body)
 	}
 }

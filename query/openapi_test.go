@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -526,7 +526,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 		documented = append(documented, op.Method+" "+op.Path)
 	}
 	param := regexp.MustCompile(`:([^/]+)`)
-	for _, r := range p.echo.Routes() {
+	for _, r := range p.echo.Router().Routes() {
 		routed = append(routed, r.Method+" "+param.ReplaceAllString(r.Path, "{$1}"))
 	}
 	sort.Strings(documented)

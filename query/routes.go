@@ -3,7 +3,7 @@ package query
 import (
 	"net/http"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/zoneprice/zoneprice/cache"

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
@@ -151,14 +151,14 @@ func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logg
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo
 	}
-	e := echo.New()
-	e.HideBanner = true
-	e.HidePort = true
-	e.HTTPErrorHandler = s.handleError
-	e.IPExtractor = ipExtractor(cfg.Limits.TrustedProxies)
+	e := echo.NewWithConfig(echo.Config{
+		Logger:           log,
+		HTTPErrorHandler: s.handleError,
+		IPExtractor:      ipExtractor(cfg.Limits.TrustedProxies),
+	})
 	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations))
 	s.routes(e)
-	if err := deprecatedRoutesExist(cfg.Deprecations, e.Routes()); err != nil {
+	if err := deprecatedRoutesExist(cfg.Deprecations, e.Router().Routes()); err != nil {
 		responses.Close()
 		return nil, err
 	}
@@ -168,9 +168,9 @@ func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logg
 
 // deprecatedRoutesExist refuses a deprecation of a path no route serves: its
 // headers would never be sent, and the promised notice never given.
-func deprecatedRoutesExist(deps []contracts.Deprecation, routes []*echo.Route) error {
+func deprecatedRoutesExist(deps []contracts.Deprecation, routes echo.Routes) error {
 	for _, d := range deps {
-		if !slices.ContainsFunc(routes, func(r *echo.Route) bool { return r.Path == echoPath(d.Path) }) {
+		if !slices.ContainsFunc(routes, func(r echo.RouteInfo) bool { return r.Path == echoPath(d.Path) }) {
 			return fmt.Errorf("deprecation of %s: no such route", d.Path)
 		}
 	}
@@ -261,25 +261,32 @@ func paramProblem(status int, code, title, param, detail string) error {
 
 // handleError is the one place errors become responses: a documented
 // problem body for clients, and a log line for internal errors, whose text
-// never reaches the client.
-func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
+// never reaches the client. Errors from echo itself (an unknown path, a
+// method a route does not take) carry only a status, read with
+// echo.StatusCode: in echo v5 they are not *echo.HTTPError values.
+func (s *Server) handleError(c *echo.Context, err error) {
+	if res, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && res.Committed {
 		return
 	}
 	var p contracts.Problem
 	var pe *problemError
-	var he *echo.HTTPError
+	code := echo.StatusCode(err)
 	switch {
 	case errors.As(err, &pe):
 		p = pe.p
-	case errors.As(err, &he) && he.Code == http.StatusNotFound:
-		p = contracts.NewProblem(he.Code, contracts.CodeNotFound, "Not found",
+	case code == http.StatusNotFound:
+		p = contracts.NewProblem(code, contracts.CodeNotFound, "Not found",
 			"no such endpoint; see the API documentation for the paths that exist")
-	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
-		p = contracts.NewProblem(he.Code, contracts.CodeMethodNotAllowed, "Method not allowed",
+	case code == http.StatusMethodNotAllowed:
+		p = contracts.NewProblem(code, contracts.CodeMethodNotAllowed, "Method not allowed",
 			"this API is read-only: use GET or HEAD")
-	case errors.As(err, &he) && he.Code < 500:
-		p = contracts.NewProblem(he.Code, "http-"+strconv.Itoa(he.Code), http.StatusText(he.Code), fmt.Sprint(he.Message))
+	case code >= 400 && code < 500:
+		detail := http.StatusText(code)
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Message != "" {
+			detail = he.Message
+		}
+		p = contracts.NewProblem(code, "http-"+strconv.Itoa(code), http.StatusText(code), detail)
 	default:
 		s.log.Error("internal error", "path", c.Request().URL.Path, "request_id", c.Get(requestIDKey), "err", err)
 		p = contracts.NewProblem(http.StatusInternalServerError, contracts.CodeInternal, "Internal error",
