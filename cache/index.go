@@ -89,7 +89,7 @@ func (t *symbols) name(id symbol) string { return t.names[id] }
 // makes a redelivered price set harmless.
 type priceEntry struct {
 	live     bool
-	ops      [3]opState
+	ops      [contracts.NumOps]opState
 	currency symbol
 	source   symbol
 	seq      uint64
@@ -217,7 +217,7 @@ func (x *Index) Apply(seq uint64, stored time.Time, ev contracts.Event) Outcome 
 // one currency (contracts validates that).
 func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
 	e := priceEntry{live: true, source: x.syms.id(set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
-	for i, op := range [3]*contracts.OpPrice{set.Register, set.Renew, set.Transfer} {
+	for i, op := range set.Ops() {
 		if op == nil {
 			continue
 		}

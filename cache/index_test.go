@@ -318,7 +318,8 @@ func TestBuildDomains(t *testing.T) {
 			if z.Type != nil || z.Categories == nil || len(z.Categories) != 0 {
 				t.Errorf("type %v categories %v, want null and [] without zone meta", z.Type, z.Categories)
 			}
-			for op, name := range opNames {
+			for op := range contracts.Ops {
+				name := contracts.Op(op).String()
 				got, ok := z.Min[name]
 				if !ok {
 					t.Errorf("min.%s missing, want it present (null when nobody offers it)", name)
@@ -647,8 +648,8 @@ func TestUnconvertibleOnlyZoneHasNoMinimum(t *testing.T) {
 	f.apply(priced("inr", ".in", t0, "INR", 50000, 60000, 50000))
 	s := f.x.Build(t0)
 	c := comparison(t, s, ".in")
-	for _, op := range opNames {
-		if got := c.Cheapest[op]; got != nil {
+	for _, op := range contracts.Ops {
+		if got := c.Cheapest[op.String()]; got != nil {
 			t.Errorf("cheapest.%s = %q, want null", op, *got)
 		}
 	}
@@ -656,8 +657,8 @@ func TestUnconvertibleOnlyZoneHasNoMinimum(t *testing.T) {
 	if got := d.Zones[0].Registrars; got != 1 {
 		t.Errorf("registrars = %d, want 1: an unconvertible registrar still sells the zone", got)
 	}
-	for _, op := range opNames {
-		if got := d.Zones[0].Min[op]; got != nil {
+	for _, op := range contracts.Ops {
+		if got := d.Zones[0].Min[op.String()]; got != nil {
 			t.Errorf("min.%s = %+v, want null", op, *got)
 		}
 	}

@@ -10,16 +10,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 )
 
-// Operations in the order every response lists them.
-var opNames = [3]string{"register", "renew", "transfer"}
-
-// Indexes into opNames.
-const (
-	opRegister = iota
-	opRenew
-	opTransfer
-)
-
 // style is how one render shows prices: in which currency, converted with
 // which rates, at which moment (for promotions). The snapshot's own bodies
 // use the index's style; a request asking for another currency renders with
@@ -62,10 +52,10 @@ type row struct {
 	registrar string
 	fmtCache  *timeText // shared by a zone's rows
 	entry     priceEntry
-	native    [3]contracts.Price
-	has       [3]bool
-	converted bool     // every offered operation converted
-	price     [3]int64 // converted minor units, valid where has && converted
+	native    [contracts.NumOps]contracts.Price
+	has       [contracts.NumOps]bool
+	converted bool                    // every offered operation converted
+	price     [contracts.NumOps]int64 // converted minor units, valid where has && converted
 }
 
 // timeText remembers the last time formatted and its text.
@@ -83,7 +73,7 @@ type minimum struct {
 
 type zoneSummary struct {
 	registrars int
-	min        [3]minimum
+	min        [contracts.NumOps]minimum
 }
 
 // rows resolves a view's prices, those keep admits (all for nil), into
@@ -137,7 +127,7 @@ func (st *style) summarize(rows []*row) zoneSummary {
 		if !r.converted {
 			continue
 		}
-		for op := range 3 {
+		for _, op := range contracts.Ops {
 			if r.has[op] && (!sum.min[op].ok || r.price[op] < sum.min[op].price) {
 				sum.min[op] = minimum{ok: true, price: r.price[op], registrar: r.registrar}
 			}
@@ -179,16 +169,16 @@ func (st *style) sortRows(rows []*row, by Sort, desc bool, years int) {
 func (st *style) rowKey(r *row, by Sort, years int) (int64, bool) {
 	switch by {
 	case SortRenew:
-		return r.price[opRenew], r.converted && r.has[opRenew]
+		return r.price[contracts.OpRenew], r.converted && r.has[contracts.OpRenew]
 	case SortTransfer:
-		return r.price[opTransfer], r.converted && r.has[opTransfer]
+		return r.price[contracts.OpTransfer], r.converted && r.has[contracts.OpTransfer]
 	case SortCost:
 		if c, ok := st.cost(r, max(years, 1)); ok && r.converted {
 			return c, true
 		}
 		return 0, false
 	}
-	return r.price[opRegister], r.converted && r.has[opRegister]
+	return r.price[contracts.OpRegister], r.converted && r.has[contracts.OpRegister]
 }
 
 // rank puts rows with the sort key first, then converted rows without
@@ -208,19 +198,19 @@ func (r *row) rank(ok bool) int {
 // years-1 renewals at the regular renewal price, never a promotional one,
 // summed in the registrar's currency and converted once.
 func (st *style) cost(r *row, years int) (int64, bool) {
-	if !r.has[opRegister] || (years > 1 && !r.has[opRenew]) {
+	if !r.has[contracts.OpRegister] || (years > 1 && !r.has[contracts.OpRenew]) {
 		return 0, false
 	}
-	total := r.native[opRegister].Amount
+	total := r.native[contracts.OpRegister].Amount
 	if years > 1 {
 		// Amounts are not negative; a sum past int64 has no cost.
-		renew := r.entry.ops[opRenew].regular
+		renew := r.entry.ops[contracts.OpRenew].regular
 		if renew > 0 && int64(years-1) > (math.MaxInt64-total)/renew {
 			return 0, false
 		}
 		total += int64(years-1) * renew
 	}
-	c, ok := st.table.Convert(contracts.Price{Amount: total, Currency: r.native[opRegister].Currency}, st.currency)
+	c, ok := st.table.Convert(contracts.Price{Amount: total, Currency: r.native[contracts.OpRegister].Currency}, st.currency)
 	return c.Amount, ok
 }
 
@@ -228,10 +218,10 @@ func (st *style) cost(r *row, years int) (int64, bool) {
 // registration paid now: the price that draws a customer in is not the one
 // they keep paying.
 func (r *row) renewalTrap() bool {
-	if !r.has[opRegister] || !r.has[opRenew] {
+	if !r.has[contracts.OpRegister] || !r.has[contracts.OpRenew] {
 		return false
 	}
-	register, renew := r.native[opRegister].Amount, r.entry.ops[opRenew].regular
+	register, renew := r.native[contracts.OpRegister].Amount, r.entry.ops[contracts.OpRenew].regular
 	return renew >= register && renew-register >= register // renew ≥ 2 × register, without overflow
 }
 
@@ -248,11 +238,11 @@ func (st *style) renderComparison(v *view, rows []*row, sum zoneSummary, years i
 	b = appendMeta(b, v.meta)
 	b = st.appendRates(b)
 	b = append(b, `,"cheapest":{`...)
-	for op := range 3 {
+	for _, op := range contracts.Ops {
 		if op > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, opNames[op])
+		b = appendString(b, op.String())
 		b = append(b, ':')
 		if m := sum.min[op]; m.ok {
 			b = appendString(b, m.registrar)
@@ -275,9 +265,9 @@ func (st *style) appendRow(b []byte, sum *zoneSummary, r *row, years int) []byte
 	b = appendString(b, r.registrar)
 	b = append(b, `,"source":`...)
 	b = appendString(b, st.name(r.entry.source))
-	for op := range 3 {
+	for _, op := range contracts.Ops {
 		b = append(b, ',')
-		b = appendString(b, opNames[op])
+		b = appendString(b, op.String())
 		b = append(b, ':')
 		if r.has[op] && r.converted {
 			b = contracts.AppendAmount(b, r.price[op], st.exp)
@@ -291,9 +281,9 @@ func (st *style) appendRow(b []byte, sum *zoneSummary, r *row, years int) []byte
 		exp, _ := contracts.CurrencyExponent(cur)
 		b = append(b, `,"native":{"currency":`...)
 		b = appendString(b, cur)
-		for op := range 3 {
+		for _, op := range contracts.Ops {
 			b = append(b, ',')
-			b = appendString(b, opNames[op])
+			b = appendString(b, op.String())
 			b = append(b, ':')
 			if r.has[op] {
 				b = contracts.AppendAmount(b, r.native[op].Amount, exp)
@@ -319,13 +309,13 @@ func (st *style) appendRow(b []byte, sum *zoneSummary, r *row, years int) []byte
 	}
 	b = append(b, `,"cheapest":[`...)
 	first := true
-	for op := range 3 {
+	for _, op := range contracts.Ops {
 		if m := sum.min[op]; m.ok && r.converted && r.has[op] && r.price[op] == m.price {
 			if !first {
 				b = append(b, ',')
 			}
 			first = false
-			b = appendString(b, opNames[op])
+			b = appendString(b, op.String())
 		}
 	}
 	b = append(b, `],"observed_at":`...)
@@ -348,7 +338,7 @@ func (st *style) appendPromos(b []byte, r *row) []byte {
 		} else {
 			b = append(b, ',')
 		}
-		b = appendString(b, opNames[i])
+		b = appendString(b, contracts.Op(i).String())
 		b = append(b, `:{"regular":`...)
 		regular := contracts.Price{Amount: op.regular, Currency: st.name(r.entry.currency)}
 		if c, ok := st.table.Convert(regular, st.currency); ok && r.converted {
@@ -382,7 +372,7 @@ func (r *row) appendObserved(b []byte) []byte {
 }
 
 func (r *row) nativeCurrency() string {
-	for op := range 3 {
+	for _, op := range contracts.Ops {
 		if r.has[op] {
 			return r.native[op].Currency
 		}
@@ -438,11 +428,11 @@ func (st *style) renderFragment(v *view, sum *zoneSummary, years int, cost *mini
 	b = append(b, `,"registrars":`...)
 	b = appendInt(b, int64(sum.registrars))
 	b = append(b, `,"min":{`...)
-	for op := range 3 {
+	for _, op := range contracts.Ops {
 		if op > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, opNames[op])
+		b = appendString(b, op.String())
 		b = append(b, ':')
 		m := sum.min[op]
 		if !m.ok {

@@ -66,7 +66,7 @@ func (d *Decoder) Decode(data []byte) (Event, error) {
 // set's operation pointers point into it.
 type priceBlock struct {
 	set PriceSet
-	ops [3]OpPrice
+	ops [NumOps]OpPrice
 }
 
 func decode(data []byte, d *Decoder) (Event, error) {
@@ -332,7 +332,7 @@ func (s *scanner) promo() (*Promo, bool) {
 	return p, o.ok
 }
 
-func (s *scanner) op(i int) (*OpPrice, bool) {
+func (s *scanner) op(i Op) (*OpPrice, bool) {
 	if s.null() {
 		return nil, true
 	}
@@ -433,15 +433,15 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 			}
 		case "register":
 			if o.once(4) {
-				w.Register, ok = s.op(0)
+				w.Register, ok = s.op(OpRegister)
 			}
 		case "renew":
 			if o.once(5) {
-				w.Renew, ok = s.op(1)
+				w.Renew, ok = s.op(OpRenew)
 			}
 		case "transfer":
 			if o.once(6) {
-				w.Transfer, ok = s.op(2)
+				w.Transfer, ok = s.op(OpTransfer)
 			}
 		case "unicode":
 			if o.once(7) {

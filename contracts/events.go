@@ -267,32 +267,27 @@ func (p *PriceSet) Validate() error {
 	if p.Register == nil && p.Renew == nil && p.Transfer == nil {
 		return invalid("register", "a price set needs at least one of register, renew, transfer")
 	}
-	if err := validateOp("register", p.Register); err != nil {
-		return err
-	}
-	if err := validateOp("renew", p.Renew); err != nil {
-		return err
-	}
-	if err := validateOp("transfer", p.Transfer); err != nil {
-		return err
+	ops := p.Ops()
+	for _, op := range Ops {
+		if err := validateOp(op.String(), ops[op]); err != nil {
+			return err
+		}
 	}
 	// One registrar prices one zone in one currency; a set mixing them is
 	// more likely a parsing mistake than a price list.
 	var cur string
-	for i, op := range []*OpPrice{p.Register, p.Renew, p.Transfer} {
+	for i, op := range ops {
 		if op == nil {
 			continue
 		}
 		if cur == "" {
 			cur = op.Regular.Currency
 		} else if op.Regular.Currency != cur {
-			return invalid(opFields[i]+".regular.currency", "%s differs from the set's %s: a price set has one currency", op.Regular.Currency, cur)
+			return invalid(Op(i).String()+".regular.currency", "%s differs from the set's %s: a price set has one currency", op.Regular.Currency, cur)
 		}
 	}
 	return nil
 }
-
-var opFields = [3]string{"register", "renew", "transfer"}
 
 // Subject implements Event.
 func (p *PriceSet) Subject() string { return PriceSubject(p.Registrar, p.Zone) }

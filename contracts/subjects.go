@@ -57,6 +57,22 @@ func PriceSubject(registrar, zone string) string {
 	return PriceSubjectPrefix + registrar + "." + ZoneToken(zone)
 }
 
+// ParsePriceSubject reads a price subject back into its registrar and
+// canonical zone. It reports false for any other subject; it does not
+// validate the registrar or the zone, which the document on the subject is
+// checked against (OnSubject).
+func ParsePriceSubject(subject string) (registrar, zone string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, PriceSubjectPrefix)
+	if !ok {
+		return "", "", false
+	}
+	registrar, token, ok := strings.Cut(rest, ".")
+	if !ok || registrar == "" || token == "" || strings.Contains(token, ".") {
+		return "", "", false
+	}
+	return registrar, ZoneFromToken(token), true
+}
+
 // RegistrarPriceFilter selects every price subject of one registrar.
 func RegistrarPriceFilter(registrar string) string {
 	return PriceSubjectPrefix + registrar + ".*"

@@ -37,6 +37,31 @@ func TestZoneToken(t *testing.T) {
 	}
 }
 
+func TestParsePriceSubject(t *testing.T) {
+	tests := []struct {
+		subject         string
+		registrar, zone string
+		ok              bool
+	}{
+		{subject: contracts.PriceSubject("porkbun", ".co.uk"), registrar: "porkbun", zone: ".co.uk", ok: true},
+		{subject: contracts.PriceSubject("sample-alpha", ".xn--p1ai"), registrar: "sample-alpha", zone: ".xn--p1ai", ok: true},
+		{subject: "prices.v1.porkbun", ok: false},
+		{subject: "prices.v1..com", ok: false},
+		{subject: "prices.v1.porkbun.", ok: false},
+		{subject: "prices.v1.porkbun.co.uk", ok: false},
+		{subject: contracts.ZoneSubject(".com"), ok: false},
+		{subject: contracts.RatesSubject("EUR"), ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.subject, func(t *testing.T) {
+			reg, zone, ok := contracts.ParsePriceSubject(tt.subject)
+			if ok != tt.ok || reg != tt.registrar || zone != tt.zone {
+				t.Errorf("ParsePriceSubject(%q) = %q, %q, %v; want %q, %q, %v", tt.subject, reg, zone, ok, tt.registrar, tt.zone, tt.ok)
+			}
+		})
+	}
+}
+
 func TestZoneTokensDistinct(t *testing.T) {
 	zones := []string{".co.uk", ".uk", ".co"}
 	seen := make(map[string]string)

@@ -91,7 +91,7 @@ func realPriceExists(ctx context.Context, stream jetstream.Stream) (bool, error)
 		return false, err
 	}
 	for subject := range info.State.Subjects {
-		reg, _, ok := priceSubjectParts(subject)
+		reg, _, ok := contracts.ParsePriceSubject(subject)
 		if !ok || contracts.IsSampleRegistrar(reg) {
 			continue
 		}

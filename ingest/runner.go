@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -377,7 +376,7 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 	// toward its registrar's count for the shrink guard only if the
 	// stream holds a live price there to keep.
 	for _, s := range list.Keep {
-		if reg, _, ok := priceSubjectParts(s); ok && !listed[s] {
+		if reg, _, ok := contracts.ParsePriceSubject(s); ok && !listed[s] {
 			listed[s] = true
 			if stored[s].live {
 				registrars[reg]++
@@ -386,7 +385,7 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 	}
 	live := map[string]int{} // live prices the stream holds per registrar
 	for subject, st := range stored {
-		if reg, _, ok := priceSubjectParts(subject); ok && st.live {
+		if reg, _, ok := contracts.ParsePriceSubject(subject); ok && st.live {
 			live[reg]++
 		}
 	}
@@ -433,7 +432,7 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		add(rates)
 	}
 	for subject, st := range stored {
-		reg, zone, ok := priceSubjectParts(subject)
+		reg, zone, ok := contracts.ParsePriceSubject(subject)
 		// Anything but a withdrawal, including a document that does not
 		// decode, is withdrawn once the list no longer has it: otherwise
 		// garbage there would outlive the zone.
@@ -447,19 +446,6 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		pl.withdrawn++
 	}
 	return pl, nil
-}
-
-// priceSubjectParts splits a price subject into registrar and zone.
-func priceSubjectParts(subject string) (registrar, zone string, ok bool) {
-	rest, ok := strings.CutPrefix(subject, contracts.PriceSubjectPrefix)
-	if !ok {
-		return "", "", false
-	}
-	registrar, token, ok := strings.Cut(rest, ".")
-	if !ok {
-		return "", "", false
-	}
-	return registrar, contracts.ZoneFromToken(token), true
 }
 
 // fingerprint hashes an event without its observed_at, so that the same

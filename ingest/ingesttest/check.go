@@ -63,7 +63,7 @@ func CheckParsed(t testing.TB, list *ingest.List, err error) {
 			t.Fatalf("zone %s listed twice", p.Zone)
 		}
 		seen[p.Zone] = true
-		for _, o := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+		for _, o := range p.Ops() {
 			if o != nil && o.Promo != nil && o.Promo.Price.Amount >= o.Regular.Amount {
 				t.Fatalf("%s: promotion %d is no discount on %d", p.Zone, o.Promo.Price.Amount, o.Regular.Amount)
 			}
@@ -99,12 +99,10 @@ func CheckOutcome(t testing.TB, list *ingest.List, err error, wantErr string, sk
 // (nil: not offered).
 func CheckOps(t testing.TB, p contracts.PriceSet, register, renew, transfer *contracts.OpPrice) {
 	t.Helper()
-	for _, c := range []struct {
-		op        string
-		got, want *contracts.OpPrice
-	}{{"register", p.Register, register}, {"renew", p.Renew, renew}, {"transfer", p.Transfer, transfer}} {
-		if !reflect.DeepEqual(c.got, c.want) {
-			t.Errorf("%s %s = %s, want %s", p.Zone, c.op, Show(c.got), Show(c.want))
+	want := [contracts.NumOps]*contracts.OpPrice{register, renew, transfer}
+	for op, got := range p.Ops() {
+		if !reflect.DeepEqual(got, want[op]) {
+			t.Errorf("%s %s = %s, want %s", p.Zone, contracts.Op(op), Show(got), Show(want[op]))
 		}
 	}
 }

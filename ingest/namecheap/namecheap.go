@@ -310,21 +310,10 @@ type priceRow struct {
 	Currency              string `xml:"Currency,attr"`
 }
 
-// operation is where a category's prices go in a price set.
-type operation int
-
-const (
-	opRegister operation = iota
-	opRenew
-	opTransfer
-)
-
-var categories = map[string]operation{"register": opRegister, "renew": opRenew, "transfer": opTransfer}
-
 // zoneEntry gathers one zone's operations across categories.
 type zoneEntry struct {
 	ps   contracts.PriceSet
-	seen [3]bool // operations listed already
+	seen [contracts.NumOps]bool // operations listed already
 	bad  error   // the first reason the zone cannot be used
 }
 
@@ -360,7 +349,8 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		}
 		domains = true
 		for _, cat := range pt.Categories {
-			op, ok := categories[strings.ToLower(strings.TrimSpace(cat.Name))]
+			// A category is named for the operation it prices.
+			op, ok := contracts.ParseOp(strings.ToLower(strings.TrimSpace(cat.Name)))
 			if !ok {
 				continue
 			}
@@ -392,7 +382,7 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 					e.bad = fmt.Errorf("%s %s: %w", cat.Name, p.Name, err)
 					continue
 				}
-				*e.op(op) = o
+				e.ps.SetOp(op, o)
 			}
 		}
 	}
@@ -426,17 +416,6 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	return &ingest.List{Prices: prices, Keep: keep, Skipped: len(skipped)}, nil
 }
 
-func (e *zoneEntry) op(op operation) **contracts.OpPrice {
-	switch op {
-	case opRegister:
-		return &e.ps.Register
-	case opRenew:
-		return &e.ps.Renew
-	default:
-		return &e.ps.Transfer
-	}
-}
-
 // apiErr translates an answer whose Status is not OK.
 func apiErr(r apiResponse) error {
 	var msgs []string
@@ -461,7 +440,7 @@ func apiErr(r apiResponse) error {
 func checkSet(ps *contracts.PriceSet) error {
 	var cur string
 	priced := false
-	for _, o := range []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer} {
+	for _, o := range ps.Ops() {
 		if o == nil {
 			continue
 		}

@@ -516,11 +516,11 @@ func parseEntry(raw json.RawMessage, observed time.Time) (contracts.PriceSet, er
 		}
 		*f.dst = op
 	}
-	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
-	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
+	ops := ps.Ops()
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
 		return ps, ingest.LeftOut(z.ASCII + ": no operation offered")
 	}
-	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
 		return ps, ingest.LeftOut(z.ASCII + ": nothing priced but a free transfer")
 	}
 	return ps, nil

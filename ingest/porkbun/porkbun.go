@@ -257,11 +257,11 @@ func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.
 		}
 		*f.dst = op
 	}
-	ops := []*contracts.OpPrice{ps.Register, ps.Renew, ps.Transfer}
-	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil }) {
+	ops := ps.Ops()
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
 		return ps, ingest.LeftOut("no operation priced")
 	}
-	if !slices.ContainsFunc(ops, func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
 		return ps, ingest.LeftOut("nothing priced but a free transfer: a zone porkbun does not sell")
 	}
 	applyCoupons(&ps, e.Coupons)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // requiredColumns are the columns every sheet has.
@@ -19,8 +21,8 @@ func knownColumn(name string) bool {
 	if slices.Contains(requiredColumns, name) {
 		return true
 	}
-	for _, op := range opNames {
-		if name == op || name == op+"_promo" || name == op+"_promo_ends" {
+	for _, op := range contracts.Ops {
+		if o := op.String(); name == o || name == o+"_promo" || name == o+"_promo_ends" {
 			return true
 		}
 	}
@@ -85,8 +87,9 @@ func readCSV(body []byte) ([]row, error) {
 			continue
 		}
 		c := cells{registrar: get(rec, "registrar"), zone: get(rec, "zone"), currency: get(rec, "currency")}
-		for i, op := range opNames {
-			c.ops[i] = opCells{price: get(rec, op), promo: get(rec, op+"_promo"), ends: get(rec, op+"_promo_ends")}
+		for _, op := range contracts.Ops {
+			name := op.String()
+			c.ops[op] = opCells{price: get(rec, name), promo: get(rec, name+"_promo"), ends: get(rec, name+"_promo_ends")}
 		}
 		rows = append(rows, row{where: where, cells: c})
 	}
@@ -128,10 +131,11 @@ func columnIndex(header []string) (map[string]int, error) {
 		}
 		return nil, fmt.Errorf("missing required %s %s (the header names %s)", noun, strings.Join(missing, ", "), strings.Join(header, ", "))
 	}
-	if !slices.ContainsFunc(opNames[:], func(op string) bool { _, ok := cols[op]; return ok }) {
+	if !slices.ContainsFunc(contracts.Ops[:], func(op contracts.Op) bool { _, ok := cols[op.String()]; return ok }) {
 		return nil, errors.New(`none of the columns "register", "renew", "transfer": a sheet prices at least one operation`)
 	}
-	for _, op := range opNames {
+	for _, o := range contracts.Ops {
+		op := o.String()
 		_, hasOp := cols[op]
 		_, hasPromo := cols[op+"_promo"]
 		_, hasEnds := cols[op+"_promo_ends"]

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // jsonRow is one entry of a JSON sheet's "prices". Fields stay raw so that
@@ -81,15 +83,15 @@ func jsonCells(raw json.RawMessage) (cells, *RowError) {
 		{"registrar", jr.Registrar, &c.registrar, false},
 		{"zone", jr.Zone, &c.zone, false},
 		{"currency", jr.Currency, &c.currency, false},
-		{"register", jr.Register, &c.ops[0].price, true},
-		{"register_promo", jr.RegisterPromo, &c.ops[0].promo, true},
-		{"register_promo_ends", jr.RegisterPromoEnds, &c.ops[0].ends, false},
-		{"renew", jr.Renew, &c.ops[1].price, true},
-		{"renew_promo", jr.RenewPromo, &c.ops[1].promo, true},
-		{"renew_promo_ends", jr.RenewPromoEnds, &c.ops[1].ends, false},
-		{"transfer", jr.Transfer, &c.ops[2].price, true},
-		{"transfer_promo", jr.TransferPromo, &c.ops[2].promo, true},
-		{"transfer_promo_ends", jr.TransferPromoEnds, &c.ops[2].ends, false},
+		{"register", jr.Register, &c.ops[contracts.OpRegister].price, true},
+		{"register_promo", jr.RegisterPromo, &c.ops[contracts.OpRegister].promo, true},
+		{"register_promo_ends", jr.RegisterPromoEnds, &c.ops[contracts.OpRegister].ends, false},
+		{"renew", jr.Renew, &c.ops[contracts.OpRenew].price, true},
+		{"renew_promo", jr.RenewPromo, &c.ops[contracts.OpRenew].promo, true},
+		{"renew_promo_ends", jr.RenewPromoEnds, &c.ops[contracts.OpRenew].ends, false},
+		{"transfer", jr.Transfer, &c.ops[contracts.OpTransfer].price, true},
+		{"transfer_promo", jr.TransferPromo, &c.ops[contracts.OpTransfer].promo, true},
+		{"transfer_promo_ends", jr.TransferPromoEnds, &c.ops[contracts.OpTransfer].ends, false},
 	} {
 		s, err := text(f.raw, f.number)
 		if err != nil {

@@ -463,7 +463,7 @@ type row struct {
 // cells are a row's values as written, in either format.
 type cells struct {
 	registrar, zone, currency string
-	ops                       [3]opCells // register, renew, transfer
+	ops                       [contracts.NumOps]opCells // by contracts.Op
 }
 
 type opCells struct{ price, promo, ends string }
@@ -482,9 +482,6 @@ func (c cells) subject(reserved map[string]bool) (string, bool) {
 	}
 	return contracts.PriceSubject(reg, z.ASCII), true
 }
-
-// opNames are the operations' column names, in cells.ops order.
-var opNames = [3]string{"register", "renew", "transfer"}
 
 // priceSet turns a row's cells into a price set, or names the column that
 // is wrong. The returned error's Row is left for the caller to fill.
@@ -522,9 +519,8 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: z.ASCII,
 		ObservedAt: observed, Source: source,
 	}
-	dst := [3]**contracts.OpPrice{&ps.Register, &ps.Renew, &ps.Transfer}
-	for i, oc := range c.ops {
-		name := opNames[i]
+	for _, op := range contracts.Ops {
+		oc, name := c.ops[op], op.String()
 		regular, err := amount(oc.price, cur)
 		offered := err == nil
 		if err != nil && !errors.Is(err, money.ErrNoPrice) {
@@ -550,14 +546,14 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 		if !offered {
 			continue
 		}
-		op := &contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
+		price := &contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
 		if hasPromo && promo < regular {
-			op.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
+			price.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
 			if hasEnd {
-				op.Promo.EndsAt = &ends
+				price.Promo.EndsAt = &ends
 			}
 		}
-		*dst[i] = op
+		ps.SetOp(op, price)
 	}
 	if ps.Register == nil && ps.Renew == nil && ps.Transfer == nil {
 		return fail("", "no price: register, renew and transfer are all empty or n/a")

@@ -31,7 +31,7 @@ func clock() time.Time { return observed }
 func render(p *contracts.PriceSet) string {
 	var cur string
 	ops := make([]string, 3)
-	for i, op := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+	for i, op := range p.Ops() {
 		s := "-"
 		if op != nil {
 			cur = op.Regular.Currency
@@ -1037,7 +1037,7 @@ func FuzzParse(f *testing.F) {
 			} else {
 				seen[key] = true
 			}
-			for _, op := range []*contracts.OpPrice{p.Register, p.Renew, p.Transfer} {
+			for _, op := range p.Ops() {
 				if op != nil && op.Promo != nil && op.Promo.Price.Amount >= op.Regular.Amount {
 					t.Fatalf("%s %s: promotion %d not below the regular %d", p.Registrar, p.Zone, op.Promo.Price.Amount, op.Regular.Amount)
 				}
