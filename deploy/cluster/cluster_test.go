@@ -42,6 +42,11 @@ const (
 	userLoader = "TEST_LOADER"
 )
 
+// namePrefix begins the name of every container and network the suite
+// makes; with suiteLabel, it is how the sweep at the start of a run
+// (TestMain) knows the leftovers of a killed run.
+const namePrefix = "zpfs-"
+
 // suiteLabel marks every container and network the suite makes, so that
 // leftovers of an interrupted run can be found with docker ps --filter.
 const suiteLabel = "zoneprice.failure-suite"
@@ -92,7 +97,7 @@ type clusterOptions struct {
 // running the ingest image as the provision job does.
 func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluster {
 	t.Helper()
-	c := &cluster{t: t, pool: pool, prefix: "zpfs-" + randomHex(t, 3)}
+	c := &cluster{t: t, pool: pool, prefix: namePrefix + randomHex(t, 3)}
 	c.net = c.network("nats")
 	c.keys = newKeys(t, o.loader)
 
