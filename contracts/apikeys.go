@@ -1,7 +1,6 @@
 package contracts
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
@@ -11,8 +10,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KeysBucket is the JetStream key-value bucket of subscriber API keys. Each
@@ -147,29 +144,4 @@ func NewAPIKey(tier, note string, now time.Time) (string, APIKey, error) {
 func HashAPIKey(key string) [32]byte {
 	var buf [64]byte
 	return sha256.Sum256(append(buf[:0], key...))
-}
-
-// KeysBucketConfig is the declared configuration of KeysBucket. One
-// revision per key is enough: a revoked key is deleted, and the admin
-// command's list is the audit that matters.
-func KeysBucketConfig(o StreamOptions) jetstream.KeyValueConfig {
-	return jetstream.KeyValueConfig{
-		Bucket:       KeysBucket,
-		Description:  "subscriber API keys: the SHA-256 of each key with its tier and note, under the key's id",
-		History:      1,
-		Storage:      jetstream.FileStorage,
-		Replicas:     max(o.Replicas, 1),
-		MaxValueSize: 4 << 10,
-	}
-}
-
-// ProvisionKeys creates KeysBucket, or updates it to the declared
-// configuration. Query pods never call it: they only need to read the
-// bucket.
-func ProvisionKeys(ctx context.Context, js jetstream.JetStream, o StreamOptions) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, KeysBucketConfig(o))
-	if err != nil {
-		return nil, fmt.Errorf("provision key-value bucket %s: %w", KeysBucket, err)
-	}
-	return kv, nil
 }

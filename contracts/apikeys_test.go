@@ -1,7 +1,6 @@
 package contracts_test
 
 import (
-	"context"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
 )
 
 func TestNewAPIKey(t *testing.T) {
@@ -80,32 +78,5 @@ func TestAPIKeyValidate(t *testing.T) {
 				t.Errorf("Validate: %v, want a problem with %s", err, tt.field)
 			}
 		})
-	}
-}
-
-func TestProvisionKeysBucket(t *testing.T) {
-	srv := natstest.Server(t)
-	_, js := natstest.Connect(t, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	if err := contracts.Provision(ctx, js, contracts.StreamOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
-	if err != nil {
-		t.Fatalf("Provision made no keys bucket: %v", err)
-	}
-	if _, err := kv.Put(ctx, "0123456789abcdef", []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := contracts.Provision(ctx, js, contracts.StreamOptions{}); err != nil {
-		t.Fatalf("second Provision: %v", err)
-	}
-	st, err := kv.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Values() != 1 || st.History() != 1 {
-		t.Errorf("bucket after a second Provision: %d values, history %d; want 1 and 1", st.Values(), st.History())
 	}
 }

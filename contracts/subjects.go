@@ -1,12 +1,8 @@
 package contracts
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The subject scheme. A subject token cannot hold a dot, so a zone is one
@@ -41,6 +37,10 @@ func StateSubjects() []string {
 // DuplicateWindow is how long the server remembers a Nats-Msg-Id: a retried
 // publish of the same content within it is dropped.
 const DuplicateWindow = 10 * time.Minute
+
+// MaxEventSize bounds one event document on the stream, in bytes: the
+// largest (a day's reference rates) is a few kilobytes.
+const MaxEventSize = 64 << 10
 
 // ZoneToken encodes a canonical zone (".co.uk") as one subject token ("co_uk").
 func ZoneToken(zone string) string {
@@ -86,47 +86,6 @@ func ZoneSubject(zone string) string {
 // RatesSubject is where the reference rates for a base currency live.
 func RatesSubject(base string) string {
 	return RatesSubjectPrefix + base
-}
-
-// StreamOptions are the deployment choices provisioning leaves open.
-type StreamOptions struct {
-	// Replicas is the number of stream replicas: 1 for a single server,
-	// 3 on a three-node cluster.
-	Replicas int
-}
-
-// StateStreamConfig is the declared configuration of StateStream.
-func StateStreamConfig(o StreamOptions) jetstream.StreamConfig {
-	replicas := o.Replicas
-	if replicas < 1 {
-		replicas = 1
-	}
-	return jetstream.StreamConfig{
-		Name:        StateStream,
-		Description: "current zone prices, zone metadata and exchange rates (last value per subject)",
-		Subjects:    StateSubjects(),
-		Retention:   jetstream.LimitsPolicy,
-		Storage:     jetstream.FileStorage,
-		Replicas:    replicas,
-		// One message per subject is the current state; it is also what
-		// lets the server answer deliver-last-per-subject on its fast path.
-		MaxMsgsPerSubject: 1,
-		Discard:           jetstream.DiscardOld,
-		Duplicates:        DuplicateWindow,
-		AllowDirect:       true,
-		MaxMsgSize:        64 << 10,
-	}
-}
-
-// Provision creates the streams and the API keys bucket, or updates them
-// to the declared configuration. It is idempotent and safe to run from
-// every process that starts.
-func Provision(ctx context.Context, js jetstream.JetStream, o StreamOptions) error {
-	if _, err := js.CreateOrUpdateStream(ctx, StateStreamConfig(o)); err != nil {
-		return fmt.Errorf("provision stream %s: %w", StateStream, err)
-	}
-	_, err := ProvisionKeys(ctx, js, o)
-	return err
 }
 
 // OnSubject reports whether subject is the one ev must be published on,

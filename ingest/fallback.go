@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 )
 
 // Fallback runs a stand-in source, the sample, only for as long as no real
@@ -46,11 +47,7 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 	if err != nil {
 		return nil, err
 	}
-	stream, err := f.js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		return nil, fmt.Errorf("look for real prices: %w", err)
-	}
-	real, err := realPriceExists(ctx, stream)
+	real, err := realPriceExists(ctx, f.js)
 	if err != nil {
 		return nil, fmt.Errorf("look for real prices: %w", err)
 	}
@@ -71,8 +68,12 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 	if !f.ZonesElsewhere {
 		out.Zones = list.Zones
 	}
+	state, err := f.js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		return nil, fmt.Errorf("look for other rates: %w", err)
+	}
 	for _, r := range list.Rates {
-		free, err := ratesFree(ctx, stream, r.Subject(), r.Source)
+		free, err := ratesFree(ctx, state, r.Subject(), r.Source)
 		if err != nil {
 			return nil, err
 		}
@@ -84,33 +85,21 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 }
 
 // realPriceExists reports whether the stream holds a live price set of a
-// registrar that is not a sample registrar.
-func realPriceExists(ctx context.Context, stream jetstream.Stream) (bool, error) {
-	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(contracts.PriceSubjectPrefix+">"))
-	if err != nil {
-		return false, err
-	}
-	for subject := range info.State.Subjects {
-		reg, _, ok := contracts.ParsePriceSubject(subject)
+// registrar that is not a sample registrar, judged as query pods judge it:
+// a document they would reject is not a real price.
+func realPriceExists(ctx context.Context, js jetstream.JetStream) (bool, error) {
+	found := false
+	err := stream.ReadLast(ctx, js, contracts.StateStream, stream.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + ">"}}, func(msg stream.Msg) bool {
+		reg, _, ok := contracts.ParsePriceSubject(msg.Subject)
 		if !ok || contracts.IsSampleRegistrar(reg) {
-			continue
+			return true
 		}
-		msg, err := stream.GetLastMsgForSubject(ctx, subject)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
+		if ev, err := contracts.Decode(msg.Data); err == nil && contracts.OnSubject(ev, msg.Subject) {
+			_, found = ev.(*contracts.PriceSet)
 		}
-		if err != nil {
-			return false, err
-		}
-		// Judged as query pods judge it: a document they would reject
-		// is not a real price.
-		if ev, err := contracts.Decode(msg.Data); err == nil && ev.Validate() == nil && contracts.OnSubject(ev, subject) {
-			if _, live := ev.(*contracts.PriceSet); live {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+		return !found
+	})
+	return found, err
 }
 
 // ratesFree reports whether subject is empty or holds a document from
@@ -135,31 +124,14 @@ func ratesFree(ctx context.Context, stream jetstream.Stream, subject, source str
 // source. A stand-in (the builtin zone catalog) asks it before replacing
 // what a live source published earlier, perhaps before a restart.
 func HeldBy(ctx context.Context, js jetstream.JetStream, filter, source string) (bool, error) {
-	stream, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		return false, err
-	}
-	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		return false, err
-	}
-	for subject := range info.State.Subjects {
-		msg, err := stream.GetLastMsgForSubject(ctx, subject)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
+	held := false
+	err := stream.ReadLast(ctx, js, contracts.StateStream, stream.ReaderConfig{Filters: []string{filter}}, func(msg stream.Msg) bool {
+		if ev, err := contracts.Decode(msg.Data); err == nil {
+			held = eventSource(ev) == source
 		}
-		if err != nil {
-			return false, err
-		}
-		ev, err := contracts.Decode(msg.Data)
-		if err != nil {
-			continue
-		}
-		if eventSource(ev) == source {
-			return true, nil
-		}
-	}
-	return false, nil
+		return !held
+	})
+	return held, err
 }
 
 func eventSource(ev contracts.Event) string {

@@ -25,46 +25,76 @@ func NewPublisher(js jetstream.JetStream) *Publisher {
 	return &Publisher{js: js}
 }
 
-// Encode validates ev and returns its subject, body and message id.
-func Encode(ev contracts.Event) (subject string, body []byte, msgID string, err error) {
+// Message is an event ready to publish: validated once, encoded, with its
+// subject and its content-derived message id.
+type Message struct {
+	Subject string
+	Body    []byte
+	ID      string
+}
+
+// Encode validates ev and encodes it: whatever holds a Message holds a
+// valid event.
+func Encode(ev contracts.Event) (Message, error) {
 	if err := ev.Validate(); err != nil {
-		return "", nil, "", fmt.Errorf("invalid event: %w", err)
+		return Message{}, fmt.Errorf("invalid event: %w", err)
 	}
-	body, err = json.Marshal(ev)
+	return encodeValid(ev)
+}
+
+// encodeValid encodes an event its caller has validated, so that nothing
+// validates an event twice on its way to the stream.
+func encodeValid(ev contracts.Event) (Message, error) {
+	body, err := json.Marshal(ev)
 	if err != nil {
-		return "", nil, "", fmt.Errorf("encode event: %w", err)
+		return Message{}, fmt.Errorf("encode event: %w", err)
 	}
-	subject = ev.Subject()
+	subject := ev.Subject()
 	sum := sha256.Sum256(append([]byte(subject+"\n"), body...))
-	return subject, body, hex.EncodeToString(sum[:16]), nil
+	return Message{Subject: subject, Body: body, ID: hex.EncodeToString(sum[:16])}, nil
+}
+
+func (m Message) nats() *nats.Msg {
+	msg := &nats.Msg{Subject: m.Subject, Data: m.Body, Header: nats.Header{}}
+	msg.Header.Set(jetstream.MsgIDHeader, m.ID)
+	return msg
 }
 
 // Publish publishes one event and waits for the stream's acknowledgement.
 // It reports whether the server dropped it as a duplicate.
 func (p *Publisher) Publish(ctx context.Context, ev contracts.Event) (duplicate bool, err error) {
-	subject, body, id, err := Encode(ev)
+	m, err := Encode(ev)
 	if err != nil {
 		return false, err
 	}
-	msg := &nats.Msg{Subject: subject, Data: body, Header: nats.Header{}}
-	msg.Header.Set(jetstream.MsgIDHeader, id)
-	ack, err := p.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(contracts.StateStream))
+	ack, err := p.js.PublishMsg(ctx, m.nats(), jetstream.WithExpectStream(contracts.StateStream))
 	if err != nil {
-		return false, fmt.Errorf("publish %s: %w", subject, err)
+		return false, fmt.Errorf("publish %s: %w", m.Subject, err)
 	}
 	return ack.Duplicate, nil
 }
 
-// maxWindow keeps PublishAll under the JetStream client's default limit of
+// maxWindow keeps Send under the JetStream client's default limit of
 // 4,000 unacknowledged asynchronous publishes, past which a publish fails
 // ("too many outstanding") instead of waiting: a replicated stream
 // acknowledges slowly enough to reach it.
 const maxWindow = 2048
 
-// PublishAll publishes events asynchronously, keeping at most window (at
-// most maxWindow) in flight, and waits for every acknowledgement. It is how
-// a large list is loaded without a round trip per event.
+// PublishAll encodes events and sends them (Send). It is how a large list
+// is loaded without a round trip per event.
 func (p *Publisher) PublishAll(ctx context.Context, events []contracts.Event, window int) (published, duplicates int, err error) {
+	msgs := make([]Message, len(events))
+	for i, ev := range events {
+		if msgs[i], err = Encode(ev); err != nil {
+			return 0, 0, err
+		}
+	}
+	return p.Send(ctx, msgs, window)
+}
+
+// Send publishes encoded events asynchronously, keeping at most window
+// (at most maxWindow) in flight, and waits for every acknowledgement.
+func (p *Publisher) Send(ctx context.Context, msgs []Message, window int) (published, duplicates int, err error) {
 	if window < 1 {
 		window = 256
 	}
@@ -87,16 +117,10 @@ func (p *Publisher) PublishAll(ctx context.Context, events []contracts.Event, wi
 		pending = pending[:0]
 		return nil
 	}
-	for _, ev := range events {
-		subject, body, id, err := Encode(ev)
+	for _, m := range msgs {
+		f, err := p.js.PublishMsgAsync(m.nats(), jetstream.WithExpectStream(contracts.StateStream))
 		if err != nil {
-			return published, duplicates, err
-		}
-		msg := &nats.Msg{Subject: subject, Data: body, Header: nats.Header{}}
-		msg.Header.Set(jetstream.MsgIDHeader, id)
-		f, err := p.js.PublishMsgAsync(msg, jetstream.WithExpectStream(contracts.StateStream))
-		if err != nil {
-			return published, duplicates, fmt.Errorf("publish %s: %w", subject, err)
+			return published, duplicates, fmt.Errorf("publish %s: %w", m.Subject, err)
 		}
 		pending = append(pending, f)
 		if len(pending) == window {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 )
 
 // RunnerConfig configures a Runner.
@@ -222,7 +223,7 @@ func (r *Runner) Once(ctx context.Context) error {
 		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	published, dups, err := r.pub.PublishAll(pctx, pl.events, 256)
+	published, dups, err := r.pub.Send(pctx, pl.messages, 256)
 	cancel()
 	r.m.published.Add(float64(published - dups))
 	r.m.duplicates.Add(float64(dups))
@@ -287,40 +288,9 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	cons, err := r.js.CreateConsumer(ctx, contracts.StateStream, jetstream.ConsumerConfig{
-		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
-		AckPolicy:         jetstream.AckNonePolicy,
-		FilterSubjects:    filters,
-		MemoryStorage:     true,
-		InactiveThreshold: time.Minute,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = r.js.DeleteConsumer(dctx, contracts.StateStream, cons.CachedInfo().Name)
-	}()
-	if cons.CachedInfo().NumPending == 0 {
-		return out, nil
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(1024))
-	if err != nil {
-		return nil, err
-	}
-	defer it.Stop()
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
-	// Read until nothing is pending: a message replaced while this runs
-	// is skipped by the server, and its replacement is read instead.
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
+	err := stream.ReadLast(ctx, r.js, contracts.StateStream, stream.ReaderConfig{Filters: filters}, func(msg stream.Msg) bool {
 		var st storedEvent
-		if ev, err := contracts.Decode(msg.Data()); err == nil && contracts.OnSubject(ev, msg.Subject()) {
+		if ev, err := contracts.Decode(msg.Data); err == nil && contracts.OnSubject(ev, msg.Subject) {
 			st.fp = fingerprint(ev)
 			switch e := ev.(type) {
 			case *contracts.PriceSet:
@@ -333,20 +303,18 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 				st.observed, st.ratesDate, st.source = e.ObservedAt, e.Date, e.Source
 			}
 		}
-		out[msg.Subject()] = st
-		meta, err := msg.Metadata()
-		if err != nil {
-			return nil, err
-		}
-		if meta.NumPending == 0 {
-			return out, nil
-		}
+		out[msg.Subject] = st
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // plan is what one run publishes.
 type plan struct {
-	events    []contracts.Event
+	messages  []Message
 	withdrawn int
 	invalid   int
 }
@@ -401,24 +369,45 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		}
 		retired[reg] = true
 	}
-	add := func(ev contracts.Event) {
+	// Every event is validated here, once: what is invalid is skipped
+	// and counted, and the rest is encoded for the publisher as it is.
+	valid := func(ev contracts.Event) bool {
 		if err := ev.Validate(); err != nil {
 			pl.invalid++
 			r.m.invalid.Inc()
 			r.log.Warn("event skipped: invalid", "subject", ev.Subject(), "err", err)
-			return
+			return false
+		}
+		return true
+	}
+	publish := func(ev contracts.Event) error {
+		m, err := encodeValid(ev)
+		if err != nil {
+			return err
+		}
+		pl.messages = append(pl.messages, m)
+		return nil
+	}
+	add := func(ev contracts.Event) error {
+		if !valid(ev) {
+			return nil
 		}
 		st, ok := stored[ev.Subject()]
 		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
 		if !ok || st.fp != fingerprint(ev) || stale {
-			pl.events = append(pl.events, ev)
+			return publish(ev)
 		}
+		return nil
 	}
 	for i := range list.Prices {
-		add(&list.Prices[i])
+		if err := add(&list.Prices[i]); err != nil {
+			return nil, err
+		}
 	}
 	for i := range list.Zones {
-		add(&list.Zones[i])
+		if err := add(&list.Zones[i]); err != nil {
+			return nil, err
+		}
 	}
 	for i := range list.Rates {
 		rates := &list.Rates[i]
@@ -429,7 +418,9 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 			r.log.Warn("rates older than the stream's skipped", "base", rates.Base, "date", rates.Date, "stream_date", st.ratesDate)
 			continue
 		}
-		add(rates)
+		if err := add(rates); err != nil {
+			return nil, err
+		}
 	}
 	for subject, st := range stored {
 		reg, zone, ok := contracts.ParsePriceSubject(subject)
@@ -439,10 +430,16 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		if !ok || st.withdrawn || listed[subject] || (registrars[reg] == 0 && !retired[reg]) {
 			continue
 		}
-		pl.events = append(pl.events, &contracts.Withdrawal{
+		w := &contracts.Withdrawal{
 			V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal, Registrar: reg, Zone: zone,
 			ObservedAt: now, Source: r.src.Name(),
-		})
+		}
+		if !valid(w) {
+			continue // a subject no valid document can be on
+		}
+		if err := publish(w); err != nil {
+			return nil, err
+		}
 		pl.withdrawn++
 	}
 	return pl, nil

@@ -35,6 +35,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query/access"
 )
 
@@ -209,11 +210,11 @@ func bucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, er
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return kv, err
 	}
-	o := contracts.StreamOptions{Replicas: 1}
+	o := stream.Options{Replicas: 1}
 	if s, err := js.Stream(ctx, contracts.StateStream); err == nil {
 		o.Replicas = s.CachedInfo().Config.Replicas
 	}
-	return contracts.ProvisionKeys(ctx, js, o)
+	return stream.ProvisionKeys(ctx, js, o)
 }
 
 // list prints every key's record but its hash, oldest first.

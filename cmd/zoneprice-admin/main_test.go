@@ -21,6 +21,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -105,7 +106,7 @@ func TestKeysEndToEnd(t *testing.T) {
 	_, js := natstest.Connect(t, srv)
 	ctx := context.Background()
 	// The stream only: creating the bucket is the command's job.
-	if _, err := js.CreateStream(ctx, contracts.StateStreamConfig(contracts.StreamOptions{})); err != nil {
+	if _, err := js.CreateStream(ctx, stream.StateConfig(stream.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	ps := &contracts.PriceSet{V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: "alpha", Zone: ".com",

@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 )
 
 // Server starts a JetStream-enabled server on a random loopback port with its
@@ -92,7 +92,7 @@ func Provisioned(t testing.TB) (*server.Server, jetstream.JetStream) {
 	_, js := Connect(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := contracts.Provision(ctx, js, contracts.StreamOptions{}); err != nil {
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
 	return srv, js
@@ -146,7 +146,7 @@ func RestrictedServer(t testing.TB, deny ...string) *Restricted {
 	_, admin := ConnectWith(t, srv, []nats.Option{nats.UserInfo("admin", "admin")})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := contracts.Provision(ctx, admin, contracts.StreamOptions{}); err != nil {
+	if err := stream.Provision(ctx, admin, stream.Options{}); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
 	// The server reports every refusal to the client, which would log it:

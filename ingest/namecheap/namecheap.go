@@ -314,7 +314,7 @@ type priceRow struct {
 type zoneEntry struct {
 	ps   contracts.PriceSet
 	seen [contracts.NumOps]bool // operations listed already
-	bad  error   // the first reason the zone cannot be used
+	bad  error                  // the first reason the zone cannot be used
 }
 
 // Parse reads one response body of namecheap.users.getPricing into a list

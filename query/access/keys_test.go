@@ -15,6 +15,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query/access"
 )
 
@@ -184,7 +185,7 @@ func TestKeysWithoutBucket(t *testing.T) {
 	if _, err := js.KeyValue(context.Background(), contracts.KeysBucket); err == nil {
 		t.Fatal("the pod created the bucket; it must only read it")
 	}
-	kv, err := contracts.ProvisionKeys(context.Background(), js, contracts.StreamOptions{})
+	kv, err := stream.ProvisionKeys(context.Background(), js, stream.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query"
 )
 
@@ -164,7 +164,7 @@ func Connect(url, name, credsFile string, log *slog.Logger, extra ...nats.Option
 func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *slog.Logger) error {
 	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := contracts.Provision(pctx, js, contracts.StreamOptions{Replicas: replicas})
+		err := stream.Provision(pctx, js, stream.Options{Replicas: replicas})
 		cancel()
 		if err == nil {
 			return nil

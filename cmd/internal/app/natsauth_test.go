@@ -34,6 +34,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/deploy"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -466,7 +467,7 @@ func TestNATSPermissions(t *testing.T) {
 				return err
 			},
 			"update the stream": func(ctx context.Context) error {
-				_, err := reader.js.UpdateStream(ctx, contracts.StateStreamConfig(contracts.StreamOptions{Replicas: 1}))
+				_, err := reader.js.UpdateStream(ctx, stream.StateConfig(stream.Options{Replicas: 1}))
 				return err
 			},
 			"write an API key": func(ctx context.Context) error {

@@ -1,0 +1,167 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Msg is one message read from a stream.
+type Msg struct {
+	Subject string
+	Data    []byte
+	// Seq is the message's stream sequence; Stored is when the stream
+	// stored it: when the change became part of the data, the same for
+	// every reader.
+	Seq    uint64
+	Stored time.Time
+	// Pending is how many messages the reader has yet to deliver beyond
+	// this one: its lag.
+	Pending uint64
+}
+
+// ErrNoMetadata is a delivered message without readable JetStream
+// metadata. Next returns it with the message's subject; the reader goes on
+// with the next message.
+var ErrNoMetadata = errors.New("message without JetStream metadata")
+
+// ReaderConfig says what a Reader reads.
+type ReaderConfig struct {
+	// Filters are the subjects to read (wildcards allowed); none reads
+	// every subject.
+	Filters []string
+	// Batch is how many messages one pull asks for; 0 means 1024.
+	Batch int
+	// InactiveThreshold is how long the server keeps the reader's
+	// consumer after its reader went away without a word; 0 is the
+	// client's default (5 minutes). A short read sets it short.
+	InactiveThreshold time.Duration
+}
+
+// Reader reads the last message on every subject of a stream that matches
+// its filters, in stream order, and then every message stored after them:
+// a stream that keeps one message per subject is its current state, and
+// then its changes. It reads through an ordered consumer, which recreates
+// itself after a reconnect and resumes after the last message delivered,
+// so a reader outlives a NATS outage. It is not safe for concurrent use.
+type Reader struct {
+	stream    jetstream.Stream
+	cons      jetstream.Consumer
+	it        jetstream.MessagesContext
+	startLast uint64
+	caughtUp  bool
+}
+
+// Open starts reading s.
+func Open(ctx context.Context, s jetstream.Stream, cfg ReaderConfig) (*Reader, error) {
+	name := s.CachedInfo().Config.Name
+	state := s.CachedInfo().State
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+		FilterSubjects:    cfg.Filters,
+		InactiveThreshold: cfg.InactiveThreshold,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create ordered consumer on %s: %w", name, err)
+	}
+	batch := cfg.Batch
+	if batch < 1 {
+		batch = 1024
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(batch))
+	if err != nil {
+		return nil, fmt.Errorf("consume %s: %w", name, err)
+	}
+	r := &Reader{stream: s, cons: cons, it: it, startLast: state.LastSeq}
+	// An empty stream, or no message on the filtered subjects, has
+	// nothing to catch up with.
+	r.caughtUp = state.Msgs == 0 || (cons.CachedInfo() != nil && cons.CachedInfo().NumPending == 0)
+	return r, nil
+}
+
+// CaughtUp reports whether the reader has delivered every message that was
+// the last on its subject when it was opened: from then on, Next returns
+// only what was stored later.
+func (r *Reader) CaughtUp() bool { return r.caughtUp }
+
+// Next returns the next message, waiting for one; opts bound the wait
+// (jetstream.NextMaxWait, after which it returns nats.ErrTimeout). After
+// Stop it returns jetstream.ErrMsgIteratorClosed.
+func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
+	msg, err := r.it.Next(opts...)
+	if err != nil {
+		return Msg{}, err
+	}
+	meta, err := msg.Metadata()
+	if err != nil {
+		return Msg{Subject: msg.Subject()}, fmt.Errorf("%w: %v", ErrNoMetadata, err)
+	}
+	if meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast {
+		r.caughtUp = true
+	}
+	return Msg{Subject: msg.Subject(), Data: msg.Data(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, Pending: meta.NumPending}, nil
+}
+
+// Stop ends the read: a Next waiting returns, and the consumer is left
+// for the server to remove once it is inactive.
+func (r *Reader) Stop() { r.it.Stop() }
+
+// Close is Stop, and removes the consumer from the server at once.
+func (r *Reader) Close() {
+	r.Stop()
+	info := r.cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.stream.DeleteConsumer(ctx, info.Name) // else the inactive threshold removes it
+}
+
+// readTimeout bounds ReadLast when its context has no deadline.
+const readTimeout = time.Minute
+
+// ReadLast calls fn with the last message on every subject of the named
+// stream that matches cfg.Filters, in stream order, until fn returns false
+// or every one of them has been read; it does not wait for new messages.
+// Messages whose metadata cannot be read are skipped. A message replaced
+// while it runs is skipped by the server and its replacement read instead.
+func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg ReaderConfig, fn func(Msg) bool) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, readTimeout)
+		defer cancel()
+	}
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	if cfg.InactiveThreshold == 0 {
+		cfg.InactiveThreshold = time.Minute
+	}
+	r, err := Open(ctx, s, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	stop := context.AfterFunc(ctx, r.Stop)
+	defer stop()
+	for !r.CaughtUp() {
+		msg, err := r.Next()
+		switch {
+		case errors.Is(err, ErrNoMetadata):
+			continue
+		case err != nil && ctx.Err() != nil:
+			return fmt.Errorf("read %s: %w", name, ctx.Err())
+		case err != nil:
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		if !fn(msg) {
+			return nil
+		}
+	}
+	return nil
+}

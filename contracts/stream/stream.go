@@ -1,0 +1,80 @@
+// Package stream is where the service's streams meet JetStream: the
+// declared configuration of the state stream and of the API keys bucket,
+// named in package contracts, their provisioning, and the one reader of the
+// last message on each subject that ingesters, query pods and the
+// stand-in sources share. Package contracts says what the streams and
+// their documents mean and does no I/O; this package does the I/O.
+package stream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Options are the deployment choices provisioning leaves open.
+type Options struct {
+	// Replicas is the number of stream replicas: 1 for a single server,
+	// 3 on a three-node cluster. Below 1 means 1.
+	Replicas int
+}
+
+func (o Options) replicas() int { return max(o.Replicas, 1) }
+
+// StateConfig is the declared configuration of contracts.StateStream.
+func StateConfig(o Options) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        contracts.StateStream,
+		Description: "current zone prices, zone metadata and exchange rates (last value per subject)",
+		Subjects:    contracts.StateSubjects(),
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    o.replicas(),
+		// One message per subject is the current state; it is also what
+		// lets the server answer deliver-last-per-subject on its fast path.
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Duplicates:        contracts.DuplicateWindow,
+		AllowDirect:       true,
+		MaxMsgSize:        contracts.MaxEventSize,
+	}
+}
+
+// KeysConfig is the declared configuration of contracts.KeysBucket. One
+// revision per key is enough: a revoked key is deleted, and the admin
+// command's list is the audit that matters.
+func KeysConfig(o Options) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       contracts.KeysBucket,
+		Description:  "subscriber API keys: the SHA-256 of each key with its tier and note, under the key's id",
+		History:      1,
+		Storage:      jetstream.FileStorage,
+		Replicas:     o.replicas(),
+		MaxValueSize: 4 << 10,
+	}
+}
+
+// Provision creates the state stream and the API keys bucket, or updates
+// them to the declared configuration. It is idempotent and safe to run
+// from every process that starts.
+func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
+	if _, err := js.CreateOrUpdateStream(ctx, StateConfig(o)); err != nil {
+		return fmt.Errorf("provision stream %s: %w", contracts.StateStream, err)
+	}
+	_, err := ProvisionKeys(ctx, js, o)
+	return err
+}
+
+// ProvisionKeys creates the API keys bucket, or updates it to the declared
+// configuration. Query pods never call it: they only need to read the
+// bucket.
+func ProvisionKeys(ctx context.Context, js jetstream.JetStream, o Options) (jetstream.KeyValue, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, KeysConfig(o))
+	if err != nil {
+		return nil, fmt.Errorf("provision key-value bucket %s: %w", contracts.KeysBucket, err)
+	}
+	return kv, nil
+}

@@ -1,0 +1,209 @@
+package stream_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
+)
+
+func TestStateConfig(t *testing.T) {
+	tests := []struct {
+		name         string
+		opts         stream.Options
+		wantReplicas int
+	}{
+		{name: "default", opts: stream.Options{}, wantReplicas: 1},
+		{name: "negative", opts: stream.Options{Replicas: -1}, wantReplicas: 1},
+		{name: "single", opts: stream.Options{Replicas: 1}, wantReplicas: 1},
+		{name: "cluster", opts: stream.Options{Replicas: 3}, wantReplicas: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := stream.StateConfig(tt.opts)
+			if cfg.Replicas != tt.wantReplicas {
+				t.Errorf("Replicas = %d, want %d", cfg.Replicas, tt.wantReplicas)
+			}
+			if cfg.Name != contracts.StateStream {
+				t.Errorf("Name = %q, want %q", cfg.Name, contracts.StateStream)
+			}
+			if !slices.Equal(cfg.Subjects, contracts.StateSubjects()) {
+				t.Errorf("Subjects = %q, want %q", cfg.Subjects, contracts.StateSubjects())
+			}
+			if cfg.MaxMsgsPerSubject != 1 {
+				t.Errorf("MaxMsgsPerSubject = %d, want 1", cfg.MaxMsgsPerSubject)
+			}
+			if !cfg.AllowDirect {
+				t.Error("AllowDirect = false, want true")
+			}
+			if cfg.Storage != jetstream.FileStorage {
+				t.Errorf("Storage = %v, want %v", cfg.Storage, jetstream.FileStorage)
+			}
+			if cfg.Retention != jetstream.LimitsPolicy {
+				t.Errorf("Retention = %v, want %v", cfg.Retention, jetstream.LimitsPolicy)
+			}
+			if cfg.Discard != jetstream.DiscardOld {
+				t.Errorf("Discard = %v, want %v", cfg.Discard, jetstream.DiscardOld)
+			}
+			if cfg.Duplicates != contracts.DuplicateWindow {
+				t.Errorf("Duplicates = %v, want %v", cfg.Duplicates, contracts.DuplicateWindow)
+			}
+		})
+	}
+}
+
+// assertStreamConfig compares the fields StateConfig declares; the
+// server fills in defaults for the rest.
+func assertStreamConfig(t *testing.T, got, want jetstream.StreamConfig) {
+	t.Helper()
+	if got.Name != want.Name {
+		t.Errorf("stream Name = %q, want %q", got.Name, want.Name)
+	}
+	if got.Description != want.Description {
+		t.Errorf("stream Description = %q, want %q", got.Description, want.Description)
+	}
+	if !slices.Equal(got.Subjects, want.Subjects) {
+		t.Errorf("stream Subjects = %q, want %q", got.Subjects, want.Subjects)
+	}
+	if got.Retention != want.Retention {
+		t.Errorf("stream Retention = %v, want %v", got.Retention, want.Retention)
+	}
+	if got.Storage != want.Storage {
+		t.Errorf("stream Storage = %v, want %v", got.Storage, want.Storage)
+	}
+	if got.Replicas != want.Replicas {
+		t.Errorf("stream Replicas = %d, want %d", got.Replicas, want.Replicas)
+	}
+	if got.MaxMsgsPerSubject != want.MaxMsgsPerSubject {
+		t.Errorf("stream MaxMsgsPerSubject = %d, want %d", got.MaxMsgsPerSubject, want.MaxMsgsPerSubject)
+	}
+	if got.Discard != want.Discard {
+		t.Errorf("stream Discard = %v, want %v", got.Discard, want.Discard)
+	}
+	if got.Duplicates != want.Duplicates {
+		t.Errorf("stream Duplicates = %v, want %v", got.Duplicates, want.Duplicates)
+	}
+	if got.AllowDirect != want.AllowDirect {
+		t.Errorf("stream AllowDirect = %v, want %v", got.AllowDirect, want.AllowDirect)
+	}
+	if got.MaxMsgSize != want.MaxMsgSize {
+		t.Errorf("stream MaxMsgSize = %d, want %d", got.MaxMsgSize, want.MaxMsgSize)
+	}
+}
+
+func streamInfo(ctx context.Context, t *testing.T, js jetstream.JetStream) *jetstream.StreamInfo {
+	t.Helper()
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		t.Fatalf("look up stream %s: %v", contracts.StateStream, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatalf("stream %s info: %v", contracts.StateStream, err)
+	}
+	return info
+}
+
+func publish(ctx context.Context, t *testing.T, js jetstream.JetStream, subject, data string) {
+	t.Helper()
+	ack, err := js.Publish(ctx, subject, []byte(data))
+	if err != nil {
+		t.Fatalf("publish on %s: %v", subject, err)
+	}
+	if ack.Stream != contracts.StateStream {
+		t.Fatalf("publish on %s stored in stream %q, want %q", subject, ack.Stream, contracts.StateStream)
+	}
+}
+
+func TestProvisionIdempotent(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
+		t.Fatalf("first Provision: %v", err)
+	}
+	subject := contracts.PriceSubject("porkbun", ".co.uk")
+	publish(ctx, t, js, subject, "first")
+	publish(ctx, t, js, subject, "second")
+	publish(ctx, t, js, contracts.ZoneSubject(".co.uk"), "meta")
+	publish(ctx, t, js, contracts.RatesSubject("EUR"), "rates")
+
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
+		t.Fatalf("second Provision: %v", err)
+	}
+	info := streamInfo(ctx, t, js)
+	assertStreamConfig(t, info.Config, stream.StateConfig(stream.Options{}))
+	// The second Provision must not have recreated the stream, and one
+	// message per subject is kept: the price subject holds only "second".
+	if info.State.Msgs != 3 {
+		t.Errorf("stream holds %d messages after the second Provision, want 3", info.State.Msgs)
+	}
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		t.Fatalf("look up stream: %v", err)
+	}
+	msg, err := s.GetLastMsgForSubject(ctx, subject)
+	if err != nil {
+		t.Fatalf("last message on %s: %v", subject, err)
+	}
+	if got := string(msg.Data); got != "second" {
+		t.Errorf("last message on %s = %q, want %q", subject, got, "second")
+	}
+}
+
+func TestProvisionUpdatesDrift(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+
+	drifted := stream.StateConfig(stream.Options{})
+	drifted.Description = "an older release's stream"
+	drifted.MaxMsgsPerSubject = 5
+	drifted.Duplicates = 2 * time.Minute
+	drifted.AllowDirect = false
+	drifted.MaxMsgSize = 1 << 20
+	if _, err := js.CreateStream(ctx, drifted); err != nil {
+		t.Fatalf("create drifted stream: %v", err)
+	}
+
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
+		t.Fatalf("Provision over a drifted stream: %v", err)
+	}
+	assertStreamConfig(t, streamInfo(ctx, t, js).Config, stream.StateConfig(stream.Options{}))
+}
+
+func TestProvisionKeysBucket(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	if err != nil {
+		t.Fatalf("Provision made no keys bucket: %v", err)
+	}
+	if _, err := kv.Put(ctx, "0123456789abcdef", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Provision(ctx, js, stream.Options{}); err != nil {
+		t.Fatalf("second Provision: %v", err)
+	}
+	st, err := kv.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Values() != 1 || st.History() != 1 {
+		t.Errorf("bucket after a second Provision: %d values, history %d; want 1 and 1", st.Values(), st.History())
+	}
+}
