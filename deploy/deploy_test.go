@@ -22,6 +22,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // exported runs a real ingester and query pod against an in-process
@@ -39,7 +40,7 @@ func exported(t *testing.T) map[string]bool {
 	if err := r.Once(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, time.Now)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // binDir holds the commands the tests build, once per run.
@@ -185,7 +186,7 @@ func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 	_, js := natstest.Provisioned(t)
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, time.Now)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -31,7 +32,7 @@ func clock() time.Time { return epoch.Add(time.Hour) }
 // pod is one query service: its consumer running on a real JetStream
 // server, its real router behind a real HTTP server, and its registry.
 type pod struct {
-	consumer *query.Consumer
+	consumer *consumer.Consumer
 	url      string
 	reg      *prometheus.Registry
 }
@@ -602,7 +603,7 @@ func TestServesThroughOutage(t *testing.T) {
 
 func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, log *slog.Logger) *pod {
 	t.Helper()
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}

@@ -132,11 +132,11 @@ func zeroWeight(params string) bool {
 // snapshot returns the current snapshot, or a 503 problem before the pod
 // has caught up: no client ever sees a half-loaded catalog.
 func (s *Server) snapshot() (*cache.Snapshot, error) {
-	if !s.consumer.IsReady() {
+	if !s.snaps.IsReady() {
 		return nil, problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready",
 			"the service is still loading prices; retry shortly")
 	}
-	return s.consumer.Snapshot(), nil
+	return s.snaps.Snapshot(), nil
 }
 
 // handleBody serves one of the snapshot's fixed bodies.
@@ -301,7 +301,7 @@ func (s *Server) handleReadyz() echo.HandlerFunc {
 		switch {
 		case s.draining.Load():
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Draining", "the server is shutting down")
-		case !s.consumer.IsReady():
+		case !s.snaps.IsReady():
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "catching up with the price stream")
 		case s.limits.keysState() == access.Loading:
 			return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready", "loading API keys")

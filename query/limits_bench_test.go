@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // discard is a ResponseWriter that keeps only the headers, so that a
@@ -60,7 +61,7 @@ func BenchmarkLimiterMiddleware(b *testing.B) {
 	server := func(b *testing.B, anonymous access.Rate) http.Handler {
 		reg := prometheus.NewRegistry()
 		log := slog.New(slog.DiscardHandler)
-		c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+		c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // limitedPod is a query pod with the limits of cfg and, unless noKeys, a
@@ -51,7 +52,7 @@ func startLimited(t *testing.T, js jetstream.JetStream, cfg query.Config, runKey
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatal(err)
 	}

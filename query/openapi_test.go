@@ -31,6 +31,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // apiPod is a query service for the OpenAPI tests: the real server on the
@@ -58,7 +59,7 @@ func startAPIPodWithKeys(t *testing.T, js jetstream.JetStream, cfg query.Config,
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}
@@ -928,7 +929,7 @@ func TestDeprecationsRefused(t *testing.T) {
 			cfg.Deprecations = []contracts.Deprecation{d}
 			reg := prometheus.NewRegistry()
 			log := slog.New(slog.DiscardHandler)
-			c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+			c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
-// Package query is the read-only HTTP API. A Consumer keeps an in-memory
-// index of the state stream and renders immutable snapshots; the Server
-// answers every request from the current snapshot with a lookup and a write.
+// Package query is the read-only HTTP API: the Server answers every
+// request from the current cache.Snapshot with a lookup and a write. Where
+// the snapshot comes from is a Snapshots: in a pod, the consumer of the
+// state stream (package query/consumer); in a handler test, a fixed one.
 package query
 
 import (
@@ -105,10 +106,20 @@ func (c Config) Validate() error {
 	return c.Responses.Validate()
 }
 
-// Server serves the API from a Consumer's snapshots.
+// Snapshots is what the server serves from.
+type Snapshots interface {
+	// Snapshot returns the current snapshot; it never blocks and never
+	// returns nil.
+	Snapshot() *cache.Snapshot
+	// IsReady reports whether the snapshot is whole: before, the API
+	// answers 503 rather than show a half-loaded catalog.
+	IsReady() bool
+}
+
+// Server serves the API from snapshots.
 type Server struct {
 	cfg       Config
-	consumer  *Consumer
+	snaps     Snapshots
 	responses *cache.Responses
 	log       *slog.Logger
 	gatherer  prometheus.Gatherer
@@ -125,10 +136,10 @@ type Server struct {
 	flight singleflight.Group
 }
 
-// NewServer builds the server and its routes. keys are the subscribers' API
-// keys; nil accepts none. Metrics are registered on reg and /metrics serves
-// gatherer.
-func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
+// NewServer builds the server and its routes, serving from snaps. keys are
+// the subscribers' API keys; nil accepts none. Metrics are registered on
+// reg and /metrics serves gatherer.
+func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,7 +157,7 @@ func NewServer(cfg Config, consumer *Consumer, keys *access.Keys, log *slog.Logg
 		responses.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, consumer: consumer, responses: responses, log: log, gatherer: gatherer, m: m,
+	s := &Server{cfg: cfg, snaps: snaps, responses: responses, log: log, gatherer: gatherer, m: m,
 		ids: newRequestIDs(), limits: limits, accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // TestGracefulDrain cancels a serving server: readiness fails at once while
@@ -26,7 +27,7 @@ func TestGracefulDrain(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestNotReadyBeforeCatchUp(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), log, reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	var logs logtest.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), slog.New(slog.DiscardHandler), reg, clock)
+	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), reg, clock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // catchupTimeout bounds one catch-up run, bare or real.
@@ -35,7 +35,7 @@ type catchupResult struct {
 func (b *bench) catchup(ctx context.Context, env *natsEnv, res *results) error {
 	cr := &catchupResult{prices: env.prices, messages: env.messages}
 	res.catchup = cr
-	batch := query.DefaultConsumerConfig().PullBatch
+	batch := consumer.DefaultConfig().PullBatch
 	for i := range b.cfg.runs {
 		bare := func() error {
 			d, n, err := bareCatchup(ctx, env.js, batch)
@@ -126,7 +126,7 @@ func bareCatchup(ctx context.Context, js jetstream.JetStream, batch int) (time.D
 func realCatchup(ctx context.Context, js jetstream.JetStream, prices int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, catchupTimeout)
 	defer cancel()
-	c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		return 0, err
 	}

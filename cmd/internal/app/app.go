@@ -26,6 +26,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // Env reads an environment variable; commands get it from main so tests can
@@ -181,7 +182,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *s
 // QueryFlags are the query service's settings.
 type QueryFlags struct {
 	Server   query.Config
-	Consumer query.ConsumerConfig
+	Consumer consumer.Config
 	// MetricsAddr, when set, serves /metrics there instead of on the API
 	// port.
 	MetricsAddr string
@@ -189,7 +190,7 @@ type QueryFlags struct {
 
 // RegisterQueryFlags declares the query service's flags.
 func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
-	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: query.DefaultConsumerConfig()}
+	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: consumer.DefaultConfig()}
 	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
 	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
 	StringVar(fs, getenv, &q.MetricsAddr, "metrics-listen", "ZONEPRICE_METRICS_LISTEN", "", `address of a separate /metrics port ("": on the API port)`)
@@ -221,9 +222,9 @@ func envOr(getenv Env, key, def string) string {
 // the HTTP server and, when asked for, a separate metrics server. It
 // returns the consumer and the parts to run; callers add them to their
 // errgroup.
-func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*query.Consumer, []func(context.Context) error, error) {
+func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*consumer.Consumer, []func(context.Context) error, error) {
 	q.Server.MetricsOnAPI = q.MetricsAddr == ""
-	consumer, err := query.NewConsumer(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
+	cons, err := consumer.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)
 	}
@@ -231,7 +232,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := query.NewServer(q.Server, consumer, keys, log.With("part", "api"), reg, reg)
+	srv, err := query.NewServer(q.Server, cons, keys, log.With("part", "api"), reg, reg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,7 +240,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if q.MetricsAddr != "" {
 		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, log.With("part", "metrics")).Run)
 	}
-	return consumer, parts, nil
+	return cons, parts, nil
 }
 
 func known(registry map[string]SourceSpec) string {

@@ -39,8 +39,8 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
-	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // natsDir is where the deployment's NATS configuration lives.
@@ -422,7 +422,7 @@ func TestNATSPermissions(t *testing.T) {
 
 	t.Run("query pod reads", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
-		consumer, err := query.NewConsumer(reader.js, query.DefaultConsumerConfig(), log, prometheus.NewRegistry(), time.Now)
+		consumer, err := consumer.New(reader.js, consumer.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}

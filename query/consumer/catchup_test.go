@@ -1,4 +1,4 @@
-package query_test
+package consumer_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
-	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // BenchmarkCatchUp measures a query consumer replaying a stream of
@@ -43,7 +43,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	})
 	b.Run("query", func(b *testing.B) {
 		for b.Loop() {
-			c, err := query.NewConsumer(js, query.DefaultConsumerConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+			c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func bareCatchUp(b *testing.B, js jetstream.JetStream) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(query.DefaultConsumerConfig().PullBatch))
+	it, err := cons.Messages(jetstream.PullMaxMessages(consumer.DefaultConfig().PullBatch))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,10 @@
-package query
+// Package consumer keeps a query pod's data current: it replays the state
+// stream into the authoritative cache.Index (the last message per subject,
+// read through contracts/stream), then follows it, and after each burst of
+// updates renders a new immutable cache.Snapshot and swaps it in. The HTTP
+// server (package query) only ever asks it for the current snapshot and
+// whether it is ready.
+package consumer
 
 import (
 	"context"
@@ -16,10 +22,11 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 )
 
-// ConsumerConfig configures how the consumer turns events into snapshots.
-type ConsumerConfig struct {
+// Config configures how the consumer turns events into snapshots.
+type Config struct {
 	// Currency is the currency prices are shown and compared in.
 	Currency string
 	// Quiet is how long the stream must be quiet before changes are
@@ -32,13 +39,13 @@ type ConsumerConfig struct {
 	PullBatch int
 }
 
-// DefaultConsumerConfig renders in USD within 25 ms of a change.
-func DefaultConsumerConfig() ConsumerConfig {
-	return ConsumerConfig{Currency: "USD", Quiet: 5 * time.Millisecond, MaxDelay: 25 * time.Millisecond, PullBatch: 2048}
+// DefaultConfig renders in USD within 25 ms of a change.
+func DefaultConfig() Config {
+	return Config{Currency: "USD", Quiet: 5 * time.Millisecond, MaxDelay: 25 * time.Millisecond, PullBatch: 2048}
 }
 
 // Validate reports a configuration that cannot work, naming the setting.
-func (c ConsumerConfig) Validate() error {
+func (c Config) Validate() error {
 	if _, ok := contracts.CurrencyExponent(c.Currency); !ok {
 		return fmt.Errorf("currency: unknown ISO 4217 code %q", c.Currency)
 	}
@@ -56,7 +63,7 @@ func (c ConsumerConfig) Validate() error {
 // burst of updates it renders a new snapshot and swaps it in atomically.
 type Consumer struct {
 	js    jetstream.JetStream
-	cfg   ConsumerConfig
+	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
 	m     *consumerMetrics
@@ -67,8 +74,8 @@ type Consumer struct {
 	sources map[string]time.Time
 }
 
-// NewConsumer returns a consumer reading from js.
-func NewConsumer(js jetstream.JetStream, cfg ConsumerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Consumer, error) {
+// New returns a consumer reading from js.
+func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Consumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,10 +120,10 @@ func (c *Consumer) IsReady() bool {
 // being served; the client reconnects and the ordered consumer resumes after
 // the last sequence it delivered.
 func (c *Consumer) Run(ctx context.Context) error {
-	var stream jetstream.Stream
+	var s jetstream.Stream
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
 		var err error
-		stream, err = c.js.Stream(ctx, contracts.StateStream)
+		s, err = c.js.Stream(ctx, contracts.StateStream)
 		if err == nil {
 			break
 		}
@@ -130,27 +137,18 @@ func (c *Consumer) Run(ctx context.Context) error {
 	// The replay is timed on the real clock, from the moment the stream is
 	// there; c.now is the data clock, which tests may fix.
 	start := time.Now()
-	state := stream.CachedInfo().State
-	c.m.headSeq.Set(float64(state.LastSeq))
-	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
-	})
+	c.m.headSeq.Set(float64(s.CachedInfo().State.LastSeq))
+	r, err := stream.Open(ctx, s, stream.ReaderConfig{Batch: c.cfg.PullBatch})
 	if err != nil {
-		return fmt.Errorf("create ordered consumer on %s: %w", contracts.StateStream, err)
+		return err
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(c.cfg.PullBatch))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", contracts.StateStream, err)
-	}
-	stop := context.AfterFunc(ctx, it.Stop)
+	stop := context.AfterFunc(ctx, r.Stop)
 	defer stop()
-	defer it.Stop()
+	defer r.Stop()
 
 	idx := cache.NewIndex(c.cfg.Currency)
-	// An empty stream (or one whose messages were all removed) has
-	// nothing to replay.
-	if state.Msgs > 0 {
-		if done, err := c.catchUp(ctx, it, idx, state.LastSeq); done || err != nil {
+	if !r.CaughtUp() {
+		if done, err := c.catchUp(ctx, r, idx); done || err != nil {
 			return err
 		}
 	}
@@ -160,10 +158,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 	// consumer that stops reading shows a growing lag instead of a frozen one.
 	wctx, stopWatch := context.WithCancel(ctx)
 	var watching sync.WaitGroup
-	watching.Go(func() { c.watchHead(wctx, stream) })
+	watching.Go(func() { c.watchHead(wctx, s) })
 	defer watching.Wait()
 	defer stopWatch()
-	return c.follow(ctx, it, idx)
+	return c.follow(ctx, r, idx)
 }
 
 // headInterval is how often a pod asks the stream for its last sequence.
@@ -171,7 +169,7 @@ const headInterval = 15 * time.Second
 
 // watchHead exports the stream's last sequence until ctx ends. Lag is that
 // minus zoneprice_consumer_applied_sequence.
-func (c *Consumer) watchHead(ctx context.Context, stream jetstream.Stream) {
+func (c *Consumer) watchHead(ctx context.Context, s jetstream.Stream) {
 	tick := time.NewTicker(headInterval)
 	defer tick.Stop()
 	for {
@@ -181,7 +179,7 @@ func (c *Consumer) watchHead(ctx context.Context, stream jetstream.Stream) {
 		case <-tick.C:
 		}
 		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		info, err := stream.Info(ictx)
+		info, err := s.Info(ictx)
 		cancel()
 		if err != nil {
 			continue // NATS away: the gauge keeps its last value, nats_connected says why
@@ -192,22 +190,19 @@ func (c *Consumer) watchHead(ctx context.Context, stream jetstream.Stream) {
 
 // item is one message read from the stream, decoded.
 type item struct {
-	msg    jetstream.Msg
-	seq    uint64
-	stored time.Time // when the stream stored the message
-	ev     contracts.Event
-	err    error
+	msg stream.Msg
+	ev  contracts.Event
+	err error
 }
 
 // catchBatch is how many messages catch-up decodes at once across cores.
 const catchBatch = 1024
 
-// catchUp replays the stream until it has applied everything it held at
-// start (its last sequence then, or nothing pending). Three stages overlap:
-// a reader collects batches of messages, a decoder decodes each batch on
-// every core, and this goroutine applies them in stream order.
-// It reports done when ctx ended.
-func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index, startLast uint64) (done bool, err error) {
+// catchUp replays the stream until the reader has caught up with what it
+// held at start. Three stages overlap: a reader collects batches of
+// messages, a decoder decodes each batch on every core, and this goroutine
+// applies them in stream order. It reports done when ctx ended.
+func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Index) (done bool, err error) {
 	type batch struct {
 		items []item
 		last  bool
@@ -219,20 +214,19 @@ func (c *Consumer) catchUp(ctx context.Context, it jetstream.MessagesContext, id
 		for {
 			b := batch{items: make([]item, 0, catchBatch)}
 			for len(b.items) < catchBatch && !b.last {
-				msg, err := it.Next()
+				msg, err := r.Next()
+				if errors.Is(err, stream.ErrNoMetadata) {
+					c.reject(msg.Subject, 0, "no_metadata", err)
+					continue
+				}
 				if err != nil {
 					batches <- batch{err: err}
 					return
 				}
-				meta, err := msg.Metadata()
-				if err != nil {
-					c.reject(msg, 0, "no_metadata", err)
-					continue
-				}
-				b.items = append(b.items, item{msg: msg, seq: meta.Sequence.Stream, stored: meta.Timestamp})
-				b.last = meta.NumPending == 0 || meta.Sequence.Stream >= startLast
+				b.items = append(b.items, item{msg: msg})
+				b.last = r.CaughtUp()
 				if b.last || len(b.items) == catchBatch {
-					c.m.pending.Set(float64(meta.NumPending))
+					c.m.pending.Set(float64(msg.Pending))
 				}
 			}
 			batches <- b
@@ -292,7 +286,7 @@ func decodeAll(batch []item, decoders []*contracts.Decoder) {
 		d := decoders[w]
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				batch[i].ev, batch[i].err = d.Decode(batch[i].msg.Data())
+				batch[i].ev, batch[i].err = d.Decode(batch[i].msg.Data)
 			}
 		})
 	}
@@ -302,20 +296,23 @@ func decodeAll(batch []item, decoders []*contracts.Decoder) {
 // follow applies live updates as they arrive. A burst is rendered once it
 // has been quiet for Quiet, or after MaxDelay at the latest; a promotion's
 // end triggers a render too.
-func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx *cache.Index) error {
+func (c *Consumer) follow(ctx context.Context, r *stream.Reader, idx *cache.Index) error {
 	dec := &contracts.Decoder{}
 	nextExpiry := idx.NextExpiry()
 	var dirtySince time.Time
 	for {
-		var msg jetstream.Msg
+		var msg stream.Msg
 		var err error
 		if wait, ok := c.wait(dirtySince, nextExpiry); ok {
-			msg, err = it.Next(jetstream.NextMaxWait(wait))
+			msg, err = r.Next(jetstream.NextMaxWait(wait))
 		} else {
-			msg, err = it.Next()
+			msg, err = r.Next()
 		}
 		switch {
 		case err == nil:
+		case errors.Is(err, stream.ErrNoMetadata):
+			c.reject(msg.Subject, 0, "no_metadata", err)
+			continue
 		case errors.Is(err, nats.ErrTimeout):
 			idx.Expire(c.now())
 			nextExpiry = c.publish(idx)
@@ -326,14 +323,9 @@ func (c *Consumer) follow(ctx context.Context, it jetstream.MessagesContext, idx
 		default:
 			return fmt.Errorf("consume %s: %w", contracts.StateStream, err)
 		}
-		meta, err := msg.Metadata()
-		if err != nil {
-			c.reject(msg, 0, "no_metadata", err)
-			continue
-		}
-		c.m.pending.Set(float64(meta.NumPending))
-		in := item{msg: msg, seq: meta.Sequence.Stream, stored: meta.Timestamp}
-		in.ev, in.err = dec.Decode(msg.Data())
+		c.m.pending.Set(float64(msg.Pending))
+		in := item{msg: msg}
+		in.ev, in.err = dec.Decode(msg.Data)
 		if c.apply(idx, &in) && dirtySince.IsZero() {
 			dirtySince = time.Now()
 		}
@@ -374,7 +366,7 @@ func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) 
 // changes to render. A message that cannot be applied is counted by reason,
 // logged with its subject and sequence, and skipped.
 func (c *Consumer) apply(idx *cache.Index, in *item) bool {
-	c.m.lastSeq.Set(float64(in.seq))
+	c.m.lastSeq.Set(float64(in.msg.Seq))
 	if in.err != nil {
 		reason := "invalid"
 		switch {
@@ -383,20 +375,20 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		case errors.Is(in.err, contracts.ErrUnknownKind):
 			reason = "unknown_kind"
 		}
-		c.reject(in.msg, in.seq, reason, in.err)
+		c.reject(in.msg.Subject, in.msg.Seq, reason, in.err)
 		return idx.Dirty()
 	}
-	if !contracts.OnSubject(in.ev, in.msg.Subject()) {
-		c.reject(in.msg, in.seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
+	if !contracts.OnSubject(in.ev, in.msg.Subject) {
+		c.reject(in.msg.Subject, in.msg.Seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
 		return idx.Dirty()
 	}
-	c.m.outcome(idx.Apply(in.seq, in.stored, in.ev)).Inc()
+	c.m.outcome(idx.Apply(in.msg.Seq, in.msg.Stored, in.ev)).Inc()
 	return idx.Dirty()
 }
 
-func (c *Consumer) reject(msg jetstream.Msg, seq uint64, reason string, err error) {
+func (c *Consumer) reject(subject string, seq uint64, reason string, err error) {
 	c.m.rejected.WithLabelValues(reason).Inc()
-	c.log.Warn("event rejected", "subject", msg.Subject(), "seq", seq, "reason", reason, "err", err)
+	c.log.Warn("event rejected", "subject", subject, "seq", seq, "reason", reason, "err", err)
 }
 
 // publish renders what changed and swaps the new snapshot in. It returns
