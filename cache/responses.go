@@ -1,12 +1,13 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // ResponsesConfig configures the derived-response cache.
@@ -21,7 +22,7 @@ func DefaultResponsesConfig() ResponsesConfig { return ResponsesConfig{MaxBytes:
 // Validate reports a configuration that cannot work.
 func (c ResponsesConfig) Validate() error {
 	if c.MaxBytes < 1<<20 {
-		return errors.New("response cache must hold at least 1 MiB")
+		return contracts.Invalid("MaxBytes", "the response cache must hold at least 1 MiB")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package contracts
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -131,7 +132,10 @@ type Rates struct {
 	Source     string            `json:"source"`
 }
 
-// ValidationError names the field of an event that is wrong and why.
+// ValidationError names the field that is wrong and why: a field of an
+// event document, or of a package's Config. A Config names its fields as
+// Go does ("TrustedProxies", "Limits.Tiers"); the command that set them
+// from flags or the environment says which flag that is.
 type ValidationError struct {
 	Field   string
 	Problem string
@@ -141,6 +145,23 @@ func (e *ValidationError) Error() string { return e.Field + ": " + e.Problem }
 
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a ValidationError of field.
+func Invalid(field, format string, args ...any) error { return invalid(field, format, args...) }
+
+// InField places err, from validating the field parent, under it: a
+// ValidationError of "Tiers" becomes one of "Limits.Tiers", and any other
+// error becomes parent's problem.
+func InField(parent string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return &ValidationError{Field: parent + "." + ve.Field, Problem: ve.Problem}
+	}
+	return &ValidationError{Field: parent, Problem: err.Error()}
 }
 
 var (

@@ -69,12 +69,12 @@ func newLimits(cfg access.Config, keys *access.Keys, reg prometheus.Registerer, 
 	}, []string{"reason"})
 	fallbacks := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "zoneprice_client_address_fallbacks_total",
-		Help: "Requests from a trusted proxy whose X-Forwarded-For held an entry that is not an address: charged to the proxy that wrote it (--trusted-proxies).",
+		Help: "Requests from a trusted proxy whose X-Forwarded-For held an entry that is not an address: charged to the trusted proxy that wrote it.",
 	})
 	limiter := access.NewLimiter(cfg.Clients, now)
 	evictions := prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "zoneprice_ratelimit_evictions_total",
-		Help: "Clients whose quota was forgotten before it refilled, to make room for others: the limiter table is too small (--rate-limit-clients).",
+		Help: "Clients whose quota was forgotten before it refilled, to make room for others: the limiter's table of clients is too small.",
 	}, func() float64 { return float64(limiter.Evicted()) })
 	for _, c := range []prometheus.Collector{requests, rejections, evictions, fallbacks} {
 		if err := reg.Register(c); err != nil {

@@ -56,7 +56,7 @@ type Config struct {
 	// MetricsOnAPI serves /metrics on the API port. It is the default: one
 	// port to scrape, for the all-in-one and for pods. A public deployment
 	// whose load balancer forwards every path moves metrics to an admin port
-	// instead (the commands' --metrics-listen) so the public cannot read them.
+	// instead (a separate metrics server) so the public cannot read them.
 	MetricsOnAPI bool
 	// Deprecations are announced on the routes they name (Deprecation,
 	// Sunset and Link headers); the default is contracts.Deprecations().
@@ -81,29 +81,30 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports a configuration that cannot work, naming the setting.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	if c.Addr == "" {
-		return errors.New("listen address (--listen, ZONEPRICE_LISTEN) must not be empty")
+		return contracts.Invalid("Addr", "the listen address must not be empty")
 	}
 	if c.ReadHeaderTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.ShutdownTimeout <= 0 {
-		return errors.New("server timeouts must be positive")
+		return contracts.Invalid("ReadHeaderTimeout", "server timeouts must be positive")
 	}
 	if c.DrainDelay < 0 {
-		return errors.New("drain delay must not be negative")
+		return contracts.Invalid("DrainDelay", "must not be negative")
 	}
 	if c.CacheMaxAge < 0 || c.CacheMaxAge%time.Second != 0 {
-		return errors.New("cache max-age (--cache-max-age, ZONEPRICE_CACHE_MAX_AGE) must be whole seconds, zero or more")
+		return contracts.Invalid("CacheMaxAge", "must be whole seconds, zero or more")
 	}
 	if err := c.Limits.Validate(); err != nil {
-		return err
+		return contracts.InField("Limits", err)
 	}
 	for _, d := range c.Deprecations {
 		if err := d.Validate(); err != nil {
-			return fmt.Errorf("deprecation of %s: %w", d.Path, err)
+			return contracts.Invalid("Deprecations", "deprecation of %s: %v", d.Path, err)
 		}
 	}
-	return c.Responses.Validate()
+	return contracts.InField("Responses", c.Responses.Validate())
 }
 
 // Snapshots is what the server serves from.

@@ -125,16 +125,6 @@ const SandboxURL = "https://api.sandbox.namecheap.com/xml.response"
 // Command is the API command this package calls.
 const Command = "namecheap.users.getPricing"
 
-// The environment variables main reads the configuration from; validation
-// errors name them.
-const (
-	EnvAPIUser  = "ZONEPRICE_NAMECHEAP_API_USER"
-	EnvAPIKey   = "ZONEPRICE_NAMECHEAP_API_KEY"
-	EnvUserName = "ZONEPRICE_NAMECHEAP_USERNAME"
-	EnvClientIP = "ZONEPRICE_NAMECHEAP_CLIENT_IP"
-	EnvURL      = "ZONEPRICE_NAMECHEAP_URL"
-)
-
 // defaultCurrency is the currency of a row that names none.
 const defaultCurrency = "USD"
 
@@ -155,22 +145,22 @@ type Config struct {
 	ClientIP string
 }
 
-// Validate reports a configuration that cannot work, naming the
-// environment variable to set.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	if err := fetch.CheckURL(c.URL); err != nil {
-		return fmt.Errorf("%s: namecheap URL %w", EnvURL, err)
+		return contracts.Invalid("URL", "namecheap URL %v", err)
 	}
 	switch {
 	case strings.TrimSpace(c.APIUser) == "":
-		return fmt.Errorf("%s is required: the namecheap API user", EnvAPIUser)
+		return contracts.Invalid("APIUser", "is required: the namecheap API user")
 	case strings.TrimSpace(c.APIKey) == "":
-		return fmt.Errorf("%s is required: the namecheap API key", EnvAPIKey)
+		return contracts.Invalid("APIKey", "is required: the namecheap API key")
 	case strings.TrimSpace(c.ClientIP) == "":
-		return fmt.Errorf("%s is required: the IPv4 address namecheap has whitelisted for the API key", EnvClientIP)
+		return contracts.Invalid("ClientIP", "is required: the IPv4 address namecheap has whitelisted for the API key")
 	}
 	if ip, err := netip.ParseAddr(strings.TrimSpace(c.ClientIP)); err != nil || !ip.Is4() {
-		return fmt.Errorf("%s: %q is not an IPv4 address (namecheap accepts only IPv4)", EnvClientIP, c.ClientIP)
+		return contracts.Invalid("ClientIP", "%q is not an IPv4 address (namecheap accepts only IPv4)", c.ClientIP)
 	}
 	return nil
 }

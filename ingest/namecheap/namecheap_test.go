@@ -468,17 +468,17 @@ func TestConfig(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(*namecheap.Config)
-		wantErr string // the environment variable the error names; "" for none
+		wantErr string // the field the error names; "" for none
 	}{
 		{"complete", func(*namecheap.Config) {}, ""},
 		{"user name defaults to the API user", func(c *namecheap.Config) { c.UserName = "" }, ""},
 		{"sandbox", func(c *namecheap.Config) { c.URL = namecheap.SandboxURL }, ""},
-		{"no API user", func(c *namecheap.Config) { c.APIUser = "" }, namecheap.EnvAPIUser},
-		{"no API key", func(c *namecheap.Config) { c.APIKey = " " }, namecheap.EnvAPIKey},
-		{"no client IP", func(c *namecheap.Config) { c.ClientIP = "" }, namecheap.EnvClientIP},
-		{"IPv6 client IP", func(c *namecheap.Config) { c.ClientIP = "2001:db8::1" }, namecheap.EnvClientIP},
-		{"client IP not an address", func(c *namecheap.Config) { c.ClientIP = "localhost" }, namecheap.EnvClientIP},
-		{"relative URL", func(c *namecheap.Config) { c.URL = "/xml.response" }, namecheap.EnvURL},
+		{"no API user", func(c *namecheap.Config) { c.APIUser = "" }, "APIUser"},
+		{"no API key", func(c *namecheap.Config) { c.APIKey = " " }, "APIKey"},
+		{"no client IP", func(c *namecheap.Config) { c.ClientIP = "" }, "ClientIP"},
+		{"IPv6 client IP", func(c *namecheap.Config) { c.ClientIP = "2001:db8::1" }, "ClientIP"},
+		{"client IP not an address", func(c *namecheap.Config) { c.ClientIP = "localhost" }, "ClientIP"},
+		{"relative URL", func(c *namecheap.Config) { c.URL = "/xml.response" }, "URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -488,7 +488,7 @@ func TestConfig(t *testing.T) {
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
 				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
 			case err != nil && strings.Contains(err.Error(), apiKey):
 				t.Errorf("error %q shows the API key", err)

@@ -124,14 +124,6 @@ const DefaultURL = "https://api.name.com/core/v1/tldpricing"
 // with "-test" appended and a sandbox token.
 const SandboxURL = "https://api.dev.name.com/core/v1/tldpricing"
 
-// The environment variables main reads the configuration from; validation
-// errors name them.
-const (
-	EnvUsername = "ZONEPRICE_NAMECOM_USERNAME"
-	EnvToken    = "ZONEPRICE_NAMECOM_TOKEN"
-	EnvURL      = "ZONEPRICE_NAMECOM_URL"
-)
-
 // MaxPerPage is the most rows name.com returns per page, and the default.
 const MaxPerPage = 1000
 
@@ -155,19 +147,19 @@ type Config struct {
 	PerPage int
 }
 
-// Validate reports a configuration that cannot work, naming the
-// environment variable or field to set.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	if err := fetch.CheckURL(c.URL); err != nil {
-		return fmt.Errorf("%s: namecom URL %w", EnvURL, err)
+		return contracts.Invalid("URL", "namecom URL %v", err)
 	}
 	switch {
 	case strings.TrimSpace(c.Username) == "":
-		return fmt.Errorf("%s is required: the name.com account username", EnvUsername)
+		return contracts.Invalid("Username", "is required: the name.com account username")
 	case strings.TrimSpace(c.Token) == "":
-		return fmt.Errorf("%s is required: the name.com API token", EnvToken)
+		return contracts.Invalid("Token", "is required: the name.com API token")
 	case c.PerPage < 0 || c.PerPage > MaxPerPage:
-		return fmt.Errorf("namecom PerPage %d is not between 1 and %d", c.PerPage, MaxPerPage)
+		return contracts.Invalid("PerPage", "%d is not between 1 and %d", c.PerPage, MaxPerPage)
 	}
 	return nil
 }
@@ -202,7 +194,7 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvURL, err)
+		return nil, contracts.Invalid("URL", "%v", err)
 	}
 	perPage := cfg.PerPage
 	if perPage == 0 {
@@ -277,8 +269,8 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 func (s *Source) fetchErr(page int, err error) error {
 	var se *fetch.StatusError
 	if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
-		return fmt.Errorf("fetch namecom price list page %d: name.com refused the credentials (check %s and %s; sandbox usernames end in -test): %w",
-			page, EnvUsername, EnvToken, err)
+		return fmt.Errorf("fetch namecom price list page %d: name.com refused the credentials (check the configured username and API token; sandbox usernames end in -test): %w",
+			page, err)
 	}
 	return fmt.Errorf("fetch namecom price list page %d: %w", page, err)
 }
@@ -308,7 +300,7 @@ func (s *Source) redact(err error) error {
 	return &redactedError{msg: msg, err: err}
 }
 
-// Parse reads a saved price list for --file: one page that is the whole
+// Parse reads a saved price list, for an import from a file: one page that is the whole
 // list, or a JSON array of every page in order ([page1, page2, ...]). A
 // list that stops at a page pointing to a next one, or holds fewer rows than
 // totalCount, is refused: importing part of the list would withdraw the

@@ -299,7 +299,7 @@ func TestCredentials(t *testing.T) {
 		if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 401", err)
 		}
-		for _, want := range []string{"refused the credentials", namecom.EnvUsername, namecom.EnvToken} {
+		for _, want := range []string{"refused the credentials", "username", "API token"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
@@ -617,14 +617,14 @@ func TestConfig(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(*namecom.Config)
-		wantErr string // what the error names; "" for none
+		wantErr string // the field the error names; "" for none
 	}{
 		{"complete", func(*namecom.Config) {}, ""},
 		{"sandbox", func(c *namecom.Config) { c.URL = namecom.SandboxURL; c.Username += "-test" }, ""},
 		{"per page", func(c *namecom.Config) { c.PerPage = 25 }, ""},
-		{"no username", func(c *namecom.Config) { c.Username = "" }, namecom.EnvUsername},
-		{"no token", func(c *namecom.Config) { c.Token = "  " }, namecom.EnvToken},
-		{"relative URL", func(c *namecom.Config) { c.URL = "/core/v1/tldpricing" }, namecom.EnvURL},
+		{"no username", func(c *namecom.Config) { c.Username = "" }, "Username"},
+		{"no token", func(c *namecom.Config) { c.Token = "  " }, "Token"},
+		{"relative URL", func(c *namecom.Config) { c.URL = "/core/v1/tldpricing" }, "URL"},
 		{"per page too large", func(c *namecom.Config) { c.PerPage = 1001 }, "PerPage"},
 		{"negative per page", func(c *namecom.Config) { c.PerPage = -1 }, "PerPage"},
 	}
@@ -636,8 +636,8 @@ func TestConfig(t *testing.T) {
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
+			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
+				t.Fatalf("Validate() = %v, want a problem of the field %s", err, tt.wantErr)
 			}
 		})
 	}

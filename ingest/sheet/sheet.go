@@ -157,17 +157,14 @@ const (
 
 // Config configures a Source. Exactly one of URL and File is set.
 type Config struct {
-	// URL is an http or https address serving the sheet
-	// (ZONEPRICE_SHEET_URL).
+	// URL is an http or https address serving the sheet.
 	URL string
-	// File is a local path to the sheet, read again on every fetch
-	// (ZONEPRICE_SHEET_FILE).
+	// File is a local path to the sheet, read again on every fetch.
 	File string
-	// Format is "csv", "json" or empty to detect it
-	// (ZONEPRICE_SHEET_FORMAT).
+	// Format is "csv", "json" or empty to detect it.
 	Format string
 	// Name names the source in logs, metrics and the events' source
-	// field; empty means "sheet" (ZONEPRICE_SHEET_NAME).
+	// field; empty means "sheet".
 	Name string
 	// Log receives a warning each round that skipped rows, naming them;
 	// nil discards it.
@@ -177,25 +174,25 @@ type Config struct {
 	Reserved []string
 }
 
-// Validate reports a configuration that cannot work, naming the
-// environment variable at fault.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	switch {
 	case c.URL == "" && c.File == "":
-		return errors.New("ZONEPRICE_SHEET_URL or ZONEPRICE_SHEET_FILE: set one to say where the price sheet is")
+		return contracts.Invalid("URL", "neither the sheet's URL nor its file is set: set one to say where the price sheet is")
 	case c.URL != "" && c.File != "":
-		return errors.New("ZONEPRICE_SHEET_URL and ZONEPRICE_SHEET_FILE are both set: set only one")
+		return contracts.Invalid("URL", "both the sheet's URL and its file are set: set only one")
 	}
 	if err := fetch.CheckURL(c.URL); err != nil {
-		return fmt.Errorf("ZONEPRICE_SHEET_URL %w", err)
+		return contracts.Invalid("URL", "%v", err)
 	}
 	switch strings.ToLower(c.Format) {
 	case "", FormatCSV, FormatJSON:
 	default:
-		return fmt.Errorf("ZONEPRICE_SHEET_FORMAT %q: want csv, json, or empty to detect it", c.Format)
+		return contracts.Invalid("Format", "%q: want csv, json, or empty to detect it", c.Format)
 	}
 	if c.Name != "" && !contracts.ValidRegistrar(c.Name) {
-		return fmt.Errorf("ZONEPRICE_SHEET_NAME %q: want lower-case letters, digits and inner hyphens", c.Name)
+		return contracts.Invalid("Name", "%q: want lower-case letters, digits and inner hyphens", c.Name)
 	}
 	for _, r := range c.Reserved {
 		if !contracts.ValidRegistrar(r) {

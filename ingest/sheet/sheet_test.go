@@ -631,12 +631,12 @@ func TestConfig(t *testing.T) {
 	}{
 		{name: "URL", cfg: sheet.Config{URL: "https://example.org/prices.csv"}},
 		{name: "file", cfg: sheet.Config{File: "prices.csv", Format: "json", Name: "sheet-b"}},
-		{name: "neither", cfg: sheet.Config{}, wantErr: "ZONEPRICE_SHEET_URL or ZONEPRICE_SHEET_FILE"},
-		{name: "both", cfg: sheet.Config{URL: "https://example.org/p.csv", File: "p.csv"}, wantErr: "ZONEPRICE_SHEET_URL and ZONEPRICE_SHEET_FILE are both set"},
-		{name: "relative URL", cfg: sheet.Config{URL: "prices.csv"}, wantErr: "ZONEPRICE_SHEET_URL"},
-		{name: "ftp URL", cfg: sheet.Config{URL: "ftp://example.org/prices.csv"}, wantErr: "ZONEPRICE_SHEET_URL"},
-		{name: "format", cfg: sheet.Config{File: "p.xlsx", Format: "xlsx"}, wantErr: "ZONEPRICE_SHEET_FORMAT"},
-		{name: "name", cfg: sheet.Config{File: "p.csv", Name: "Sheet B"}, wantErr: "ZONEPRICE_SHEET_NAME"},
+		{name: "neither", cfg: sheet.Config{}, wantErr: "URL: neither the sheet's URL nor its file is set"},
+		{name: "both", cfg: sheet.Config{URL: "https://example.org/p.csv", File: "p.csv"}, wantErr: "URL: both the sheet's URL and its file are set"},
+		{name: "relative URL", cfg: sheet.Config{URL: "prices.csv"}, wantErr: "URL: "},
+		{name: "ftp URL", cfg: sheet.Config{URL: "ftp://example.org/prices.csv"}, wantErr: "URL: "},
+		{name: "format", cfg: sheet.Config{File: "p.xlsx", Format: "xlsx"}, wantErr: `Format: "xlsx"`},
+		{name: "name", cfg: sheet.Config{File: "p.csv", Name: "Sheet B"}, wantErr: `Name: "Sheet B"`},
 		{name: "reserved", cfg: sheet.Config{File: "p.csv", Reserved: []string{"porkbun", "Name.com"}}, wantErr: `sheet Reserved: "Name.com"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -159,7 +159,7 @@ func ParseTiers(s string) (Tiers, error) {
 func reservedTier(name string) error {
 	switch name {
 	case contracts.FreeTier:
-		return errors.New("tier free is the limit of clients without a key; set it with --rate-limit (ZONEPRICE_RATE_LIMIT)")
+		return errors.New("tier free is the limit of clients without a key; set it as the anonymous rate")
 	case unknownTier:
 		return errors.New(`tier unknown is reserved: zoneprice_api_keys{tier="unknown"} counts the keys of tiers a pod does not define`)
 	}
@@ -298,34 +298,35 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports a configuration that cannot work, naming the flag.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	if err := c.Anonymous.validate(); err != nil {
-		return fmt.Errorf("--rate-limit (ZONEPRICE_RATE_LIMIT): %w", err)
+		return contracts.Invalid("Anonymous", "%v", err)
 	}
 	for _, name := range c.Tiers.Names() {
 		if err := contracts.ValidateTier(name); err != nil {
-			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): %q cannot name a tier", name)
+			return contracts.Invalid("Tiers", "%q cannot name a tier", name)
 		}
 		if err := reservedTier(name); err != nil {
-			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): %w", err)
+			return contracts.Invalid("Tiers", "%v", err)
 		}
 		if err := c.Tiers[name].validate(); err != nil {
-			return fmt.Errorf("--tiers (ZONEPRICE_TIERS): tier %s: %w", name, err)
+			return contracts.Invalid("Tiers", "tier %s: %v", name, err)
 		}
 	}
 	for _, p := range c.TrustedProxies {
 		if !p.IsValid() {
-			return errors.New("--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES): invalid prefix")
+			return contracts.Invalid("TrustedProxies", "invalid prefix")
 		}
 		if p.Bits() == 0 {
 			// Trusting every address lets any client write its own
 			// address into X-Forwarded-For.
-			return fmt.Errorf("--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES): %s trusts every address, so every client could choose its own; list the proxies' ranges", p)
+			return contracts.Invalid("TrustedProxies", "%s trusts every address, so every client could choose its own; list the proxies' ranges", p)
 		}
 	}
 	if c.Clients < ways || c.Clients > MaxClients {
-		return fmt.Errorf("--rate-limit-clients (ZONEPRICE_RATE_LIMIT_CLIENTS): %d is not between %d and %d", c.Clients, ways, MaxClients)
+		return contracts.Invalid("Clients", "%d is not between %d and %d", c.Clients, ways, MaxClients)
 	}
 	return nil
 }

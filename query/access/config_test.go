@@ -1,12 +1,13 @@
 package access_test
 
 import (
+	"errors"
 	"net/netip"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
 )
 
@@ -154,24 +155,27 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// TestConfigValidateNamesFlag checks that a refused setting names the flag
-// and the environment variable that set it.
-func TestConfigValidateNamesFlag(t *testing.T) {
+// TestConfigValidateNamesField checks that a refused setting names the
+// field, which the command that registered its flag turns into the flag's
+// name.
+func TestConfigValidateNamesField(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(*access.Config)
 		want   string
 	}{
-		{"proxies", func(c *access.Config) { c.TrustedProxies = prefixes(t, "0.0.0.0/0") }, "--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES)"},
-		{"clients", func(c *access.Config) { c.Clients = 1 << 30 }, "--rate-limit-clients (ZONEPRICE_RATE_LIMIT_CLIENTS)"},
-		{"tier", func(c *access.Config) { c.Tiers["unknown"] = c.Anonymous }, "--tiers (ZONEPRICE_TIERS)"},
+		{"anonymous", func(c *access.Config) { c.Anonymous = access.Rate{Limit: 1, Window: 0, Burst: 1} }, "Anonymous"},
+		{"proxies", func(c *access.Config) { c.TrustedProxies = prefixes(t, "0.0.0.0/0") }, "TrustedProxies"},
+		{"clients", func(c *access.Config) { c.Clients = 1 << 30 }, "Clients"},
+		{"tier", func(c *access.Config) { c.Tiers["unknown"] = c.Anonymous }, "Tiers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := access.DefaultConfig()
 			tt.change(&c)
-			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Validate: got %v, want an error naming %s", err, tt.want)
+			var ve *contracts.ValidationError
+			if err := c.Validate(); !errors.As(err, &ve) || ve.Field != tt.want {
+				t.Errorf("Validate: got %v, want a problem of the field %s", err, tt.want)
 			}
 		})
 	}

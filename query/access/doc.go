@@ -29,7 +29,7 @@
 // created or revoked reaches every pod in moments. A key whose tier a pod
 // has no limit for is served at the free rate, per key, with a warning
 // when it is loaded and zoneprice_api_keys{tier="unknown"}: a pod that
-// lags behind a change of --tiers keeps serving subscribers rather than
+// lags behind a change of its tiers keeps serving subscribers rather than
 // refusing them. Likewise a bucket the pod cannot read makes keys
 // unavailable (answered 503), never wrong (401): see Keys.
 package access

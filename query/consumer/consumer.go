@@ -44,16 +44,17 @@ func DefaultConfig() Config {
 	return Config{Currency: "USD", Quiet: 5 * time.Millisecond, MaxDelay: 25 * time.Millisecond, PullBatch: 2048}
 }
 
-// Validate reports a configuration that cannot work, naming the setting.
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
 func (c Config) Validate() error {
 	if _, ok := contracts.CurrencyExponent(c.Currency); !ok {
-		return fmt.Errorf("currency: unknown ISO 4217 code %q", c.Currency)
+		return contracts.Invalid("Currency", "unknown ISO 4217 code %q", c.Currency)
 	}
 	if c.Quiet <= 0 || c.MaxDelay < c.Quiet {
-		return errors.New("render delays: quiet must be positive and at most max delay")
+		return contracts.Invalid("Quiet", "must be positive and at most MaxDelay")
 	}
 	if c.PullBatch < 1 {
-		return errors.New("pull batch must be positive")
+		return contracts.Invalid("PullBatch", "must be positive")
 	}
 	return nil
 }

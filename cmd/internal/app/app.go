@@ -186,13 +186,17 @@ type QueryFlags struct {
 	// MetricsAddr, when set, serves /metrics there instead of on the API
 	// port.
 	MetricsAddr string
+	// Names are the flags that set Server's and Consumer's fields.
+	Names FlagNames
 }
 
 // RegisterQueryFlags declares the query service's flags.
 func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
-	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: consumer.DefaultConfig()}
+	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: consumer.DefaultConfig(), Names: FlagNames{}}
 	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
+	q.Names.add("Addr", "listen", "ZONEPRICE_LISTEN")
 	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
+	q.Names.add("Currency", "currency", "ZONEPRICE_CURRENCY")
 	StringVar(fs, getenv, &q.MetricsAddr, "metrics-listen", "ZONEPRICE_METRICS_LISTEN", "", `address of a separate /metrics port ("": on the API port)`)
 	access, err := strconv.ParseBool(envOr(getenv, "ZONEPRICE_ACCESS_LOG", "false"))
 	if err != nil {
@@ -202,13 +206,23 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
+	q.Names.add("DrainDelay", "drain-delay", "ZONEPRICE_DRAIN_DELAY")
 	if err := DurationVar(fs, getenv, &q.Server.CacheMaxAge, "cache-max-age", "ZONEPRICE_CACHE_MAX_AGE", q.Server.CacheMaxAge, "how long clients may reuse a response without revalidating (Cache-Control max-age; 0: always revalidate)"); err != nil {
 		return nil, err
 	}
-	if err := registerLimitFlags(fs, getenv, &q.Server.Limits); err != nil {
+	q.Names.add("CacheMaxAge", "cache-max-age", "ZONEPRICE_CACHE_MAX_AGE")
+	if err := registerLimitFlags(fs, getenv, &q.Server.Limits, q.Names); err != nil {
 		return nil, err
 	}
 	return q, nil
+}
+
+// Validate reports settings that cannot work, naming the flag.
+func (q *QueryFlags) Validate() error {
+	if err := q.Consumer.Validate(); err != nil {
+		return q.Names.Explain(err)
+	}
+	return q.Names.Explain(q.Server.Validate())
 }
 
 func envOr(getenv Env, key, def string) string {
@@ -224,9 +238,12 @@ func envOr(getenv Env, key, def string) string {
 // errgroup.
 func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*consumer.Consumer, []func(context.Context) error, error) {
 	q.Server.MetricsOnAPI = q.MetricsAddr == ""
+	if err := q.Validate(); err != nil {
+		return nil, nil, err
+	}
 	cons, err := consumer.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--currency (ZONEPRICE_CURRENCY): %w", err)
+		return nil, nil, err
 	}
 	keys, err := newKeys(js, q, log, reg)
 	if err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,8 +14,31 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 )
+
+// FlagNames maps the fields of a library Config, as its Validate errors
+// name them (contracts.ValidationError: "Addr", "Limits.Tiers"), to the
+// flag and environment variable a command sets each with. Library packages
+// never name flags; the command that registers one records it here, next
+// to the registration, so renaming a flag touches that one place.
+type FlagNames map[string]string
+
+// add records that field is set with the flag name or the variable env.
+func (n FlagNames) add(field, name, env string) { n[field] = "--" + name + " (" + env + ")" }
+
+// Explain rewrites a Config.Validate error about a field set by a flag to
+// name the flag and the variable instead of the field.
+func (n FlagNames) Explain(err error) error {
+	var ve *contracts.ValidationError
+	if errors.As(err, &ve) {
+		if name, ok := n[ve.Field]; ok {
+			return fmt.Errorf("%s: %s", name, ve.Problem)
+		}
+	}
+	return err
+}
 
 // Common are the settings every command has: where NATS is, its
 // credentials and TLS, and logging.

@@ -30,20 +30,25 @@ func TextVar(fs *flag.FlagSet, getenv Env, p TextValue, name, env, usage string)
 	return nil
 }
 
-// registerLimitFlags declares the rate limit flags of the query service.
-func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config) error {
+// registerLimitFlags declares the rate limit flags of the query service,
+// recording in names which field of the server's Config each sets.
+func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config, names FlagNames) error {
 	if err := TextVar(fs, getenv, &c.Anonymous, "rate-limit", "ZONEPRICE_RATE_LIMIT",
 		`requests per client address without an API key, per pod: N/s, N/m or N/h, optionally ";burst=N" (default burst: N), or "off"`); err != nil {
 		return err
 	}
+	names.add("Limits.Anonymous", "rate-limit", "ZONEPRICE_RATE_LIMIT")
 	if err := TextVar(fs, getenv, &c.Tiers, "tiers", "ZONEPRICE_TIERS",
-		`API key tiers and their limits per key, per pod: comma-separated name=rate, rates as in --rate-limit`); err != nil {
+		`API key tiers and their limits per key, per pod: comma-separated name=rate, rates as in --rate-limit ("free" is --rate-limit's)`); err != nil {
 		return err
 	}
+	names.add("Limits.Tiers", "tiers", "ZONEPRICE_TIERS")
 	if err := TextVar(fs, getenv, &c.TrustedProxies, "trusted-proxies", "ZONEPRICE_TRUSTED_PROXIES",
 		"comma-separated CIDRs of proxies whose X-Forwarded-For names the client (not /0); empty: the TCP peer is the client"); err != nil {
 		return err
 	}
+	names.add("Limits.TrustedProxies", "trusted-proxies", "ZONEPRICE_TRUSTED_PROXIES")
+	names.add("Limits.Clients", "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS")
 	return IntVar(fs, getenv, &c.Clients, "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS", c.Clients,
 		fmt.Sprintf("clients whose limits a pod tracks at once (32 bytes each), rounded up to a power of two, at most %d; beyond it, the nearest to refilled are forgotten", access.MaxClients))
 }

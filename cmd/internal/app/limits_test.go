@@ -4,12 +4,15 @@ import (
 	"flag"
 	"io"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 func TestLimitFlags(t *testing.T) {
@@ -63,7 +66,7 @@ func TestLimitFlags(t *testing.T) {
 				err = fs.Parse(tt.args)
 			}
 			if err == nil {
-				err = q.Server.Validate()
+				err = q.Validate()
 			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -77,4 +80,44 @@ func TestLimitFlags(t *testing.T) {
 			tt.check(t, q.Server.Limits)
 		})
 	}
+}
+
+// TestQueryFlagNames checks the table that turns a Config field named by
+// a Validate error into its flag: every entry names a registered flag and
+// a real field of the server's or the consumer's Config, so a renamed flag
+// or field cannot leave a stale message behind.
+func TestQueryFlagNames(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	q, err := app.RegisterQueryFlags(fs, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Names) == 0 {
+		t.Fatal("no flag names recorded")
+	}
+	for field, name := range q.Names {
+		flagName, _, _ := strings.Cut(strings.TrimPrefix(name, "--"), " ")
+		if fs.Lookup(flagName) == nil {
+			t.Errorf("%s is set by %q, which is not a registered flag", field, name)
+		}
+		if !hasField(reflect.TypeFor[query.Config](), field) && !hasField(reflect.TypeFor[consumer.Config](), field) {
+			t.Errorf("%q names no field of query.Config or consumer.Config", field)
+		}
+	}
+	q.Server.Limits.TrustedProxies = access.Prefixes{netip.MustParsePrefix("0.0.0.0/0")}
+	if err := q.Validate(); err == nil || !strings.HasPrefix(err.Error(), "--trusted-proxies (ZONEPRICE_TRUSTED_PROXIES): ") {
+		t.Errorf("Validate = %v, want the problem under the flag's name", err)
+	}
+}
+
+// hasField reports whether a dotted path of field names exists in t.
+func hasField(t reflect.Type, path string) bool {
+	for name := range strings.SplitSeq(path, ".") {
+		f, ok := t.FieldByName(name)
+		if !ok {
+			return false
+		}
+		t = f.Type
+	}
+	return true
 }

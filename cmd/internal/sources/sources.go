@@ -30,6 +30,15 @@ func adapterRegistrars() []string {
 
 // Registry returns every source by name.
 func Registry() map[string]app.SourceSpec {
+	// The environment variables the credentialed sources and the price
+	// sheet are configured with, by the Config field each sets: a
+	// Validate error naming a field is explained with its variable.
+	namecheapEnv := app.FlagNames{
+		"URL": "ZONEPRICE_NAMECHEAP_URL", "APIUser": "ZONEPRICE_NAMECHEAP_API_USER", "APIKey": "ZONEPRICE_NAMECHEAP_API_KEY",
+		"UserName": "ZONEPRICE_NAMECHEAP_USERNAME", "ClientIP": "ZONEPRICE_NAMECHEAP_CLIENT_IP",
+	}
+	namecomEnv := app.FlagNames{"URL": "ZONEPRICE_NAMECOM_URL", "Username": "ZONEPRICE_NAMECOM_USERNAME", "Token": "ZONEPRICE_NAMECOM_TOKEN"}
+	sheetEnv := app.FlagNames{"URL": "ZONEPRICE_SHEET_URL", "File": "ZONEPRICE_SHEET_FILE", "Format": "ZONEPRICE_SHEET_FORMAT", "Name": "ZONEPRICE_SHEET_NAME"}
 	return map[string]app.SourceSpec{
 		porkbun.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
@@ -48,45 +57,57 @@ func Registry() map[string]app.SourceSpec {
 		},
 		namecheap.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
-				key, err := app.Secret(d.Getenv, namecheap.EnvAPIKey)
+				key, err := app.Secret(d.Getenv, namecheapEnv["APIKey"])
 				if err != nil {
 					return nil, err
 				}
-				return namecheap.New(namecheap.Config{
-					URL:      d.Getenv(namecheap.EnvURL),
-					APIUser:  d.Getenv(namecheap.EnvAPIUser),
+				src, err := namecheap.New(namecheap.Config{
+					URL:      d.Getenv(namecheapEnv["URL"]),
+					APIUser:  d.Getenv(namecheapEnv["APIUser"]),
 					APIKey:   key,
-					UserName: d.Getenv(namecheap.EnvUserName),
-					ClientIP: d.Getenv(namecheap.EnvClientIP),
+					UserName: d.Getenv(namecheapEnv["UserName"]),
+					ClientIP: d.Getenv(namecheapEnv["ClientIP"]),
 				}, d.Client, d.Now)
+				if err != nil {
+					return nil, namecheapEnv.Explain(err)
+				}
+				return src, nil
 			},
-			Parse: namecheap.Parse, Auto: true, Switch: []string{namecheap.EnvAPIKey},
+			Parse: namecheap.Parse, Auto: true, Switch: []string{namecheapEnv["APIKey"]},
 		},
 		namecom.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
-				token, err := app.Secret(d.Getenv, namecom.EnvToken)
+				token, err := app.Secret(d.Getenv, namecomEnv["Token"])
 				if err != nil {
 					return nil, err
 				}
-				return namecom.New(namecom.Config{
-					URL: d.Getenv(namecom.EnvURL), Username: d.Getenv(namecom.EnvUsername), Token: token,
+				src, err := namecom.New(namecom.Config{
+					URL: d.Getenv(namecomEnv["URL"]), Username: d.Getenv(namecomEnv["Username"]), Token: token,
 				}, d.Client, d.Now)
+				if err != nil {
+					return nil, namecomEnv.Explain(err)
+				}
+				return src, nil
 			},
-			Parse: namecom.Parse, Auto: true, Switch: []string{namecom.EnvToken},
+			Parse: namecom.Parse, Auto: true, Switch: []string{namecomEnv["Token"]},
 		},
 		sheet.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
-				return sheet.New(sheet.Config{
-					URL:    d.Getenv("ZONEPRICE_SHEET_URL"),
-					File:   d.Getenv("ZONEPRICE_SHEET_FILE"),
-					Format: d.Getenv("ZONEPRICE_SHEET_FORMAT"),
-					Name:   d.Getenv("ZONEPRICE_SHEET_NAME"),
+				src, err := sheet.New(sheet.Config{
+					URL:    d.Getenv(sheetEnv["URL"]),
+					File:   d.Getenv(sheetEnv["File"]),
+					Format: d.Getenv(sheetEnv["Format"]),
+					Name:   d.Getenv(sheetEnv["Name"]),
 					Log:    d.Log,
 					// The adapters' registrars: a sheet must not speak for them.
 					Reserved: adapterRegistrars(),
 				}, d.Client, d.Now)
+				if err != nil {
+					return nil, sheetEnv.Explain(err)
+				}
+				return src, nil
 			},
-			Parse: sheet.ParseReserved(adapterRegistrars()), Auto: true, Switch: []string{"ZONEPRICE_SHEET_URL", "ZONEPRICE_SHEET_FILE"},
+			Parse: sheet.ParseReserved(adapterRegistrars()), Auto: true, Switch: []string{sheetEnv["URL"], sheetEnv["File"]},
 		},
 		iana.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
