@@ -5,7 +5,7 @@ GO        ?= go
 BIN       := bin
 FUZZTIME  ?= 30s
 BENCHTIME ?= 5s
-BENCH_OUT ?= bench/out/report.md
+BENCH_OUT ?= bin/bench/report.md
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: run test test-unit lint build bench bench-go bench-ingest fuzz clean tools-bench images compose-up compose-down compose-keys
@@ -128,7 +128,7 @@ $(COMPOSE_ENV):
 	mv $$tmp $@; echo "wrote $@"
 
 clean:
-	rm -rf $(BIN) bench/out
+	rm -rf $(BIN)
 
 ## test-integration: the failure suite (deploy/cluster): builds the images,
 ## then runs the scenarios on real containers; needs a Docker engine, and
