@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
 const (
@@ -22,7 +23,7 @@ func benchEvents() []*contracts.PriceSet {
 		for r := range benchRegistrars {
 			reg := fmt.Sprintf("r%03d", r+1)
 			base := int64(500 + (z*31+r*17)%5000)
-			evs = append(evs, priced(reg, zone, t0.Add(time.Duration(r)*time.Second), "USD", base, base+200, base+100))
+			evs = append(evs, eventtest.Priced(reg, zone, t0.Add(time.Duration(r)*time.Second), "USD", base, base+200, base+100))
 		}
 	}
 	return evs
@@ -64,7 +65,7 @@ func BenchmarkBuildIncremental(b *testing.B) {
 	for b.Loop() {
 		seq++
 		i++
-		ev := priced("r042", ".z0750", t0.Add(time.Duration(i)*time.Minute), "USD", int64(400+i%1000), 900, 800)
+		ev := eventtest.Priced("r042", ".z0750", t0.Add(time.Duration(i)*time.Minute), "USD", int64(400+i%1000), 900, 800)
 		if got := x.Apply(seq, storedAt(ev), ev); got != Applied && got != Unchanged {
 			b.Fatalf("Apply = %v, want applied", got)
 		}

@@ -15,63 +15,6 @@ var t0 = time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-func money(currency string, minor int64) contracts.Price {
-	return contracts.Price{Amount: minor, Currency: currency}
-}
-
-func regular(currency string, minor int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: money(currency, minor)}
-}
-
-func promo(currency string, regularMinor, promoMinor int64, endsAt *time.Time) *contracts.OpPrice {
-	return &contracts.OpPrice{
-		Regular: money(currency, regularMinor),
-		Promo:   &contracts.Promo{Price: money(currency, promoMinor), EndsAt: endsAt},
-	}
-}
-
-func priceSet(registrar, zone string, observed time.Time, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet,
-		Registrar: registrar, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer,
-		ObservedAt: observed, Source: "test",
-	}
-}
-
-// priced is a price set offering all three operations in one currency.
-func priced(registrar, zone string, observed time.Time, currency string, register, renew, transfer int64) *contracts.PriceSet {
-	return priceSet(registrar, zone, observed, regular(currency, register), regular(currency, renew), regular(currency, transfer))
-}
-
-func withdrawal(registrar, zone string, observed time.Time) *contracts.Withdrawal {
-	return &contracts.Withdrawal{
-		V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal,
-		Registrar: registrar, Zone: zone, ObservedAt: observed, Source: "test",
-	}
-}
-
-func zoneMeta(t testing.TB, zone, typ string, observed time.Time, categories ...string) *contracts.ZoneMeta {
-	t.Helper()
-	z, err := contracts.NormalizeZone(zone)
-	if err != nil {
-		t.Fatalf("NormalizeZone(%q): %v", zone, err)
-	}
-	return &contracts.ZoneMeta{
-		V: contracts.SchemaVersion, Kind: contracts.KindZoneMeta,
-		Zone: zone, Unicode: z.Unicode, Type: typ, Categories: categories,
-		ObservedAt: observed, Source: "test",
-	}
-}
-
-func rates(observed time.Time, base string, rs map[string]string) *contracts.Rates {
-	return &contracts.Rates{
-		V: contracts.SchemaVersion, Kind: contracts.KindRates,
-		Base: base, Date: observed.Format(time.DateOnly), Rates: rs,
-		ObservedAt: observed, Source: "ecb",
-	}
-}
-
 // feed applies events to an Index with increasing stream sequences, as the
 // consumer does, and insists every fixture is a valid event.
 type feed struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
 func TestOutcomeString(t *testing.T) {
@@ -39,17 +40,17 @@ type seqEvent struct {
 
 func TestApplyOutcomes(t *testing.T) {
 	const com = ".com"
-	first := priced("alpha", com, t0, "USD", 1000, 1200, 900)
-	samePricesLater := priced("alpha", com, at(time.Hour), "USD", 1000, 1200, 900)
-	changed := priced("alpha", com, at(time.Hour), "USD", 1100, 1200, 900)
-	changedEarlier := priced("alpha", com, at(-time.Hour), "USD", 1100, 1200, 900)
-	meta := zoneMeta(t, com, contracts.TypeGeneric, t0, "generic")
-	metaLater := zoneMeta(t, com, contracts.TypeGeneric, at(time.Hour), "generic")
-	metaChanged := zoneMeta(t, com, contracts.TypeGeneric, at(time.Hour), "generic", "legacy-gtld")
-	metaEarlier := zoneMeta(t, com, contracts.TypeGeneric, at(-time.Hour), "generic", "legacy-gtld")
-	eur := rates(t0, "EUR", map[string]string{"USD": "1.0830"})
-	eurLater := rates(at(24*time.Hour), "EUR", map[string]string{"USD": "1.0900"})
-	eurEarlier := rates(at(-24*time.Hour), "EUR", map[string]string{"USD": "1.0700"})
+	first := eventtest.Priced("alpha", com, t0, "USD", 1000, 1200, 900)
+	samePricesLater := eventtest.Priced("alpha", com, at(time.Hour), "USD", 1000, 1200, 900)
+	changed := eventtest.Priced("alpha", com, at(time.Hour), "USD", 1100, 1200, 900)
+	changedEarlier := eventtest.Priced("alpha", com, at(-time.Hour), "USD", 1100, 1200, 900)
+	meta := eventtest.ZoneMeta(com, contracts.TypeGeneric, t0, "generic")
+	metaLater := eventtest.ZoneMeta(com, contracts.TypeGeneric, at(time.Hour), "generic")
+	metaChanged := eventtest.ZoneMeta(com, contracts.TypeGeneric, at(time.Hour), "generic", "legacy-gtld")
+	metaEarlier := eventtest.ZoneMeta(com, contracts.TypeGeneric, at(-time.Hour), "generic", "legacy-gtld")
+	eur := eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830"})
+	eurLater := eventtest.Rates(at(24*time.Hour), "EUR", map[string]string{"USD": "1.0900"})
+	eurEarlier := eventtest.Rates(at(-24*time.Hour), "EUR", map[string]string{"USD": "1.0700"})
 
 	tests := []struct {
 		name   string
@@ -76,7 +77,7 @@ func TestApplyOutcomes(t *testing.T) {
 		{
 			name:   "another registrar in the zone",
 			before: []seqEvent{{1, first}},
-			ev:     seqEvent{2, priced("beta", com, t0, "USD", 1, 2, 3)}, want: Applied, wantDirty: true,
+			ev:     seqEvent{2, eventtest.Priced("beta", com, t0, "USD", 1, 2, 3)}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "same sequence again",
@@ -96,31 +97,31 @@ func TestApplyOutcomes(t *testing.T) {
 		{
 			name:   "withdrawal of a priced registrar",
 			before: []seqEvent{{1, first}},
-			ev:     seqEvent{2, withdrawal("alpha", com, at(time.Hour))}, want: Applied, wantDirty: true,
+			ev:     seqEvent{2, eventtest.Withdrawal("alpha", com, at(time.Hour))}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "withdrawal observed before the price set: stream order wins",
 			before: []seqEvent{{1, first}},
-			ev:     seqEvent{2, withdrawal("alpha", com, at(-time.Hour))}, want: Applied, wantDirty: true,
+			ev:     seqEvent{2, eventtest.Withdrawal("alpha", com, at(-time.Hour))}, want: Applied, wantDirty: true,
 		},
 		{
 			name: "withdrawal of a never-priced registrar",
-			ev:   seqEvent{1, withdrawal("alpha", com, t0)}, want: Unchanged,
+			ev:   seqEvent{1, eventtest.Withdrawal("alpha", com, t0)}, want: Unchanged,
 		},
 		{
 			name:   "price set after a withdrawal of a never-priced registrar",
-			before: []seqEvent{{1, withdrawal("alpha", com, t0)}},
+			before: []seqEvent{{1, eventtest.Withdrawal("alpha", com, t0)}},
 			ev:     seqEvent{2, changedEarlier}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "price set observed after a withdrawal",
-			before: []seqEvent{{1, first}, {2, withdrawal("alpha", com, at(time.Hour))}},
-			ev:     seqEvent{3, priced("alpha", com, at(2*time.Hour), "USD", 1, 2, 3)}, want: Applied, wantDirty: true,
+			before: []seqEvent{{1, first}, {2, eventtest.Withdrawal("alpha", com, at(time.Hour))}},
+			ev:     seqEvent{3, eventtest.Priced("alpha", com, at(2*time.Hour), "USD", 1, 2, 3)}, want: Applied, wantDirty: true,
 		},
 		{
 			name:   "second withdrawal",
-			before: []seqEvent{{1, first}, {2, withdrawal("alpha", com, at(time.Hour))}},
-			ev:     seqEvent{3, withdrawal("alpha", com, at(2*time.Hour))}, want: Unchanged,
+			before: []seqEvent{{1, first}, {2, eventtest.Withdrawal("alpha", com, at(time.Hour))}},
+			ev:     seqEvent{3, eventtest.Withdrawal("alpha", com, at(2*time.Hour))}, want: Unchanged,
 		},
 		{
 			name: "new zone meta",
@@ -192,10 +193,10 @@ func TestApplyOutcomes(t *testing.T) {
 // A redelivered event must not change what is rendered.
 func TestApplyIgnoredEventsLeaveBodies(t *testing.T) {
 	f := newFeed(t, "USD")
-	f.apply(priced("alpha", ".com", at(time.Hour), "USD", 1000, 1200, 900))
+	f.apply(eventtest.Priced("alpha", ".com", at(time.Hour), "USD", 1000, 1200, 900))
 	want := bytes.Clone(f.x.Build(t0).Domains.JSON)
 
-	if got := applyAt(t, f.x, 1, priced("alpha", ".com", at(2*time.Hour), "USD", 1, 1, 1)); got != Redelivered {
+	if got := applyAt(t, f.x, 1, eventtest.Priced("alpha", ".com", at(2*time.Hour), "USD", 1, 1, 1)); got != Redelivered {
 		t.Fatalf("Apply = %v, want %v", got, Redelivered)
 	}
 	f.x.allDirty = true // force a full re-render to compare bytes
@@ -207,19 +208,19 @@ func TestApplyIgnoredEventsLeaveBodies(t *testing.T) {
 func TestWithdrawalOfOnlyRegistrarRemovesZone(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("alpha", ".com", t0, "USD", 1000, 1200, 900),
-		priced("alpha", ".net", t0, "USD", 1100, 1300, 1000),
-		priced("beta", ".net", t0, "USD", 1050, 1350, 950),
+		eventtest.Priced("alpha", ".com", t0, "USD", 1000, 1200, 900),
+		eventtest.Priced("alpha", ".net", t0, "USD", 1100, 1300, 1000),
+		eventtest.Priced("beta", ".net", t0, "USD", 1050, 1350, 950),
 	)
 	s := f.x.Build(t0)
 	if _, ok := s.Comparison(".com"); !ok {
 		t.Fatal("Comparison(.com) missing before the withdrawal")
 	}
 
-	if got := f.apply(withdrawal("alpha", ".com", at(time.Hour))); got != Applied {
+	if got := f.apply(eventtest.Withdrawal("alpha", ".com", at(time.Hour))); got != Applied {
 		t.Fatalf("withdrawal: Apply = %v, want %v", got, Applied)
 	}
-	if got := f.apply(withdrawal("beta", ".net", at(time.Hour))); got != Applied {
+	if got := f.apply(eventtest.Withdrawal("beta", ".net", at(time.Hour))); got != Applied {
 		t.Fatalf("withdrawal: Apply = %v, want %v", got, Applied)
 	}
 	s = f.x.Build(at(time.Hour))
@@ -247,7 +248,7 @@ func TestWithdrawalOfOnlyRegistrarRemovesZone(t *testing.T) {
 	}
 
 	// The registrar comes back.
-	f.apply(priced("alpha", ".com", at(2*time.Hour), "USD", 999, 1200, 900))
+	f.apply(eventtest.Priced("alpha", ".com", at(2*time.Hour), "USD", 999, 1200, 900))
 	s = f.x.Build(at(2 * time.Hour))
 	if got := comparison(t, s, ".com").row(t, "alpha").amounts(); got != (amounts{"9.99", "12.00", "9.00"}) {
 		t.Errorf(".com alpha after re-pricing = %v, want [9.99 12.00 9.00]", got)
@@ -259,10 +260,10 @@ func catalog(t testing.TB) *feed {
 	t.Helper()
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("alpha", ".com", t0, "USD", 1099, 1599, 1099),
-		priced("beta", ".com", at(time.Minute), "USD", 968, 1650, 968),
-		priced("gamma", ".com", at(2*time.Minute), "USD", 968, 1450, 1200),
-		priceSet("alpha", ".co.uk", at(3*time.Minute), regular("USD", 599), regular("USD", 899), nil),
+		eventtest.Priced("alpha", ".com", t0, "USD", 1099, 1599, 1099),
+		eventtest.Priced("beta", ".com", at(time.Minute), "USD", 968, 1650, 968),
+		eventtest.Priced("gamma", ".com", at(2*time.Minute), "USD", 968, 1450, 1200),
+		eventtest.PriceSet("alpha", ".co.uk", at(3*time.Minute), eventtest.Regular("USD", 599), eventtest.Regular("USD", 899), nil),
 	)
 	return f
 }
@@ -342,9 +343,9 @@ func TestBuildDomains(t *testing.T) {
 func TestBuildComparisonZones(t *testing.T) {
 	f := catalog(t)
 	f.apply(
-		priced("alpha", ".xn--p1ai", t0, "USD", 500, 500, 500),
-		priced("beta", ".xn--p1ai", t0, "USD", 400, 600, 500),
-		priced("alpha", ".ai", t0, "USD", 7000, 7000, 7000),
+		eventtest.Priced("alpha", ".xn--p1ai", t0, "USD", 500, 500, 500),
+		eventtest.Priced("beta", ".xn--p1ai", t0, "USD", 400, 600, 500),
+		eventtest.Priced("alpha", ".ai", t0, "USD", 7000, 7000, 7000),
 	)
 	cz := decode[comparisonZonesJSON](t, f.x.Build(t0).ComparisonZones.JSON)
 
@@ -368,12 +369,12 @@ func TestBuildComparisonZones(t *testing.T) {
 func TestBuildCategories(t *testing.T) {
 	f := catalog(t)
 	f.apply(
-		zoneMeta(t, ".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld"),
-		zoneMeta(t, ".co.uk", contracts.TypeCountryCode, t0, "country-code", "second-level"),
+		eventtest.ZoneMeta(".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld"),
+		eventtest.ZoneMeta(".co.uk", contracts.TypeCountryCode, t0, "country-code", "second-level"),
 		// Not priced: its categories must not count.
-		zoneMeta(t, ".xn--p1ai", contracts.TypeCountryCode, t0, "country-code", "idn"),
+		eventtest.ZoneMeta(".xn--p1ai", contracts.TypeCountryCode, t0, "country-code", "idn"),
 		// Priced but without metadata.
-		priced("alpha", ".net", t0, "USD", 1200, 1200, 1200),
+		eventtest.Priced("alpha", ".net", t0, "USD", 1200, 1200, 1200),
 	)
 	s := f.x.Build(t0)
 	c := decode[categoriesJSON](t, s.Categories.JSON)
@@ -400,7 +401,7 @@ func TestBuildCategories(t *testing.T) {
 	}
 
 	// Pricing the IDN zone brings its categories in.
-	f.apply(priced("alpha", ".xn--p1ai", t0, "USD", 500, 500, 500))
+	f.apply(eventtest.Priced("alpha", ".xn--p1ai", t0, "USD", 500, 500, 500))
 	c = decode[categoriesJSON](t, f.x.Build(t0).Categories.JSON)
 	counts := map[string]int{}
 	for _, c := range c.Categories {
@@ -435,7 +436,7 @@ func TestCategoryName(t *testing.T) {
 
 func TestComparisonRowsAndCheapest(t *testing.T) {
 	f := catalog(t)
-	f.apply(priceSet("delta", ".com", t0, nil, regular("USD", 1400), nil))
+	f.apply(eventtest.PriceSet("delta", ".com", t0, nil, eventtest.Regular("USD", 1400), nil))
 	c := comparison(t, f.x.Build(t0), ".com")
 
 	if c.Zone != ".com" || c.Unicode != ".com" || c.Currency != "USD" {
@@ -490,7 +491,7 @@ func TestComparisonRowsAndCheapest(t *testing.T) {
 func TestSamePricesObservedLaterShowNewObservedAt(t *testing.T) {
 	f := catalog(t)
 	f.x.Build(t0)
-	if got := f.apply(priced("alpha", ".com", at(time.Hour), "USD", 1099, 1599, 1099)); got != Unchanged {
+	if got := f.apply(eventtest.Priced("alpha", ".com", at(time.Hour), "USD", 1099, 1599, 1099)); got != Unchanged {
 		t.Fatalf("Apply = %v, want %v", got, Unchanged)
 	}
 	r := comparison(t, f.x.Build(t0), ".com").row(t, "alpha")
@@ -504,8 +505,8 @@ func TestSamePricesObservedLaterShowNewObservedAt(t *testing.T) {
 func TestMoneyIsExactJSONNumber(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("alpha", ".com", t0, "USD", 968, 1001, 10),
-		priced("beta", ".com", t0, "USD", 1_000_000_000_07, 5, 0),
+		eventtest.Priced("alpha", ".com", t0, "USD", 968, 1001, 10),
+		eventtest.Priced("beta", ".com", t0, "USD", 1_000_000_000_07, 5, 0),
 	)
 	s := f.x.Build(t0)
 	b, _ := s.Comparison(".com")
@@ -547,11 +548,11 @@ func TestMoneyIsExactJSONNumber(t *testing.T) {
 func TestConversion(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("usd", ".com", t0, "USD", 1099, 1099, 1099),
-		priced("eur", ".com", t0, "EUR", 1000, 500, 1200),
-		priced("jpy", ".com", t0, "JPY", 1500, 1600, 1500),
+		eventtest.Priced("usd", ".com", t0, "USD", 1099, 1099, 1099),
+		eventtest.Priced("eur", ".com", t0, "EUR", 1000, 500, 1200),
+		eventtest.Priced("jpy", ".com", t0, "JPY", 1500, 1600, 1500),
 		// Cheaper than anyone in its own units, but there is no INR rate.
-		priced("inr", ".com", t0, "INR", 1, 1, 1),
+		eventtest.Priced("inr", ".com", t0, "INR", 1, 1, 1),
 	)
 
 	// Before any rates only USD converts.
@@ -560,7 +561,9 @@ func TestConversion(t *testing.T) {
 		t.Errorf("eur before rates: converted %v amounts %v, want false and nulls", r.Converted, r.amounts())
 	}
 
-	if got := f.apply(rates(t0, "EUR", map[string]string{"USD": "1.0830", "JPY": "160"})); got != Applied {
+	ecb := eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830", "JPY": "160"})
+	ecb.Source = "ecb"
+	if got := f.apply(ecb); got != Applied {
 		t.Fatalf("rates: Apply = %v, want %v", got, Applied)
 	}
 	s := f.x.Build(t0)
@@ -645,7 +648,7 @@ func TestConversion(t *testing.T) {
 
 func TestUnconvertibleOnlyZoneHasNoMinimum(t *testing.T) {
 	f := newFeed(t, "USD")
-	f.apply(priced("inr", ".in", t0, "INR", 50000, 60000, 50000))
+	f.apply(eventtest.Priced("inr", ".in", t0, "INR", 50000, 60000, 50000))
 	s := f.x.Build(t0)
 	c := comparison(t, s, ".in")
 	for _, op := range contracts.Ops {
@@ -668,10 +671,10 @@ func TestPromotions(t *testing.T) {
 	ends := at(24 * time.Hour)
 	f := newFeed(t, "USD")
 	f.apply(
-		priceSet("alpha", ".com", t0, promo("USD", 1200, 500, &ends), regular("USD", 1400), nil),
-		priced("beta", ".com", t0, "USD", 900, 1300, 900),
+		eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1200, 500, &ends), eventtest.Regular("USD", 1400), nil),
+		eventtest.Priced("beta", ".com", t0, "USD", 900, 1300, 900),
 		// An open-ended promotion keeps running.
-		priceSet("gamma", ".com", t0, promo("USD", 2000, 1000, nil), nil, nil),
+		eventtest.PriceSet("gamma", ".com", t0, eventtest.Promo("USD", 2000, 1000, nil), nil, nil),
 	)
 	s := f.x.Build(at(time.Hour))
 	c := comparison(t, s, ".com")
@@ -734,7 +737,7 @@ func TestPromotions(t *testing.T) {
 func TestPromotionEndedBeforeFirstBuild(t *testing.T) {
 	ended := at(-time.Hour)
 	f := newFeed(t, "USD")
-	f.apply(priceSet("alpha", ".com", t0, promo("USD", 1200, 500, &ended), nil, nil))
+	f.apply(eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1200, 500, &ended), nil, nil))
 	c := comparison(t, f.x.Build(t0), ".com")
 	if got := c.row(t, "alpha").amounts(); got != (amounts{"12.00", "null", "null"}) {
 		t.Errorf("amounts = %v, want [12.00 null null]", got)
@@ -748,10 +751,10 @@ func TestExpireReturnsEarliestAcrossZones(t *testing.T) {
 	e1, e2, e3 := at(time.Hour), at(2*time.Hour), at(3*time.Hour)
 	f := newFeed(t, "USD")
 	f.apply(
-		priceSet("alpha", ".com", t0, promo("USD", 1200, 500, &e3), nil, nil),
-		priceSet("alpha", ".net", t0, promo("USD", 1200, 500, &e1), nil, nil),
-		priceSet("alpha", ".org", t0, promo("USD", 1200, 500, &e2), nil, nil),
-		priced("alpha", ".info", t0, "USD", 1200, 1200, 1200),
+		eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1200, 500, &e3), nil, nil),
+		eventtest.PriceSet("alpha", ".net", t0, eventtest.Promo("USD", 1200, 500, &e1), nil, nil),
+		eventtest.PriceSet("alpha", ".org", t0, eventtest.Promo("USD", 1200, 500, &e2), nil, nil),
+		eventtest.Priced("alpha", ".info", t0, "USD", 1200, 1200, 1200),
 	)
 	f.x.Build(t0)
 	if got := f.x.NextExpiry(); !got.Equal(e1) {
@@ -786,7 +789,7 @@ func TestExpireReturnsEarliestAcrossZones(t *testing.T) {
 func TestExpireKeepsLaterPromotionOfSameZone(t *testing.T) {
 	e1, e2 := at(time.Hour), at(2*time.Hour)
 	f := newFeed(t, "USD")
-	f.apply(priceSet("alpha", ".com", t0, promo("USD", 1200, 500, &e1), promo("USD", 1400, 700, &e2), nil))
+	f.apply(eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1200, 500, &e1), eventtest.Promo("USD", 1400, 700, &e2), nil))
 	f.x.Build(t0)
 	f.x.Expire(e1)
 	f.x.Build(e1)
@@ -809,16 +812,16 @@ func TestSnapshotVersionsAndReuse(t *testing.T) {
 	}
 
 	versions := []uint64{s0.Version}
-	applyAt(t, x, 1, priced("alpha", ".com", t0, "USD", 1000, 1000, 1000))
+	applyAt(t, x, 1, eventtest.Priced("alpha", ".com", t0, "USD", 1000, 1000, 1000))
 	s1 := x.Build(t0)
 	versions = append(versions, s1.Version)
 	if again := x.Build(t0); again != s1 {
 		t.Errorf("second Build with nothing dirty returned a new snapshot (version %d), want the same pointer", again.Version)
 	}
-	applyAt(t, x, 2, priced("alpha", ".com", t0, "USD", 1001, 1000, 1000))
+	applyAt(t, x, 2, eventtest.Priced("alpha", ".com", t0, "USD", 1001, 1000, 1000))
 	s2 := x.Build(t0)
 	versions = append(versions, s2.Version)
-	applyAt(t, x, 3, rates(t0, "EUR", map[string]string{"USD": "1.0830"}))
+	applyAt(t, x, 3, eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830"}))
 	s3 := x.Build(t0)
 	versions = append(versions, s3.Version)
 
@@ -836,9 +839,9 @@ func TestSnapshotVersionsAndReuse(t *testing.T) {
 func TestOnlyDirtyZonesRerender(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("alpha", ".com", t0, "USD", 1000, 1000, 1000),
-		priced("alpha", ".net", t0, "USD", 1100, 1100, 1100),
-		priced("alpha", ".org", t0, "USD", 1200, 1200, 1200),
+		eventtest.Priced("alpha", ".com", t0, "USD", 1000, 1000, 1000),
+		eventtest.Priced("alpha", ".net", t0, "USD", 1100, 1100, 1100),
+		eventtest.Priced("alpha", ".org", t0, "USD", 1200, 1200, 1200),
 	)
 	s1 := f.x.Build(t0)
 	body := func(s *Snapshot, zone string) *Body {
@@ -850,7 +853,7 @@ func TestOnlyDirtyZonesRerender(t *testing.T) {
 		return b
 	}
 
-	f.apply(priced("beta", ".com", t0, "USD", 900, 900, 900))
+	f.apply(eventtest.Priced("beta", ".com", t0, "USD", 900, 900, 900))
 	s2 := f.x.Build(t0)
 	if body(s2, ".com") == body(s1, ".com") {
 		t.Error(".com body is the same pointer after it changed, want a new body")
@@ -862,7 +865,7 @@ func TestOnlyDirtyZonesRerender(t *testing.T) {
 	}
 
 	// Zone meta for one zone re-renders only it.
-	f.apply(zoneMeta(t, ".net", contracts.TypeGeneric, t0, "generic"))
+	f.apply(eventtest.ZoneMeta(".net", contracts.TypeGeneric, t0, "generic"))
 	s3 := f.x.Build(t0)
 	if body(s3, ".net") == body(s2, ".net") {
 		t.Error(".net body reused after its zone meta changed, want a new body")
@@ -872,7 +875,7 @@ func TestOnlyDirtyZonesRerender(t *testing.T) {
 	}
 
 	// Rates change every conversion, so everything re-renders.
-	f.apply(rates(t0, "EUR", map[string]string{"USD": "1.0830"}))
+	f.apply(eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830"}))
 	s4 := f.x.Build(t0)
 	for _, z := range []string{".com", ".net", ".org"} {
 		if body(s4, z) == body(s3, z) {
@@ -883,7 +886,7 @@ func TestOnlyDirtyZonesRerender(t *testing.T) {
 
 func TestSnapshotCounts(t *testing.T) {
 	f := catalog(t)
-	f.apply(zoneMeta(t, ".xn--p1ai", contracts.TypeCountryCode, t0, "idn"))
+	f.apply(eventtest.ZoneMeta(".xn--p1ai", contracts.TypeCountryCode, t0, "idn"))
 	s := f.x.Build(t0)
 	if s.Zones != 2 || s.Prices != 4 || s.Registrars != 3 {
 		t.Errorf("zones/prices/registrars = %d/%d/%d, want 2/4/3", s.Zones, s.Prices, s.Registrars)
@@ -932,17 +935,17 @@ func TestEmptyIndexRendersEmptyLists(t *testing.T) {
 func buildHistory(t testing.TB) []*Snapshot {
 	t.Helper()
 	ends := at(2 * time.Hour)
-	odd := priced("odd", ".com", t0, "USD", 1, 2, 3)
+	odd := eventtest.Priced("odd", ".com", t0, "USD", 1, 2, 3)
 	odd.Source = "quote \" backslash \\ tab \t line\u2028sep рф"
 	f := catalog(t)
 	snaps := []*Snapshot{f.x.Snapshot(), f.x.Build(t0)}
 	steps := [][]contracts.Event{
-		{zoneMeta(t, ".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld")},
-		{priced("eur", ".com", t0, "EUR", 1000, 1000, 1000), priced("inr", ".co.uk", t0, "INR", 1, 1, 1)},
-		{rates(t0, "EUR", map[string]string{"USD": "1.0830", "JPY": "160"})},
-		{priceSet("jpy", ".xn--p1ai", t0, promo("JPY", 2000, 1500, &ends), regular("JPY", 2000), nil)},
+		{eventtest.ZoneMeta(".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld")},
+		{eventtest.Priced("eur", ".com", t0, "EUR", 1000, 1000, 1000), eventtest.Priced("inr", ".co.uk", t0, "INR", 1, 1, 1)},
+		{eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830", "JPY": "160"})},
+		{eventtest.PriceSet("jpy", ".xn--p1ai", t0, eventtest.Promo("JPY", 2000, 1500, &ends), eventtest.Regular("JPY", 2000), nil)},
 		{odd},
-		{withdrawal("alpha", ".co.uk", at(time.Hour))},
+		{eventtest.Withdrawal("alpha", ".co.uk", at(time.Hour))},
 	}
 	for _, evs := range steps {
 		f.apply(evs...)
@@ -989,14 +992,14 @@ func TestBodiesAreValidJSONWithStrongETags(t *testing.T) {
 func deterministicEvents(t testing.TB) []contracts.Event {
 	t.Helper()
 	ends := at(48 * time.Hour)
-	evs := []contracts.Event{rates(t0, "EUR", map[string]string{"USD": "1.0830", "GBP": "0.8300"})}
+	evs := []contracts.Event{eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830", "GBP": "0.8300"})}
 	for _, zone := range []string{".com", ".net", ".co.uk", ".xn--p1ai"} {
-		evs = append(evs, zoneMeta(t, zone, contracts.TypeGeneric, t0, "generic", "b-cat", "a-cat"))
+		evs = append(evs, eventtest.ZoneMeta(zone, contracts.TypeGeneric, t0, "generic", "b-cat", "a-cat"))
 		for i, reg := range []string{"r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"} {
 			cur := []string{"USD", "EUR", "GBP", "INR"}[i%4]
-			ps := priced(reg, zone, at(time.Duration(i)*time.Minute), cur, 1000, int64(900+i%2), 1000)
+			ps := eventtest.Priced(reg, zone, at(time.Duration(i)*time.Minute), cur, 1000, int64(900+i%2), 1000)
 			if i == 3 {
-				ps.Register = promo(cur, 1000, 100, &ends)
+				ps.Register = eventtest.Promo(cur, 1000, 100, &ends)
 			}
 			evs = append(evs, ps)
 		}
@@ -1041,7 +1044,7 @@ func TestRenderingIsDeterministic(t *testing.T) {
 func TestEndedPromotionAtRegularPriceNotShown(t *testing.T) {
 	ended := at(-time.Hour)
 	f := newFeed(t, "USD")
-	f.apply(priceSet("alpha", ".com", t0, promo("USD", 1000, 1000, &ended), nil, nil))
+	f.apply(eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1000, 1000, &ended), nil, nil))
 	r := comparison(t, f.x.Build(t0), ".com").row(t, "alpha")
 	if p, ok := r.Promo["register"]; ok {
 		t.Errorf("promo.register = regular %s ends_at %v at %v, want absent", p.Regular, *p.EndsAt, t0)
@@ -1057,8 +1060,8 @@ func TestCategoryNameEmptyID(t *testing.T) {
 // With rates for several bases, every order of arrival chooses the same:
 // the newest date, then the alphabetically first base.
 func TestRatesChoiceIndependentOfOrder(t *testing.T) {
-	eur := rates(t0, "EUR", map[string]string{"USD": "1.0830"})
-	usd := rates(t0, "USD", map[string]string{"EUR": "0.9000"})
+	eur := eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830"})
+	usd := eventtest.Rates(t0, "USD", map[string]string{"EUR": "0.9000"})
 	for _, order := range [][]contracts.Event{{eur, usd}, {usd, eur}} {
 		x := NewIndex("USD")
 		for i, ev := range order {
@@ -1068,7 +1071,7 @@ func TestRatesChoiceIndependentOfOrder(t *testing.T) {
 			t.Errorf("chosen base with equal dates: got %s, want EUR", got)
 		}
 	}
-	newer := rates(t0, "USD", map[string]string{"EUR": "0.9000"})
+	newer := eventtest.Rates(t0, "USD", map[string]string{"EUR": "0.9000"})
 	newer.Date = "2026-11-21"
 	for _, order := range [][]contracts.Event{{eur, newer}, {newer, eur}} {
 		x := NewIndex("USD")
@@ -1089,7 +1092,7 @@ func TestParallelRenderMatchesSerial(t *testing.T) {
 	for z := range zones {
 		zone := fmt.Sprintf(".z%04d", z)
 		for r := range 3 {
-			events = append(events, priced(fmt.Sprintf("r%d", r), zone, t0, "USD", int64(1000+z+r), 1100, 1200))
+			events = append(events, eventtest.Priced(fmt.Sprintf("r%d", r), zone, t0, "USD", int64(1000+z+r), 1100, 1200))
 		}
 	}
 	parallel := NewIndex("USD")
@@ -1118,9 +1121,9 @@ func TestParallelRenderMatchesSerial(t *testing.T) {
 func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("sample-alpha", ".com", t0, "USD", 1000, 1200, 900),
-		priced("sample-alpha", ".net", t0, "USD", 1100, 1300, 1000),
-		priced("sample-bravo", ".net", t0, "USD", 1150, 1350, 1050),
+		eventtest.Priced("sample-alpha", ".com", t0, "USD", 1000, 1200, 900),
+		eventtest.Priced("sample-alpha", ".net", t0, "USD", 1100, 1300, 1000),
+		eventtest.Priced("sample-bravo", ".net", t0, "USD", 1150, 1350, 1050),
 	)
 	s := f.x.Build(t0)
 	if s.Zones != 2 || s.Prices != 3 || s.Registrars != 2 {
@@ -1129,7 +1132,7 @@ func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 
 	// A real registrar prices .com: the sample disappears everywhere,
 	// including .net, which only the sample prices.
-	f.apply(priced("porkbun", ".com", at(time.Minute), "USD", 968, 1082, 968))
+	f.apply(eventtest.Priced("porkbun", ".com", at(time.Minute), "USD", 968, 1082, 968))
 	s = f.x.Build(at(time.Minute))
 	if got, want := comparison(t, s, ".com").registrars(), []string{"porkbun"}; !slices.Equal(got, want) {
 		t.Errorf(".com rows with a real price = %v, want %v", got, want)
@@ -1146,9 +1149,9 @@ func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 	}
 
 	// The sample's made-up rates do not convert real prices.
-	sampleRates := rates(t0, "EUR", map[string]string{"USD": "1.0830"})
+	sampleRates := eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.0830"})
 	sampleRates.Source = contracts.SampleSource
-	f.apply(sampleRates, priced("ovhcloud", ".com", at(time.Minute), "EUR", 899, 1349, 899))
+	f.apply(sampleRates, eventtest.Priced("ovhcloud", ".com", at(time.Minute), "EUR", 899, 1349, 899))
 	s = f.x.Build(at(time.Minute))
 	if row := comparison(t, s, ".com").row(t, "ovhcloud"); row.Converted {
 		t.Errorf("a real EUR price was converted with the sample's rates: %+v", row)
@@ -1156,11 +1159,11 @@ func TestSamplePricesHiddenOnceRealPricesExist(t *testing.T) {
 	if !bytes.Contains(s.Domains.JSON, []byte(`"rates":null`)) {
 		t.Errorf("the catalog discloses rates beside real prices with only sample rates known: %.200s", s.Domains.JSON)
 	}
-	f.apply(withdrawal("ovhcloud", ".com", at(2*time.Minute)))
+	f.apply(eventtest.Withdrawal("ovhcloud", ".com", at(2*time.Minute)))
 
 	// The sample steps aside for good; the real registrar withdraws too,
 	// and what the sample still holds comes back rather than nothing.
-	f.apply(withdrawal("porkbun", ".com", at(2*time.Minute)))
+	f.apply(eventtest.Withdrawal("porkbun", ".com", at(2*time.Minute)))
 	s = f.x.Build(at(2 * time.Minute))
 	if got, want := comparison(t, s, ".net").registrars(), []string{"sample-alpha", "sample-bravo"}; !slices.Equal(got, want) {
 		t.Errorf(".net rows with no real price left = %v, want %v", got, want)
@@ -1178,9 +1181,9 @@ func TestLastModifiedMovesWithEveryKindOfChange(t *testing.T) {
 	ends := at(90 * time.Minute)
 	f := newFeed(t, "USD")
 	f.apply(
-		priced("alpha", ".com", t0, "USD", 1000, 1200, 900),
-		priced("beta", ".com", at(time.Minute), "USD", 1100, 1300, 1000),
-		priceSet("gamma", ".net", t0, promo("USD", 1200, 500, &ends), regular("USD", 1400), nil),
+		eventtest.Priced("alpha", ".com", t0, "USD", 1000, 1200, 900),
+		eventtest.Priced("beta", ".com", at(time.Minute), "USD", 1100, 1300, 1000),
+		eventtest.PriceSet("gamma", ".net", t0, eventtest.Promo("USD", 1200, 500, &ends), eventtest.Regular("USD", 1400), nil),
 	)
 	s := f.x.Build(at(time.Minute))
 	com, _ := s.Comparison(".com")
@@ -1201,10 +1204,10 @@ func TestLastModifiedMovesWithEveryKindOfChange(t *testing.T) {
 	}{
 		// as_of stays at beta's observation: only the withdrawal's own
 		// time says the body changed.
-		{"withdrawal", withdrawal("alpha", ".com", at(2*time.Minute+500*time.Millisecond)), at(3 * time.Minute), ".com", at(2 * time.Minute)},
-		{"metadata", zoneMeta(t, ".com", contracts.TypeGeneric, at(3*time.Minute), "generic"), at(3 * time.Minute), ".com", at(3 * time.Minute)},
+		{"withdrawal", eventtest.Withdrawal("alpha", ".com", at(2*time.Minute+500*time.Millisecond)), at(3 * time.Minute), ".com", at(2 * time.Minute)},
+		{"metadata", eventtest.ZoneMeta(".com", contracts.TypeGeneric, at(3*time.Minute), "generic"), at(3 * time.Minute), ".com", at(3 * time.Minute)},
 		// Rates touch every body, .net's too.
-		{"rates", rates(at(4*time.Minute), "EUR", map[string]string{"USD": "1.08"}), at(4 * time.Minute), ".net", at(4 * time.Minute)},
+		{"rates", eventtest.Rates(at(4*time.Minute), "EUR", map[string]string{"USD": "1.08"}), at(4 * time.Minute), ".net", at(4 * time.Minute)},
 		// No event at all: the promotion's end changes .net.
 		{"promotion end", nil, at(2 * time.Hour), ".net", ends},
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
 // optionsFeed prices .com by four registrars (one on a promotion, one in
@@ -18,19 +19,19 @@ func optionsFeed(t *testing.T) *feed {
 	t.Helper()
 	f := newFeed(t, "USD")
 	f.apply(
-		rates(t0, "EUR", map[string]string{"USD": "1.25", "GBP": "0.8"}),
+		eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.25", "GBP": "0.8"}),
 		// First year 1.99 on promotion, renewals 12.00: a trap, and 2 years
 		// cost 13.99, not 2 × 1.99.
-		priceSet("alpha", ".com", t0, promo("USD", 1000, 199, nil), regular("USD", 1200), regular("USD", 1000)),
-		priced("bravo", ".com", t0, "USD", 900, 1300, 900),
-		priced("charlie", ".com", t0, "EUR", 800, 800, 800), // 10.00, 10.00, 10.00 USD
-		priceSet("delta", ".com", t0, regular("USD", 950), nil, regular("USD", 700)),
-		priced("bravo", ".net", t0, "USD", 1100, 1400, 1100),
-		priced("alpha", ".shop", t0, "USD", 150, 3000, 3000),
-		priced("bravo", ".xn--p1ai", t0, "USD", 500, 500, 500),
-		zoneMeta(t, ".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld"),
-		zoneMeta(t, ".shop", contracts.TypeGeneric, t0, "generic", "new-gtld", "shopping"),
-		zoneMeta(t, ".xn--p1ai", contracts.TypeCountryCode, t0, "country-code", "idn"),
+		eventtest.PriceSet("alpha", ".com", t0, eventtest.Promo("USD", 1000, 199, nil), eventtest.Regular("USD", 1200), eventtest.Regular("USD", 1000)),
+		eventtest.Priced("bravo", ".com", t0, "USD", 900, 1300, 900),
+		eventtest.Priced("charlie", ".com", t0, "EUR", 800, 800, 800), // 10.00, 10.00, 10.00 USD
+		eventtest.PriceSet("delta", ".com", t0, eventtest.Regular("USD", 950), nil, eventtest.Regular("USD", 700)),
+		eventtest.Priced("bravo", ".net", t0, "USD", 1100, 1400, 1100),
+		eventtest.Priced("alpha", ".shop", t0, "USD", 150, 3000, 3000),
+		eventtest.Priced("bravo", ".xn--p1ai", t0, "USD", 500, 500, 500),
+		eventtest.ZoneMeta(".com", contracts.TypeGeneric, t0, "generic", "legacy-gtld"),
+		eventtest.ZoneMeta(".shop", contracts.TypeGeneric, t0, "generic", "new-gtld", "shopping"),
+		eventtest.ZoneMeta(".xn--p1ai", contracts.TypeCountryCode, t0, "country-code", "idn"),
 	)
 	return f
 }
@@ -225,8 +226,8 @@ func TestCatalogPagesStayConsistent(t *testing.T) {
 				if page == 0 {
 					// Between pages: a zone sorting before the cursor
 					// appears, one not yet seen vanishes.
-					f.apply(priced("bravo", ".aaa", at(time.Minute), "USD", 100, 100, 100),
-						withdrawal("bravo", ".net", at(time.Minute)))
+					f.apply(eventtest.Priced("bravo", ".aaa", at(time.Minute), "USD", 100, 100, 100),
+						eventtest.Withdrawal("bravo", ".net", at(time.Minute)))
 					s = f.x.Build(at(time.Minute))
 				}
 			}
@@ -274,11 +275,11 @@ func TestParseCursor(t *testing.T) {
 // Run with -race.
 func TestRenderWhileApplying(t *testing.T) {
 	f := newFeed(t, "USD")
-	f.apply(rates(t0, "EUR", map[string]string{"USD": "1.25"}))
+	f.apply(eventtest.Rates(t0, "EUR", map[string]string{"USD": "1.25"}))
 	zones := make([]string, 300)
 	for i := range zones {
 		zones[i] = fmt.Sprintf(".z%03d", i)
-		f.apply(priced("alpha", zones[i], t0, "USD", 1000, 1200, 900))
+		f.apply(eventtest.Priced("alpha", zones[i], t0, "USD", 1000, 1200, 900))
 	}
 	var current atomic.Pointer[Snapshot]
 	current.Store(f.x.Build(t0))
@@ -302,7 +303,7 @@ func TestRenderWhileApplying(t *testing.T) {
 	}
 	for round := range 20 {
 		for i, z := range zones {
-			f.apply(priced(fmt.Sprintf("r%02d", round), z, at(time.Duration(round)*time.Minute), "USD", int64(900+i), 1100, 800))
+			f.apply(eventtest.Priced(fmt.Sprintf("r%02d", round), z, at(time.Duration(round)*time.Minute), "USD", int64(900+i), 1100, 800))
 		}
 		current.Store(f.x.Build(at(time.Duration(round) * time.Minute)))
 	}

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,7 +232,7 @@ func TestCompose(t *testing.T) {
 			}
 		}
 		want := map[string][]string{}
-		for _, name := range sortedKeys(services) {
+		for _, name := range slices.Sorted(maps.Keys(services)) {
 			switch {
 			case strings.HasPrefix(name, "query-"):
 				want["zoneprice-query"] = append(want["zoneprice-query"], name+":"+queryPort)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -21,8 +20,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
-	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // exported runs a real ingester and query pod against an in-process
@@ -40,36 +37,12 @@ func exported(t *testing.T) map[string]bool {
 	if err := r.Once(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		cancel()
-		<-done
-	})
-	select {
-	case <-c.Ready():
-	case <-time.After(30 * time.Second):
-		t.Fatal("pod not ready within 30s")
-	}
+	url := startQuery(t, js, reg, true)
 	// One request of each kind, so that labelled series exist.
 	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/nope"} {
-		resp, err := hs.Client().Get(hs.URL + path)
-		if err != nil {
+		if _, err := httpGet(context.Background(), url+path); err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
 	}
 	mfs, err := reg.Gather()
 	if err != nil {

@@ -14,12 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v3"
@@ -184,8 +184,25 @@ func argValue(args []string, flagName string) (string, bool) {
 func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 	t.Helper()
 	_, js := natstest.Provisioned(t)
+	url := startQuery(t, js, prometheus.NewRegistry(), false)
+	out := map[string]bool{}
+	for _, p := range paths {
+		code, err := httpGet(context.Background(), url+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = code != 404
+	}
+	return out
+}
+
+// startQuery serves a real query pod's API from js until the test ends,
+// and returns its URL. With catchUp its consumer runs and the pod has
+// caught up with the stream; without, the consumer never starts and the
+// pod stays not ready, as one still loading.
+func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, catchUp bool) string {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	reg := prometheus.NewRegistry()
 	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -196,16 +213,19 @@ func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { hs.Close(); srv.Close() })
-	out := map[string]bool{}
-	for _, p := range paths {
-		resp, err := hs.Client().Get(hs.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		out[p] = resp.StatusCode != 404
+	if !catchUp {
+		return hs.URL
 	}
-	return out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-c.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("pod not ready within 30s")
+	}
+	return hs.URL
 }
 
 // ingestServes runs the real ingester against an in-process JetStream
@@ -244,16 +264,6 @@ func lastLines(s string, n int) string {
 		lines = append(lines, sc.Text())
 	}
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // freePort returns a loopback address that nothing listens on now.

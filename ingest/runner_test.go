@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -31,12 +32,9 @@ func (s *listSource) Fetch(context.Context) (*ingest.List, error) { return s.lis
 
 var t0 = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
+// set is reg's USD registration price for zone, as a list holds it.
 func set(reg, zone string, amount int64) contracts.PriceSet {
-	return contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: zone,
-		Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: "USD"}},
-		ObservedAt: t0, Source: "test",
-	}
+	return *eventtest.RegisterOnly(reg, zone, t0, "USD", amount)
 }
 
 func list(sets ...contracts.PriceSet) *ingest.List { return &ingest.List{Prices: sets} }

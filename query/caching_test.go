@@ -9,8 +9,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 )
 
 // TestHTTPCaching checks conditional requests and compression as a cache or
@@ -20,7 +21,7 @@ import (
 func TestHTTPCaching(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 	url := p.url + "/api/comparison/.com"
 
 	plainResp, plain := get(t, url, "Accept-Encoding", "identity")
@@ -98,10 +99,9 @@ func TestHTTPCaching(t *testing.T) {
 	// seconds, so the change is published in a later second than the
 	// data the client holds (see the README on If-Modified-Since).
 	lm, _ := http.ParseTime(lastModified)
-	eventually(t, "the next second", func() bool { return time.Now().Truncate(time.Second).After(lm) })
-	publish(t, js, &contracts.Withdrawal{V: 1, Kind: contracts.KindWithdrawal, Registrar: "alpha", Zone: ".com",
-		ObservedAt: epoch.Add(time.Minute), Source: "test"})
-	eventually(t, "the withdrawal to be served", func() bool {
+	polltest.Until(t, "the next second", func() bool { return time.Now().Truncate(time.Second).After(lm) })
+	publish(t, js, eventtest.Withdrawal("alpha", ".com", epoch.Add(time.Minute)))
+	polltest.Until(t, "the withdrawal to be served", func() bool {
 		resp, _ := get(t, url, "Accept-Encoding", "identity", "If-Modified-Since", lastModified)
 		later, err := http.ParseTime(resp.Header.Get("Last-Modified"))
 		return resp.StatusCode == http.StatusOK && err == nil && later.After(lm)

@@ -4,102 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 )
-
-var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-
-func clock() time.Time { return epoch.Add(time.Hour) }
-
-// pod is one query service: its consumer running on a real JetStream
-// server, its real router behind a real HTTP server, and its registry.
-type pod struct {
-	consumer *consumer.Consumer
-	url      string
-	reg      *prometheus.Registry
-}
-
-func startPod(t *testing.T, js jetstream.JetStream) *pod {
-	t.Helper()
-	return startPodWith(t, js, prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
-}
-
-func price(amount int64, cur string) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
-}
-
-func priceSet(reg, zone string, register, renew, transfer int64, cur string) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: zone,
-		Register: price(register, cur), Renew: price(renew, cur), Transfer: price(transfer, cur),
-		ObservedAt: epoch, Source: "test",
-	}
-}
-
-func publish(t *testing.T, js jetstream.JetStream, events ...contracts.Event) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
-		t.Fatalf("publish: %v", err)
-	}
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	return do(t, http.MethodGet, url, header...)
-}
-
-func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read %s: %v", url, err)
-	}
-	return resp, body
-}
 
 type catalog struct {
 	Count int `json:"count"`
@@ -113,15 +31,6 @@ type catalog struct {
 			Registrar string      `json:"registrar"`
 		} `json:"min"`
 	} `json:"zones"`
-}
-
-func decode(t *testing.T, body []byte, v any) {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		t.Fatalf("decode %s: %v", body, err)
-	}
 }
 
 func (p *pod) catalog(t *testing.T) catalog {
@@ -148,28 +57,10 @@ func (p *pod) minRegister(t *testing.T, zone string) (string, string) {
 	return "", ""
 }
 
-func baseEvents() []contracts.Event {
-	return []contracts.Event{
-		priceSet("alpha", ".com", 968, 1037, 968, "USD"),
-		priceSet("bravo", ".com", 1099, 1199, 1099, "USD"),
-		priceSet("charlie", ".com", 899, 1299, 1299, "EUR"),
-		priceSet("india", ".com", 50000, 70000, 70000, "INR"),
-		priceSet("alpha", ".co.uk", 599, 699, 0, "USD"),
-		priceSet("bravo", ".xn--p1ai", 300, 300, 300, "USD"),
-		priceSet("alpha", ".xn--p1ai", 350, 350, 350, "USD"),
-		&contracts.ZoneMeta{V: 1, Kind: contracts.KindZoneMeta, Zone: ".com", Unicode: ".com", Type: "generic",
-			Categories: []string{"generic", "legacy-gtld"}, ObservedAt: epoch, Source: "test"},
-		&contracts.ZoneMeta{V: 1, Kind: contracts.KindZoneMeta, Zone: ".xn--p1ai", Unicode: ".рф", Type: "country-code",
-			Categories: []string{"country-code", "idn"}, ObservedAt: epoch, Source: "test"},
-		&contracts.Rates{V: 1, Kind: contracts.KindRates, Base: "EUR", Date: "2026-11-20",
-			Rates: map[string]string{"USD": "1.0830"}, ObservedAt: epoch, Source: "test"},
-	}
-}
-
 func TestPipelineEndpoints(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 
 	c := p.catalog(t)
 	var zones []string
@@ -268,7 +159,7 @@ func TestPipelineEndpoints(t *testing.T) {
 func TestZoneForms(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 	_, canonical := get(t, p.url+"/api/comparison/.xn--p1ai")
 	_, com := get(t, p.url+"/api/comparison/.com")
 	_, couk := get(t, p.url+"/api/comparison/.co.uk")
@@ -334,7 +225,7 @@ func TestZoneForms(t *testing.T) {
 func TestHTTPSemantics(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 
 	resp, body := get(t, p.url+"/api/domains")
 	etag := resp.Header.Get("ETag")
@@ -391,7 +282,7 @@ func TestHTTPSemantics(t *testing.T) {
 func TestBrowserHeaders(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 
 	want := map[string]string{
 		"Access-Control-Allow-Origin":   "*",
@@ -439,13 +330,13 @@ func TestBrowserHeaders(t *testing.T) {
 func TestSecondPodIdentical(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	a := startPod(t, js)
-	publish(t, js, priceSet("delta", ".com", 1001, 1002, 1003, "USD"))
-	eventually(t, "delta in pod a", func() bool {
+	a := startPod(t, js, podConfig{})
+	publish(t, js, eventtest.Priced("delta", ".com", epoch, "USD", 1001, 1002, 1003))
+	polltest.Until(t, "delta in pod a", func() bool {
 		_, body := get(t, a.url+"/api/comparison/.com")
 		return bytes.Contains(body, []byte(`"delta"`))
 	})
-	b := startPod(t, js)
+	b := startPod(t, js, podConfig{})
 	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones",
 		"/api/comparison/.com", "/api/comparison/.co.uk", "/api/comparison/.xn--p1ai"} {
 		ra, ba := get(t, a.url+path)
@@ -462,11 +353,11 @@ func TestSecondPodIdentical(t *testing.T) {
 func TestGarbageCountedAndSkipped(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 
-	bad := priceSet("g3", ".com", 100, 100, 100, "XYZ")
+	bad := eventtest.Priced("g3", ".com", epoch, "XYZ", 100, 100, 100)
 	badBody, _ := json.Marshal(bad)
-	elsewhere, _ := json.Marshal(priceSet("bravo", ".net", 100, 100, 100, "USD"))
+	elsewhere, _ := json.Marshal(eventtest.Priced("bravo", ".net", epoch, "USD", 100, 100, 100))
 	// One subject each: the stream keeps one message per subject, so a
 	// second message on a subject could replace the first before the pod
 	// reads it.
@@ -482,8 +373,8 @@ func TestGarbageCountedAndSkipped(t *testing.T) {
 			t.Fatalf("publish garbage: %v", err)
 		}
 	}
-	publish(t, js, priceSet("echo", ".com", 500, 600, 700, "USD"))
-	eventually(t, "echo's price", func() bool {
+	publish(t, js, eventtest.Priced("echo", ".com", epoch, "USD", 500, 600, 700))
+	polltest.Until(t, "echo's price", func() bool {
 		got, reg := p.minRegister(t, ".com")
 		return got == "5.00" && reg == "echo"
 	})
@@ -501,46 +392,20 @@ func TestGarbageCountedAndSkipped(t *testing.T) {
 	}
 }
 
-func prometheusCounter(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if label == "" {
-				return m.GetCounter().GetValue()
-			}
-			for _, lp := range m.GetLabel() {
-				if lp.GetName() == label && lp.GetValue() == value {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
-}
-
 func TestWithdrawalMovesMinimum(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 	if got, reg := p.minRegister(t, ".com"); got != "9.68" || reg != "alpha" {
 		t.Fatalf("before: got %s by %s, want 9.68 by alpha", got, reg)
 	}
-	publish(t, js, &contracts.Withdrawal{V: 1, Kind: contracts.KindWithdrawal, Registrar: "alpha", Zone: ".com",
-		ObservedAt: epoch.Add(time.Minute), Source: "test"})
-	eventually(t, "the minimum to move to charlie", func() bool {
+	publish(t, js, eventtest.Withdrawal("alpha", ".com", epoch.Add(time.Minute)))
+	polltest.Until(t, "the minimum to move to charlie", func() bool {
 		got, reg := p.minRegister(t, ".com")
 		return got == "9.74" && reg == "charlie"
 	})
-	publish(t, js, &contracts.Withdrawal{V: 1, Kind: contracts.KindWithdrawal, Registrar: "alpha", Zone: ".co.uk",
-		ObservedAt: epoch.Add(time.Minute), Source: "test"})
-	eventually(t, ".co.uk to disappear", func() bool {
+	publish(t, js, eventtest.Withdrawal("alpha", ".co.uk", epoch.Add(time.Minute)))
+	polltest.Until(t, ".co.uk to disappear", func() bool {
 		resp, _ := get(t, p.url+"/api/comparison/.co.uk")
 		return resp.StatusCode == http.StatusNotFound
 	})
@@ -555,11 +420,11 @@ func TestReadyOnlyWhenCaughtUp(t *testing.T) {
 	for z := range zones {
 		zone := "." + string(rune('a'+z%26)) + string(rune('a'+z/26)) + "x"
 		for r := range registrars {
-			events = append(events, priceSet("r"+string(rune('a'+r%26))+string(rune('a'+r/26)), zone, int64(1000+r), 1100, 1200, "USD"))
+			events = append(events, eventtest.Priced("r"+string(rune('a'+r%26))+string(rune('a'+r/26)), zone, epoch, "USD", int64(1000+r), 1100, 1200))
 		}
 	}
 	publish(t, js, events...)
-	p := startPod(t, js)
+	p := startPod(t, js, podConfig{})
 	s := p.consumer.Snapshot()
 	if s.Prices != zones*registrars || s.Zones != zones {
 		t.Errorf("at ready: got %d prices in %d zones, want %d in %d", s.Prices, s.Zones, zones*registrars, zones)
@@ -572,8 +437,6 @@ func TestReadyOnlyWhenCaughtUp(t *testing.T) {
 func TestServesThroughOutage(t *testing.T) {
 	srv, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	reg := prometheus.NewRegistry()
-	log := slog.New(slog.DiscardHandler)
 	nc, err := nats.Connect(srv.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -583,56 +446,22 @@ func TestServesThroughOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startPodWith(t, pjs, reg, log)
+	p := startPod(t, pjs, podConfig{})
 	_, before := get(t, p.url+"/api/domains")
 
 	restart := natstest.Stop(t, srv)
-	eventually(t, "the pod's connection to notice the outage", func() bool { return !nc.IsConnected() })
+	polltest.Until(t, "the pod's connection to notice the outage", func() bool { return !nc.IsConnected() })
 	// While NATS is down the pod answers from its last snapshot.
 	if resp, body := get(t, p.url+"/api/domains"); resp.StatusCode != http.StatusOK || !bytes.Equal(body, before) {
 		t.Errorf("during outage: got %d, want the last known catalog", resp.StatusCode)
 	}
 	srv = restart()
 	_, js2 := natstest.Connect(t, srv)
-	publish(t, js2, priceSet("zulu", ".com", 100, 100, 100, "USD"))
-	eventually(t, "zulu after reconnect", func() bool {
+	publish(t, js2, eventtest.Priced("zulu", ".com", epoch, "USD", 100, 100, 100))
+	polltest.Until(t, "zulu after reconnect", func() bool {
 		got, reg := p.minRegister(t, ".com")
 		return got == "1.00" && reg == "zulu"
 	})
-}
-
-func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, log *slog.Logger) *pod {
-	t.Helper()
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-	if err != nil {
-		t.Fatalf("new consumer: %v", err)
-	}
-	// These tests poll faster than the free tier allows; limits have
-	// their own tests in limits_test.go.
-	cfg := query.DefaultConfig()
-	cfg.Limits.Anonymous = access.Rate{}
-	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("consumer run: %v", err)
-		}
-	})
-	select {
-	case <-c.Ready():
-	case <-time.After(30 * time.Second):
-		t.Fatal("pod not ready within 30s")
-	}
-	return &pod{consumer: c, url: hs.URL, reg: reg}
 }
 
 // TestLateAndGarbageConverge publishes a late document (observed before the
@@ -642,21 +471,21 @@ func startPodWith(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry
 func TestLateAndGarbageConverge(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	a := startPod(t, js)
+	a := startPod(t, js, podConfig{})
 
-	late := priceSet("alpha", ".com", 1, 1, 1, "USD")
+	late := eventtest.Priced("alpha", ".com", epoch, "USD", 1, 1, 1)
 	late.ObservedAt = epoch.Add(-time.Hour)
 	publish(t, js, late)
 	if _, err := js.Publish(context.Background(), contracts.PriceSubject("bravo", ".com"), []byte("{garbage")); err != nil {
 		t.Fatal(err)
 	}
-	repaired := priceSet("bravo", ".com", 1099, 1199, 1099, "USD")
+	repaired := eventtest.Priced("bravo", ".com", epoch, "USD", 1099, 1199, 1099)
 	repaired.ObservedAt = epoch.Add(time.Hour)
 	publish(t, js, repaired)
 	// A sentinel after everything: once pod a shows it, it has applied all
 	// that came before (the stream is ordered).
-	publish(t, js, priceSet("zulu", ".co.uk", 1, 1, 1, "USD"))
-	eventually(t, "pod a to apply everything", func() bool {
+	publish(t, js, eventtest.Priced("zulu", ".co.uk", epoch, "USD", 1, 1, 1))
+	polltest.Until(t, "pod a to apply everything", func() bool {
 		got, reg := a.minRegister(t, ".co.uk")
 		return got == "0.01" && reg == "zulu"
 	})
@@ -664,7 +493,7 @@ func TestLateAndGarbageConverge(t *testing.T) {
 		t.Errorf("pod a .com minimum: got %s by %s, want the late 0.01 by alpha (stream order wins)", got, reg)
 	}
 
-	b := startPod(t, js)
+	b := startPod(t, js, podConfig{})
 	for _, path := range []string{"/api/domains", "/api/comparison/zones", "/api/comparison/.com", "/api/comparison/.co.uk"} {
 		_, ba := get(t, a.url+path)
 		_, bb := get(t, b.url+path)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/cache"
-	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
 func TestAcceptsGzip(t *testing.T) {
@@ -108,19 +108,8 @@ func TestOptionKeys(t *testing.T) {
 // testSnapshot is a snapshot in USD with EUR rates.
 func testSnapshot(t *testing.T) *cache.Snapshot {
 	t.Helper()
-	x := cache.NewIndex("USD")
 	at := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	events := []contracts.Event{
-		&contracts.Rates{V: 1, Kind: contracts.KindRates, Base: "EUR", Date: "2026-11-20",
-			Rates: map[string]string{"USD": "1.08"}, ObservedAt: at, Source: "test"},
-		&contracts.PriceSet{V: 1, Kind: contracts.KindPriceSet, Registrar: "a", Zone: ".shop", Source: "test", ObservedAt: at,
-			Register: &contracts.OpPrice{Regular: contracts.Price{Amount: 100, Currency: "USD"}}},
-	}
-	for i, ev := range events {
-		if err := ev.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		x.Apply(uint64(i+1), at, ev)
-	}
-	return x.Build(at)
+	return SnapshotOf(t, at,
+		eventtest.Rates(at, "EUR", map[string]string{"USD": "1.08"}),
+		eventtest.RegisterOnly("a", ".shop", at, "USD", 100))
 }

@@ -2,22 +2,16 @@ package query_test
 
 import (
 	"context"
-	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // discard is a ResponseWriter that keeps only the headers, so that a
@@ -40,55 +34,19 @@ func (d *discard) WriteHeader(code int)        { d.code = code }
 // as with real limits.
 func BenchmarkLimiterMiddleware(b *testing.B) {
 	_, js := natstest.Provisioned(b)
-	ctx := context.Background()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, baseEvents(), 256); err != nil {
-		b.Fatal(err)
-	}
-	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	publish(b, js, baseEvents()...)
+	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
 	if err != nil {
 		b.Fatal(err)
 	}
-	key, rec, err := contracts.NewAPIKey(contracts.ProTier, "bench", epoch)
-	if err != nil {
-		b.Fatal(err)
-	}
-	recJSON, _ := json.Marshal(rec)
-	if _, err := kv.Put(ctx, rec.ID, recJSON); err != nil {
-		b.Fatal(err)
-	}
+	key := createKey(b, kv, contracts.ProTier).key
 	rate := access.Rate{Limit: 1e9, Window: time.Second, Burst: 1000}
 
 	server := func(b *testing.B, anonymous access.Rate) http.Handler {
-		reg := prometheus.NewRegistry()
-		log := slog.New(slog.DiscardHandler)
-		c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-		if err != nil {
-			b.Fatal(err)
-		}
 		cfg := query.DefaultConfig()
 		cfg.Limits.Anonymous = anonymous
 		cfg.Limits.Tiers = access.Tiers{contracts.ProTier: rate}
-		keys, err := access.NewKeys(js, cfg.Limits.Tiers, log, reg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv, err := query.NewServer(cfg, c, keys, log, reg, reg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{}, 2)
-		go func() { c.Run(rctx); done <- struct{}{} }()
-		go func() { keys.Run(rctx); done <- struct{}{} }()
-		b.Cleanup(func() {
-			srv.Close()
-			cancel()
-			<-done
-			<-done
-		})
-		<-c.Ready()
-		<-keys.Ready()
-		return srv.Handler()
+		return startPod(b, js, podConfig{cfg: &cfg, runKeys: true}).handler
 	}
 	off := server(b, access.Rate{})
 	rec0 := httptest.NewRecorder()

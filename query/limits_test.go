@@ -3,36 +3,26 @@ package query_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
-// limitedPod is a query pod with the limits of cfg and, unless noKeys, a
-// running mirror of the API keys bucket.
-type limitedPod struct {
-	url     string
-	handler http.Handler
-	reg     *prometheus.Registry
-	keys    *access.Keys
-}
-
-func limitsConfig(t *testing.T, anonymous, tiers, trusted string) query.Config {
+// limitsConfig is the default configuration with the free tier's rate,
+// the tiers and the trusted proxies given as their flags take them.
+func limitsConfig(t *testing.T, anonymous, tiers, trusted string) *query.Config {
 	t.Helper()
 	cfg := query.DefaultConfig()
 	var err error
@@ -45,58 +35,7 @@ func limitsConfig(t *testing.T, anonymous, tiers, trusted string) query.Config {
 	if cfg.Limits.TrustedProxies, err = access.ParsePrefixes(trusted); err != nil {
 		t.Fatal(err)
 	}
-	return cfg
-}
-
-func startLimited(t *testing.T, js jetstream.JetStream, cfg query.Config, runKeys bool) *limitedPod {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	log := slog.New(slog.DiscardHandler)
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := access.NewKeys(js, cfg.Limits.Tiers, log, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := query.NewServer(cfg, c, keys, log, reg, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	parts := []func(context.Context) error{c.Run}
-	if runKeys {
-		parts = append(parts, keys.Run)
-	}
-	for _, run := range parts {
-		go func() { done <- run(ctx) }()
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		cancel()
-		for range parts {
-			if err := <-done; err != nil {
-				t.Errorf("run: %v", err)
-			}
-		}
-	})
-	select {
-	case <-c.Ready():
-	case <-time.After(30 * time.Second):
-		t.Fatal("pod not ready within 30s")
-	}
-	if runKeys {
-		select {
-		case <-keys.Ready():
-		case <-time.After(30 * time.Second):
-			t.Fatal("keys not loaded within 30s")
-		}
-	}
-	return &limitedPod{url: hs.URL, handler: srv.Handler(), reg: reg, keys: keys}
+	return &cfg
 }
 
 var rateLimitFields = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"}
@@ -118,7 +57,7 @@ func headerInt(t *testing.T, resp *http.Response, name string) int {
 func TestRateLimit(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startLimited(t, js, limitsConfig(t, "3/h", "", ""), true)
+	p := startPod(t, js, podConfig{cfg: limitsConfig(t, "3/h", "", ""), runKeys: true})
 
 	resp, _ := get(t, p.url+"/api/domains")
 	etag := resp.Header.Get("ETag")
@@ -212,7 +151,7 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitOff(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startLimited(t, js, limitsConfig(t, "off", "", ""), true)
+	p := startPod(t, js, podConfig{cfg: limitsConfig(t, "off", "", ""), runKeys: true})
 	for i := range 100 {
 		resp, _ := get(t, p.url+"/api/comparison/.com")
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("RateLimit-Limit") != "" {
@@ -288,7 +227,7 @@ func TestClientAddress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := startLimited(t, js, limitsConfig(t, "1/h", "", tt.trusted), true)
+			p := startPod(t, js, podConfig{cfg: limitsConfig(t, "1/h", "", tt.trusted), runKeys: true})
 			status := func(h hop) int {
 				req := httptest.NewRequest(http.MethodGet, "/api/domains", nil)
 				req.RemoteAddr = h.peer
@@ -325,14 +264,14 @@ func TestClientAddress(t *testing.T) {
 func TestAPIKeys(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startLimited(t, js, limitsConfig(t, "5/h", "standard=2/h,pro=3/h", ""), true)
+	p := startPod(t, js, podConfig{cfg: limitsConfig(t, "5/h", "standard=2/h,pro=3/h", ""), runKeys: true})
 	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pro := createKey(t, kv, contracts.ProTier)
 	gold := createKey(t, kv, "gold")
-	eventually(t, "the keys in the pod", func() bool {
+	polltest.Until(t, "the keys in the pod", func() bool {
 		a, b := contracts.HashAPIKey(pro.key), contracts.HashAPIKey(gold.key)
 		return p.keys.Lookup(&a) != nil && p.keys.Lookup(&b) != nil
 	})
@@ -388,7 +327,7 @@ func TestAPIKeys(t *testing.T) {
 	if err := kv.Delete(context.Background(), gold.id); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the revoked key to be refused", func() bool {
+	polltest.Until(t, "the revoked key to be refused", func() bool {
 		resp, _ := get(t, p.url+"/api/domains", "X-API-Key", gold.key)
 		return resp.StatusCode == http.StatusUnauthorized
 	})
@@ -404,7 +343,7 @@ func TestAPIKeys(t *testing.T) {
 
 type createdKey struct{ key, id string }
 
-func createKey(t *testing.T, kv jetstream.KeyValue, tier string) createdKey {
+func createKey(t testing.TB, kv jetstream.KeyValue, tier string) createdKey {
 	t.Helper()
 	key, rec, err := contracts.NewAPIKey(tier, "test", epoch)
 	if err != nil {
@@ -432,7 +371,7 @@ func TestKeysUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	pro := createKey(t, kv, contracts.ProTier)
-	p := startLimited(t, r.Restricted, limitsConfig(t, "60/m", "pro=600/m", ""), true)
+	p := startPod(t, r.Restricted, podConfig{cfg: limitsConfig(t, "60/m", "pro=600/m", ""), runKeys: true})
 	if got := p.keys.State(); got != access.Unavailable {
 		t.Fatalf("keys: got %v, want unavailable", got)
 	}
@@ -458,7 +397,7 @@ func TestKeysUnavailable(t *testing.T) {
 	}
 
 	r.Lift(t)
-	eventually(t, "the key served at its tier's limit once the bucket can be read", func() bool {
+	polltest.Until(t, "the key served at its tier's limit once the bucket can be read", func() bool {
 		resp, _ := get(t, p.url+"/api/domains", "Authorization", "Bearer "+pro.key)
 		return resp.StatusCode == http.StatusOK && resp.Header.Get("RateLimit-Limit") == "600"
 	})
@@ -476,7 +415,7 @@ func TestKeysUnavailable(t *testing.T) {
 func TestReadyWaitsForKeys(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
-	p := startLimited(t, js, limitsConfig(t, "60/m", "pro=600/m", ""), false)
+	p := startPod(t, js, podConfig{cfg: limitsConfig(t, "60/m", "pro=600/m", ""), keys: true})
 
 	resp, body := get(t, p.url+"/readyz")
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "API keys") {
@@ -492,14 +431,8 @@ func TestReadyWaitsForKeys(t *testing.T) {
 		t.Errorf("a key before the keys: got %d %s, want 503 not-ready with Retry-After", resp.StatusCode, body)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.keys.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	eventually(t, "ready once the keys are loaded", func() bool {
+	background(t, "keys", p.keys.Run)
+	polltest.Until(t, "ready once the keys are loaded", func() bool {
 		resp, _ := get(t, p.url+"/readyz")
 		return resp.StatusCode == http.StatusOK
 	})

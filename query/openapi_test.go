@@ -3,13 +3,10 @@ package query_test
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -25,75 +22,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
 )
-
-// apiPod is a query service for the OpenAPI tests: the real server on the
-// sample data, behind a real HTTP server.
-type apiPod struct {
-	url  string
-	echo *echo.Echo
-}
 
 // generous is a free tier no test reaches, so that every API response
 // carries the RateLimit fields without any being refused.
 var generous = access.Rate{Limit: 1_000_000, Window: time.Hour, Burst: 1_000_000}
-
-// startAPIPod starts a query service with cfg on js; with ready, it waits
-// until the consumer has caught up, and without, it never starts the
-// consumer, so the pod stays not ready. It has no API keys.
-func startAPIPod(t *testing.T, js jetstream.JetStream, cfg query.Config, ready bool) *apiPod {
-	t.Helper()
-	return startAPIPodWithKeys(t, js, cfg, ready, nil)
-}
-
-// startAPIPodWithKeys is startAPIPod with a store of API keys, which the
-// caller runs or not.
-func startAPIPodWithKeys(t *testing.T, js jetstream.JetStream, cfg query.Config, ready bool, keys *access.Keys) *apiPod {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	log := slog.New(slog.DiscardHandler)
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-	if err != nil {
-		t.Fatalf("new consumer: %v", err)
-	}
-	srv, err := query.NewServer(cfg, c, keys, log, reg, reg)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	if ready {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- c.Run(ctx) }()
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("consumer run: %v", err)
-			}
-		})
-		select {
-		case <-c.Ready():
-		case <-time.After(60 * time.Second):
-			t.Fatal("pod not ready within 60s")
-		}
-	}
-	e, ok := srv.Handler().(*echo.Echo)
-	if !ok {
-		t.Fatalf("the server's handler is a %T, not echo", srv.Handler())
-	}
-	return &apiPod{url: hs.URL, echo: e}
-}
 
 // publishSample publishes the sample source's whole list, as the
 // all-in-one does on a machine without registrar access, and one price for
@@ -108,51 +48,15 @@ func publishSample(t *testing.T, js jetstream.JetStream) {
 	if err := r.Once(context.Background()); err != nil {
 		t.Fatalf("publish the sample: %v", err)
 	}
-	publish(t, js, priceSet("sample-zz", ".zz", 500, 1200, 0, "USD"))
+	publish(t, js, eventtest.Priced("sample-zz", ".zz", epoch, "USD", 500, 1200, 0))
 }
 
-func apiConfig() query.Config {
+// apiConfig is the configuration of the OpenAPI tests' pods: the free
+// tier generous, so that every answer carries the RateLimit fields.
+func apiConfig() *query.Config {
 	cfg := query.DefaultConfig()
 	cfg.Limits.Anonymous = generous
-	return cfg
-}
-
-// exchange is one request and what came back, the body decoded.
-type exchange struct {
-	resp *http.Response
-	body []byte
-}
-
-// send makes a request with header pairs, undoing gzip when the server
-// used it: asking for gzip explicitly turns off the client's own
-// decompression.
-func send(t *testing.T, method, url string, header ...string) exchange {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	var r io.Reader = resp.Body
-	if resp.Header.Get("Content-Encoding") == "gzip" && method != http.MethodHead && resp.StatusCode != http.StatusNotModified {
-		zr, err := gzip.NewReader(resp.Body)
-		if err != nil {
-			t.Fatalf("%s %s: gzip: %v", method, url, err)
-		}
-		r = zr
-	}
-	body, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("read %s: %v", url, err)
-	}
-	return exchange{resp: resp, body: body}
+	return &cfg
 }
 
 // apiCase is one request and the status it must get. The response is then
@@ -244,7 +148,7 @@ func (c apiCase) run(t *testing.T, d *openapitest.Doc, base string) exchange {
 func TestOpenAPIResponses(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publishSample(t, js)
-	p := startAPIPod(t, js, apiConfig(), true)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
 	d := openapitest.Load(t)
 
 	ok200 := func(name, target, path string) apiCase {
@@ -392,8 +296,7 @@ func noteFields(t *testing.T, seen map[string]bool, prefix string, body []byte) 
 // up: 503 for the data and readiness, while liveness and the document,
 // which is part of the build, are served.
 func TestOpenAPINotReady(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	p := startAPIPod(t, js, apiConfig(), false)
+	p := startPod(t, nil, podConfig{cfg: apiConfig(), snaps: notReady()})
 	d := openapitest.Load(t)
 	tests := []apiCase{
 		{name: "catalog", target: "/api/domains", path: "/api/domains", status: 503, wantCode: contracts.CodeNotReady},
@@ -422,7 +325,7 @@ func TestOpenAPIRateLimited(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	cfg := apiConfig()
 	cfg.Limits.Anonymous = access.Rate{Limit: 1, Window: time.Hour, Burst: 1}
-	p := startAPIPod(t, js, cfg, true)
+	p := startPod(t, js, podConfig{cfg: cfg})
 	d := openapitest.Load(t)
 	for _, tt := range []apiCase{
 		{name: "first", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200},
@@ -452,11 +355,7 @@ func TestOpenAPIKeysNotLoaded(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	cfg := apiConfig()
 	// A real store, never run: its keys are never loaded.
-	keys, err := access.NewKeys(js, cfg.Limits.Tiers, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startAPIPodWithKeys(t, js, cfg, true, keys)
+	p := startPod(t, js, podConfig{cfg: cfg, keys: true})
 	d := openapitest.Load(t)
 	for _, op := range limitedOperations {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
@@ -485,7 +384,7 @@ func TestOpenAPILimitsOff(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	cfg := apiConfig()
 	cfg.Limits.Anonymous = access.Rate{}
-	p := startAPIPod(t, js, cfg, true)
+	p := startPod(t, js, podConfig{cfg: cfg})
 	d := openapitest.Load(t)
 	tests := []apiCase{
 		{name: "catalog", target: "/api/domains", path: "/api/domains", status: 200},
@@ -515,8 +414,7 @@ func TestOpenAPILimitsOff(t *testing.T) {
 // TestOpenAPIRoutes checks that the document and the router agree: every
 // route is documented, and every documented operation is routed.
 func TestOpenAPIRoutes(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	p := startAPIPod(t, js, apiConfig(), false)
+	p := startPod(t, nil, podConfig{cfg: apiConfig(), snaps: notReady()})
 	d := openapitest.Load(t)
 	ops, err := d.Operations()
 	if err != nil {
@@ -527,7 +425,11 @@ func TestOpenAPIRoutes(t *testing.T) {
 		documented = append(documented, op.Method+" "+op.Path)
 	}
 	param := regexp.MustCompile(`:([^/]+)`)
-	for _, r := range p.echo.Router().Routes() {
+	e, ok := p.handler.(*echo.Echo)
+	if !ok {
+		t.Fatalf("the server's handler is a %T, not echo", p.handler)
+	}
+	for _, r := range e.Router().Routes() {
 		routed = append(routed, r.Method+" "+param.ReplaceAllString(r.Path, "{$1}"))
 	}
 	sort.Strings(documented)
@@ -554,7 +456,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 func TestOpenAPIParametersAccepted(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publishSample(t, js)
-	p := startAPIPod(t, js, apiConfig(), true)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
 	d := openapitest.Load(t)
 	ops, err := d.Operations()
 	if err != nil {
@@ -638,7 +540,7 @@ func firstCursor(t *testing.T, url string) string {
 func TestOpenAPIQueryOptions(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publishSample(t, js)
-	p := startAPIPod(t, js, apiConfig(), true)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
 	d := openapitest.Load(t)
 
 	domains := func(name, query string, status int) apiCase {
@@ -742,7 +644,7 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 func TestOpenAPIListLimits(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publishSample(t, js)
-	p := startAPIPod(t, js, apiConfig(), true)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
 	d := openapitest.Load(t)
 	ops, err := d.Operations()
 	if err != nil {
@@ -835,7 +737,7 @@ func TestDeprecationHeaders(t *testing.T) {
 		{Path: "/api/comparison/{zone}", What: "the promo field", Deprecated: deprecated,
 			Sunset: deprecated.AddDate(0, 6, 0), Link: contracts.ChangelogURL + "#promo"},
 	}
-	p := startAPIPod(t, js, cfg, true)
+	p := startPod(t, js, podConfig{cfg: cfg})
 	d := openapitest.Load(t)
 	wantLinks := []string{
 		"<" + contracts.ChangelogURL + `#native>; rel="deprecation"; type="text/html"`,
@@ -902,7 +804,6 @@ func TestDeprecationHeaders(t *testing.T) {
 // breaks the promise (contracts.Deprecation.Validate) or that names a path
 // no route serves, whose notice would never be given.
 func TestDeprecationsRefused(t *testing.T) {
-	_, js := natstest.Provisioned(t)
 	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
@@ -925,15 +826,12 @@ func TestDeprecationsRefused(t *testing.T) {
 			cfg := apiConfig()
 			d := contracts.Deprecation{Path: "/api/comparison/{zone}", What: "the native field", Deprecated: at,
 				Sunset: at.AddDate(0, 6, 0), Link: contracts.ChangelogURL + "#native"}
-			tt.edit(&cfg, &d)
+			tt.edit(cfg, &d)
 			cfg.Deprecations = []contracts.Deprecation{d}
+			// NewServer itself is under test, not a pod: it is built
+			// by hand, on data it never serves.
 			reg := prometheus.NewRegistry()
-			log := slog.New(slog.DiscardHandler)
-			c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
+			srv, err := query.NewServer(*cfg, notReady(), nil, slog.New(slog.DiscardHandler), reg, reg)
 			if err == nil {
 				srv.Close()
 			}

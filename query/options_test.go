@@ -7,15 +7,13 @@ import (
 	"testing"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 )
 
 // TestQueryOptionErrors checks that every bad value is a 400 naming the
 // parameter and what it takes.
 func TestQueryOptionErrors(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, nil, podConfig{snaps: serving(t, baseEvents()...)})
 	tests := []struct {
 		name, path, param, mention string
 	}{
@@ -54,9 +52,7 @@ func TestQueryOptionErrors(t *testing.T) {
 // pre-rendered body, pages link to the next one, and repeats come from the
 // response cache.
 func TestQueryOptionsServed(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publish(t, js, baseEvents()...)
-	p := startPod(t, js)
+	p := startPod(t, nil, podConfig{snaps: serving(t, baseEvents()...)})
 
 	etag := func(path string) string {
 		t.Helper()
@@ -127,7 +123,7 @@ func TestQueryOptionsServed(t *testing.T) {
 	// from it.
 	before := prometheusCounter(t, p.reg, "zoneprice_response_cache_hits_total", "", "")
 	first := etag("/api/comparison/.com?years=3&exclude=india")
-	eventually(t, "a repeated request served from the response cache", func() bool {
+	polltest.Until(t, "a repeated request served from the response cache", func() bool {
 		if got := etag("/api/comparison/.com?exclude=india&years=3"); got != first {
 			t.Fatalf("the same options gave ETag %s, then %s", first, got)
 		}

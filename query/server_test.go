@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,8 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 // TestGracefulDrain cancels a serving server: readiness fails at once while
@@ -27,10 +26,9 @@ func TestGracefulDrain(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := runConsumer(t, js, log, reg)
+	// The server is built by hand, not by startPod: the test is of Serve
+	// on its own listener, which closes the server when it returns.
 	cfg := query.DefaultConfig()
 	cfg.DrainDelay = 2 * time.Second
 	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
@@ -42,24 +40,10 @@ func TestGracefulDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String()
-	cctx, stopConsumer := context.WithCancel(context.Background())
-	consumed := make(chan error, 1)
-	go func() { consumed <- c.Run(cctx) }()
-	t.Cleanup(func() {
-		stopConsumer()
-		if err := <-consumed; err != nil {
-			t.Errorf("consumer run: %v", err)
-		}
-	})
-	select {
-	case <-c.Ready():
-	case <-time.After(30 * time.Second):
-		t.Fatal("consumer not ready within 30s")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	eventually(t, "ready", func() bool {
+	polltest.Until(t, "ready", func() bool {
 		resp, err := http.Get(url + "/readyz")
 		if err != nil {
 			return false
@@ -69,7 +53,7 @@ func TestGracefulDrain(t *testing.T) {
 	})
 
 	cancel()
-	eventually(t, "readiness to fail", func() bool {
+	polltest.Until(t, "readiness to fail", func() bool {
 		resp, _ := get(t, url+"/readyz")
 		return resp.StatusCode == http.StatusServiceUnavailable
 	})
@@ -89,35 +73,21 @@ func TestGracefulDrain(t *testing.T) {
 	}
 }
 
-// TestNotReadyBeforeCatchUp asks a pod whose consumer has not caught up:
-// data endpoints answer 503 not-ready with Retry-After, readiness fails, and
+// TestNotReadyBeforeCatchUp asks a pod that has not caught up: data
+// endpoints answer 503 not-ready with Retry-After, readiness fails, and
 // liveness holds.
 func TestNotReadyBeforeCatchUp(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	reg := prometheus.NewRegistry()
-	log := slog.New(slog.DiscardHandler)
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	cfg := query.DefaultConfig()
+	p := startPod(t, nil, podConfig{cfg: &cfg, snaps: notReady()})
 	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/readyz"} {
-		resp, body := get(t, hs.URL+path)
+		resp, body := get(t, p.url+path)
 		var pr contracts.Problem
 		decode(t, body, &pr)
 		if resp.StatusCode != http.StatusServiceUnavailable || pr.Code != contracts.CodeNotReady || resp.Header.Get("Retry-After") == "" {
 			t.Errorf("%s before catch-up: got %d %s (Retry-After %q), want 503 not-ready with Retry-After", path, resp.StatusCode, body, resp.Header.Get("Retry-After"))
 		}
 	}
-	if resp, _ := get(t, hs.URL+"/healthz"); resp.StatusCode != http.StatusOK {
+	if resp, _ := get(t, p.url+"/healthz"); resp.StatusCode != http.StatusOK {
 		t.Errorf("/healthz before catch-up: got %d, want 200", resp.StatusCode)
 	}
 }
@@ -126,38 +96,23 @@ func TestNotReadyBeforeCatchUp(t *testing.T) {
 // id (the client's when it sent a sane one) and that the access log, when
 // asked for, names it.
 func TestRequestIDsAndAccessLog(t *testing.T) {
-	// No consumer runs: the data endpoints answer 503 not-ready, which is
-	// logged and carries an id like any other answer.
-	_, js := natstest.Provisioned(t)
-	reg := prometheus.NewRegistry()
+	// The pod has not caught up: the data endpoints answer 503
+	// not-ready, which is logged and carries an id like any other answer.
 	var logs logtest.Buffer
-	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), reg, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := query.DefaultConfig()
 	cfg.AccessLog = true
-	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	p := startPod(t, nil, podConfig{cfg: &cfg, snaps: notReady(), log: slog.New(slog.NewJSONHandler(&logs, nil))})
 
-	resp, _ := get(t, hs.URL+"/api/domains")
+	resp, _ := get(t, p.url+"/api/domains")
 	generated := resp.Header.Get("X-Request-Id")
-	resp2, _ := get(t, hs.URL+"/api/domains")
+	resp2, _ := get(t, p.url+"/api/domains")
 	if generated == "" || generated == resp2.Header.Get("X-Request-Id") {
 		t.Errorf("generated ids: got %q and %q, want two different non-empty ids", generated, resp2.Header.Get("X-Request-Id"))
 	}
-	if resp, _ := get(t, hs.URL+"/healthz", "X-Request-Id", "client-42"); resp.Header.Get("X-Request-Id") != "client-42" {
+	if resp, _ := get(t, p.url+"/healthz", "X-Request-Id", "client-42"); resp.Header.Get("X-Request-Id") != "client-42" {
 		t.Errorf("client id: got %q, want client-42 echoed", resp.Header.Get("X-Request-Id"))
 	}
-	if resp, _ := get(t, hs.URL+"/healthz", "X-Request-Id", "bad id with spaces"); resp.Header.Get("X-Request-Id") == "bad id with spaces" {
+	if resp, _ := get(t, p.url+"/healthz", "X-Request-Id", "bad id with spaces"); resp.Header.Get("X-Request-Id") == "bad id with spaces" {
 		t.Error("an id with spaces was echoed, want a generated one")
 	}
 	for _, want := range []string{`"id":"` + generated + `"`, `"id":"client-42"`, `"route":"/api/domains"`} {

@@ -20,7 +20,9 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -81,18 +83,6 @@ func get(t *testing.T, url, key string) *http.Response {
 	return resp
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 var (
 	idLine  = regexp.MustCompile(`(?m)^id:\s+([0-9a-f]+)$`)
 	keyLine = regexp.MustCompile(`(?m)^key:\s+(zp_[a-z2-7]+)$`)
@@ -109,8 +99,7 @@ func TestKeysEndToEnd(t *testing.T) {
 	if _, err := js.CreateStream(ctx, stream.StateConfig(stream.Options{})); err != nil {
 		t.Fatal(err)
 	}
-	ps := &contracts.PriceSet{V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: "alpha", Zone: ".com",
-		Register: &contracts.OpPrice{Regular: contracts.Price{Amount: 999, Currency: "USD"}}, ObservedAt: time.Now(), Source: "test"}
+	ps := eventtest.RegisterOnly("alpha", ".com", time.Now(), "USD", 999)
 	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, []contracts.Event{ps}, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +142,7 @@ func TestKeysEndToEnd(t *testing.T) {
 		t.Errorf("list shows the key or its hash:\n%s", list)
 	}
 
-	eventually(t, "the pod to accept the key at the pro limit", func() bool {
+	polltest.Within(t, 30*time.Second, "the pod to accept the key at the pro limit", func() bool {
 		resp := get(t, url, key[1])
 		return resp.StatusCode == http.StatusOK && resp.Header.Get("RateLimit-Limit") == "5" &&
 			resp.Header.Get("RateLimit-Policy") == "5;w=3600;burst=5"
@@ -162,7 +151,7 @@ func TestKeysEndToEnd(t *testing.T) {
 	if out, errOut, err := admin(t, srv, "keys", "revoke", id[1]); err != nil || !strings.Contains(out, "revoked "+id[1]) {
 		t.Fatalf("revoke: %q %v\n%s", out, err, errOut)
 	}
-	eventually(t, "the pod to refuse the revoked key", func() bool {
+	polltest.Within(t, 30*time.Second, "the pod to refuse the revoked key", func() bool {
 		return get(t, url, key[1]).StatusCode == http.StatusUnauthorized
 	})
 	if list, _, _ := admin(t, srv, "keys", "list"); strings.Contains(list, id[1]) {

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"os"
@@ -404,18 +403,17 @@ func (p *pod) waitReady(within time.Duration) {
 // waitHTTP polls url until it answers 200.
 func (c *cluster) waitHTTP(url string, within time.Duration, what string) {
 	c.t.Helper()
-	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(within)
 	last := "no answer"
 	for time.Now().Before(deadline) {
-		resp, err := client.Get(url)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		code, body, err := fetch(ctx, url)
+		cancel()
 		if err == nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if code == http.StatusOK {
 				return
 			}
-			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
+			last = fmt.Sprintf("%d %.512s", code, body)
 		} else {
 			last = err.Error()
 		}

@@ -21,16 +21,16 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
-// priceSet is a registrar's USD register price for a zone.
+// priceSet is a registrar's USD register price for a zone, its source
+// the suite, so that a stream it wrote to says who wrote what.
 func priceSet(registrar, zone string, cents int64, observed time.Time) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: registrar, Zone: zone,
-		Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}},
-		ObservedAt: observed.UTC(), Source: "failure-suite",
-	}
+	ps := eventtest.RegisterOnly(registrar, zone, observed.UTC(), "USD", cents)
+	ps.Source = "failure-suite"
+	return ps
 }
 
 // testZones are n zones with one label each, all distinct.
@@ -163,35 +163,19 @@ func (l *load) String() string {
 // but 200, or no answer, is a failure. bases is called before each round,
 // so a caller can follow a pod whose port changed.
 func getLoad(ctx context.Context, bases func() []string, paths []string, l *load) {
-	client := &http.Client{Timeout: 5 * time.Second}
 	for i := 0; ctx.Err() == nil; i++ {
 		for _, base := range bases() {
 			path := paths[i%len(paths)]
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-			if err != nil {
-				l.fail("%s: %v", path, err)
-				continue
-			}
 			l.sent.Add(1)
-			resp, err := client.Do(req)
-			if err != nil {
-				if ctx.Err() != nil {
-					l.sent.Add(-1) // cut short by the end of the run, not a failure
-					return
-				}
-				l.fail("GET %s%s: %v", base, path, err)
-				continue
-			}
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			code, _, err := fetch(ctx, base+path)
 			switch {
 			case err != nil && ctx.Err() != nil:
-				l.sent.Add(-1)
+				l.sent.Add(-1) // cut short by the end of the run, not a failure
 				return
 			case err != nil:
-				l.fail("GET %s%s: reading the body: %v", base, path, err)
-			case resp.StatusCode != http.StatusOK:
-				l.fail("GET %s%s: %d", base, path, resp.StatusCode)
+				l.fail("GET %s%s: %v", base, path, err)
+			case code != http.StatusOK:
+				l.fail("GET %s%s: %d", base, path, code)
 			}
 		}
 		select {
@@ -212,26 +196,35 @@ type comparison struct {
 
 var httpClient = &http.Client{Timeout: 5 * time.Second}
 
-func getJSON(ctx context.Context, url string, v any) (int, error) {
+// fetch is the suite's one request: it GETs url and returns the status
+// and the body. An error reading the body comes with the status.
+func fetch(ctx context.Context, url string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, err
+		return resp.StatusCode, nil, fmt.Errorf("reading the body: %w", err)
 	}
-	if resp.StatusCode != http.StatusOK || v == nil {
-		return resp.StatusCode, nil
+	return resp.StatusCode, body, nil
+}
+
+// getJSON GETs url and decodes a 200's body into v (unless v is nil),
+// numbers kept as their literal text.
+func getJSON(ctx context.Context, url string, v any) (int, error) {
+	code, body, err := fetch(ctx, url)
+	if err != nil || code != http.StatusOK || v == nil {
+		return code, err
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
-	return resp.StatusCode, d.Decode(v)
+	return code, d.Decode(v)
 }
 
 // registrarRows returns, for each zone, the registrars in the pod's
@@ -338,20 +331,15 @@ func diffPrices(got, want map[string]int64) string {
 
 // metrics reads the pod's unlabelled gauges and counters from /metrics.
 func (p *pod) metrics(ctx context.Context) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url()+"/metrics", nil)
+	code, body, err := fetch(ctx, p.url()+"/metrics")
 	if err != nil {
 		return nil, err
 	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %d", resp.StatusCode)
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %d", code)
 	}
 	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()

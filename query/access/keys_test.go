@@ -15,6 +15,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query/access"
 )
@@ -25,10 +26,14 @@ type pod struct {
 	reg  *prometheus.Registry
 }
 
-func startKeys(t *testing.T, js jetstream.JetStream) *pod {
+// startKeys runs a pod's key store on js, logging to log (nil discards).
+func startKeys(t *testing.T, js jetstream.JetStream, log *slog.Logger) *pod {
 	t.Helper()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	reg := prometheus.NewRegistry()
-	k, err := access.NewKeys(js, access.DefaultConfig().Tiers, slog.New(slog.DiscardHandler), reg)
+	k, err := access.NewKeys(js, access.DefaultConfig().Tiers, log, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,18 +65,6 @@ func (p *pod) tier(key string) string {
 		return s.Tier
 	}
 	return ""
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func bucket(t *testing.T, js jetstream.JetStream) jetstream.KeyValue {
@@ -119,25 +112,25 @@ func TestKeysReachEveryPod(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, js := natstest.Provisioned(t)
 			kv := bucket(t, js)
-			pods := []*pod{startKeys(t, js), startKeys(t, js)}
+			pods := []*pod{startKeys(t, js, nil), startKeys(t, js, nil)}
 			for _, p := range pods {
 				p.waitReady(t)
 			}
 			key, rec := create(t, kv, contracts.ProTier)
 			other, _ := create(t, kv, contracts.StandardTier)
 			for i, p := range pods {
-				eventually(t, "the key in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.ProTier })
+				polltest.Until(t, "the key in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.ProTier })
 			}
 			rec.Tier = contracts.StandardTier
 			put(t, kv, rec.ID, rec)
 			for i, p := range pods {
-				eventually(t, "the new tier in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.StandardTier })
+				polltest.Until(t, "the new tier in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.StandardTier })
 			}
 			if err := tt.revoke(kv, rec.ID); err != nil {
 				t.Fatal(err)
 			}
 			for i, p := range pods {
-				eventually(t, "the revocation in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == "" })
+				polltest.Until(t, "the revocation in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == "" })
 				if got := p.tier(other); got != contracts.StandardTier {
 					t.Errorf("pod %c: the other key's tier is %q after the revocation, want standard", 'a'+i, got)
 				}
@@ -160,7 +153,7 @@ func TestKeysLoadedWhenReady(t *testing.T) {
 	if err := kv.Delete(context.Background(), rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	p := startKeys(t, js)
+	p := startKeys(t, js, nil)
 	p.waitReady(t)
 	for i, k := range keys {
 		if got := p.tier(k); got != contracts.ProTier {
@@ -180,7 +173,7 @@ func TestKeysLoadedWhenReady(t *testing.T) {
 func TestKeysWithoutBucket(t *testing.T) {
 	srv := natstest.Server(t)
 	_, js := natstest.Connect(t, srv)
-	p := startKeys(t, js)
+	p := startKeys(t, js, nil)
 	p.waitReady(t)
 	if _, err := js.KeyValue(context.Background(), contracts.KeysBucket); err == nil {
 		t.Fatal("the pod created the bucket; it must only read it")
@@ -190,7 +183,7 @@ func TestKeysWithoutBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := create(t, kv, contracts.ProTier)
-	eventually(t, "the key once the bucket exists", func() bool { return p.tier(key) == contracts.ProTier })
+	polltest.Until(t, "the key once the bucket exists", func() bool { return p.tier(key) == contracts.ProTier })
 }
 
 // TestKeysRefuseBadRecords stores records a pod must not trust next to a
@@ -198,7 +191,7 @@ func TestKeysWithoutBucket(t *testing.T) {
 func TestKeysRefuseBadRecords(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	kv := bucket(t, js)
-	p := startKeys(t, js)
+	p := startKeys(t, js, nil)
 	p.waitReady(t)
 
 	otherID, misfiled := create(t, kv, contracts.ProTier)
@@ -213,7 +206,7 @@ func TestKeysRefuseBadRecords(t *testing.T) {
 	unknown, _ := create(t, kv, "gold")
 	good, _ := create(t, kv, contracts.ProTier)
 
-	eventually(t, "the last key", func() bool { return p.tier(good) == contracts.ProTier })
+	polltest.Until(t, "the last key", func() bool { return p.tier(good) == contracts.ProTier })
 	if got := p.tier(otherID); got != contracts.ProTier {
 		t.Errorf("the key stored under its own id: tier %q, want pro", got)
 	}
@@ -259,22 +252,9 @@ func TestKeysUnreadableBucket(t *testing.T) {
 	d := natstest.RestrictedServer(t, natstest.BucketSubjects(contracts.KeysBucket)...)
 	key, _ := create(t, bucket(t, d.Admin), contracts.ProTier)
 
-	reg := prometheus.NewRegistry()
 	var logs logtest.Buffer
-	k, err := access.NewKeys(d.Restricted, access.DefaultConfig().Tiers, slog.New(slog.NewJSONHandler(&logs, nil)), reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- k.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("keys run: %v", err)
-		}
-	})
-	p := &pod{keys: k, reg: reg}
+	p := startKeys(t, d.Restricted, slog.New(slog.NewJSONHandler(&logs, nil)))
+	k, reg := p.keys, p.reg
 	p.waitReady(t)
 	if got := k.State(); got != access.Unavailable {
 		t.Fatalf("state with the bucket unreadable: got %v, want Unavailable", got)
@@ -288,13 +268,13 @@ func TestKeysUnreadableBucket(t *testing.T) {
 	if got := gauge(t, reg, "zoneprice_api_keys_last_update_timestamp_seconds"); got != 0 {
 		t.Errorf("zoneprice_api_keys_last_update_timestamp_seconds: got %v before any load, want 0", got)
 	}
-	eventually(t, "an error logged", func() bool {
+	polltest.Until(t, "an error logged", func() bool {
 		return strings.Contains(logs.String(), `"level":"ERROR"`) && strings.Contains(logs.String(), contracts.KeysBucket)
 	})
 
 	before := time.Now()
 	d.Lift(t)
-	eventually(t, "the keys once the bucket can be read", func() bool {
+	polltest.Until(t, "the keys once the bucket can be read", func() bool {
 		return k.State() == access.Loaded && p.tier(key) == contracts.ProTier
 	})
 	if got := gauge(t, reg, "zoneprice_api_keys_watch_up"); got != 1 {

@@ -33,7 +33,9 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/deploy"
 	"github.com/zoneprice/zoneprice/ingest"
@@ -178,10 +180,8 @@ func (s *secureNATS) dial(t *testing.T, args []string, env map[string]string, ex
 
 func waitConnected(t *testing.T, nc *nats.Conn) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !nc.IsConnected(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not connected within 10s: %v", nc.LastError())
-		}
+	if !polltest.Wait(10*time.Second, nc.IsConnected) {
+		t.Fatalf("not connected within 10s: %v", nc.LastError())
 	}
 }
 
@@ -204,14 +204,6 @@ func subjects(t *testing.T, js jetstream.JetStream, filter string) int {
 		n += int(c)
 	}
 	return n
-}
-
-func price(registrar, zone string) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: registrar, Zone: zone,
-		Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 999, Currency: "USD"}},
-		ObservedAt: time.Now().UTC().Truncate(time.Second), Source: registrar,
-	}
 }
 
 // ingestOnce runs one round of the sources args name through the
@@ -369,7 +361,7 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(reference.js).Publish(pctx, price(porkbun.Name, ".net")); err == nil {
+		if _, err := ingest.NewPublisher(reference.js).Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".net", time.Now(), "USD", 999)); err == nil {
 			t.Error("the reference ingester published porkbun's .net")
 		}
 	})
@@ -378,7 +370,7 @@ func TestNATSPermissions(t *testing.T) {
 		pub := ingest.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		if _, err := pub.Publish(pctx, price(porkbun.Name, ".com")); err != nil {
+		if _, err := pub.Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
 			t.Fatalf("publish porkbun's .com: %v", err)
 		}
 		// And the whole path of zoneprice-ingest: read back, diff, publish.
@@ -397,7 +389,7 @@ func TestNATSPermissions(t *testing.T) {
 		pub := ingest.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := pub.Publish(pctx, price("namecheap", ".com")); err == nil {
+		if _, err := pub.Publish(pctx, eventtest.RegisterOnly("namecheap", ".com", time.Now(), "USD", 999)); err == nil {
 			t.Fatal("porkbun's ingester published namecheap's .com")
 		}
 		pollLog(t, porkbunUser, `Permissions Violation for Publish to \"prices.v1.namecheap.com\"`)
@@ -446,11 +438,7 @@ func TestNATSPermissions(t *testing.T) {
 			t.Fatal("api keys not loaded")
 		}
 		sum := contracts.HashAPIKey(key)
-		for deadline := time.Now().Add(10 * time.Second); keys.Lookup(&sum) == nil; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the admin's key did not reach the query pod")
-			}
-		}
+		polltest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
 		if v := reader.violations(); v != "" {
 			t.Errorf("query pod refused:\n%s", v)
 		}
@@ -463,7 +451,7 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		refused := map[string]func(context.Context) error{
 			"publish a price": func(ctx context.Context) error {
-				_, err := ingest.NewPublisher(reader.js).Publish(ctx, price("forged", ".com"))
+				_, err := ingest.NewPublisher(reader.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 999))
 				return err
 			},
 			"update the stream": func(ctx context.Context) error {
@@ -491,7 +479,7 @@ func TestNATSPermissions(t *testing.T) {
 	t.Run("admin cannot publish prices or delete the stream", func(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(admin.js).Publish(pctx, price("forged", ".info")); err == nil {
+		if _, err := ingest.NewPublisher(admin.js).Publish(pctx, eventtest.RegisterOnly("forged", ".info", time.Now(), "USD", 999)); err == nil {
 			t.Error("admin published a price")
 		}
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -508,10 +496,8 @@ func TestNATSPermissions(t *testing.T) {
 // pollLog waits until c's log holds want.
 func pollLog(t *testing.T, c *client, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(c.log.String(), want); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("log never said %s; it holds:\n%s", want, c.log.String())
-		}
+	if !polltest.Wait(10*time.Second, func() bool { return strings.Contains(c.log.String(), want) }) {
+		t.Fatalf("log never said %s; it holds:\n%s", want, c.log.String())
 	}
 }
 
