@@ -18,11 +18,15 @@ const (
 	Unchanged
 	// Redelivered had a stream sequence the index already applied.
 	Redelivered
+	// Refused was a price of one more registrar for a zone that already
+	// has contracts.MaxRegistrarsPerZone: it changed nothing.
+	Refused
 
 	// NumOutcomes counts the outcomes above.
-	NumOutcomes = int(Redelivered) + 1
+	NumOutcomes = int(Refused) + 1
 )
 
+// String names the outcome as the consumer's metrics label it.
 func (o Outcome) String() string {
 	switch o {
 	case Applied:
@@ -31,6 +35,8 @@ func (o Outcome) String() string {
 		return "unchanged"
 	case Redelivered:
 		return "redelivered"
+	case Refused:
+		return "refused"
 	}
 	return "unknown"
 }
@@ -246,6 +252,15 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	cur, known := z.prices[reg]
 	if known && seq <= cur.seq {
 		return Redelivered
+	}
+	if set != nil && !cur.live && z.live >= contracts.MaxRegistrarsPerZone {
+		// A zone is full: one more registrar would only grow its
+		// comparison. A pod started later replays each subject's last
+		// message only, so where a full zone's registrar has withdrawn
+		// since, it admits a registrar a running pod refused; that
+		// registrar's next republish (daily at the latest) puts the
+		// running pod right. Only a flood of registrars gets here.
+		return Refused
 	}
 	x.touch(z, at)
 	wasHiding := x.hidingSample()

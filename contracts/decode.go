@@ -31,6 +31,7 @@ type wire struct {
 var (
 	ErrMalformedJSON = errors.New("malformed JSON")
 	ErrUnknownKind   = errors.New("unknown event kind")
+	ErrTooLarge      = errors.New("document too large")
 )
 
 // Decode reads one event document of any kind and validates it. Unknown
@@ -70,6 +71,9 @@ type priceBlock struct {
 }
 
 func decode(data []byte, d *Decoder) (Event, error) {
+	if len(data) > MaxEventSize {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxEventSize)
+	}
 	var w wire
 	blk := new(priceBlock)
 	if !decodeFast(data, &w, d, blk) {

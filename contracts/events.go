@@ -243,7 +243,29 @@ func validateObserved(observed time.Time, source string) error {
 	if source == "" {
 		return invalid("source", "must not be empty")
 	}
+	if !ValidSource(source) {
+		return invalid("source", "%q is not a source id: 1 to %d lower-case letters, digits and inner hyphens", truncate(source, 40), maxSourceLen)
+	}
 	return nil
+}
+
+// maxSourceLen bounds a source id: it becomes a metric label and is shown
+// in every comparison row.
+const maxSourceLen = 32
+
+// ValidSource reports whether id is a well-formed source id: like a
+// registrar id, lower-case letters, digits and inner hyphens, at most 32
+// bytes. Sources are named by their operators ("porkbun", "iana",
+// "sheet-b"); anything longer or freer is a malformed or hostile document.
+func ValidSource(id string) bool { return len(id) <= maxSourceLen && ValidRegistrar(id) }
+
+// truncate shortens s for an error message, so that a hostile value
+// cannot make the message as large as itself.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func validatePrice(field string, p Price) error {
@@ -255,6 +277,9 @@ func validatePrice(field string, p Price) error {
 	}
 	if p.Amount < 0 {
 		return invalid(field+".amount", "negative amount %d", p.Amount)
+	}
+	if p.Amount > MaxAmount {
+		return invalid(field+".amount", "%d minor units is above the ceiling of %d", p.Amount, MaxAmount)
 	}
 	return nil
 }
@@ -370,8 +395,12 @@ func (r *Rates) Validate() error {
 		if _, ok := CurrencyExponent(code); !ok {
 			return invalid("rates."+code, "unknown currency %q", code)
 		}
-		if _, err := ParseRate(rate); err != nil {
+		v, err := ParseRate(rate)
+		if err != nil {
 			return invalid("rates."+code, "%v", err)
+		}
+		if v < MinRate || v > MaxRate {
+			return invalid("rates."+code, "%s is outside the plausible range 0.0000001 to 99999999.9999999999", rate)
 		}
 	}
 	return validateObserved(r.ObservedAt, r.Source)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -160,6 +161,8 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "unknown kind", doc: `{"v":1,"kind":"bogus"}`, want: ErrUnknownKind},
 		{name: "no kind", doc: `{"v":1}`, want: ErrUnknownKind},
 		{name: "null", doc: `null`, want: ErrUnknownKind},
+		{name: "too large", doc: `{"v":1,"kind":"withdrawal","registrar":"porkbun","zone":".com","observed_at":"2026-03-02T09:15:00Z","source":"porkbun","pad":"` +
+			strings.Repeat("x", MaxEventSize) + `"}`, want: ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,6 +276,22 @@ func TestValidateRejects(t *testing.T) {
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Transfer = &OpPrice{Regular: Price{Amount: -1, Currency: "USD"}} })},
 		{name: "negative promo amount", wantField: "register.promo.price.amount",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Promo.Price.Amount = -1 })},
+		{name: "amount above the ceiling", wantField: "renew.regular.amount",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Renew.Regular.Amount = MaxAmount + 1 })},
+		{name: "amount past 2^53", wantField: "renew.regular.amount",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Renew.Regular.Amount = 9_223_372_036_854_775_807 })},
+		{name: "promo above the ceiling", wantField: "register.promo.price.amount",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Promo.Price.Amount = MaxAmount + 1 })},
+		{name: "source with markup", wantField: "source",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Source = "<script>alert(1)</script>" })},
+		{name: "source with a control character", wantField: "source",
+			ev: with(validWithdrawal(), func(w *Withdrawal) { w.Source = "porkbun\n" })},
+		{name: "source too long", wantField: "source",
+			ev: with(validWithdrawal(), func(w *Withdrawal) { w.Source = strings.Repeat("a", 33) })},
+		{name: "upper-case source", wantField: "source",
+			ev: with(validZoneMeta(), func(m *ZoneMeta) { m.Source = "IANA" })},
+		{name: "rate too small", wantField: "rates.USD",
+			ev: with(validRates(), func(r *Rates) { r.Rates = map[string]string{"USD": "0.0000000001"} })},
 		{name: "empty registrar", wantField: "registrar",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Registrar = "" })},
 		{name: "upper-case registrar", wantField: "registrar",

@@ -94,7 +94,7 @@ func (t RateTable) Currencies() []string {
 
 // Convert returns p in currency to, rounded half up to to's minor unit. It
 // reports false when either currency has no rate in the table, or when the
-// result does not fit in int64 minor units.
+// result is above MaxAmount.
 func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	if p.Currency == to {
 		return p, true
@@ -117,7 +117,7 @@ func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	num.Mul(num, big.NewInt(2)).Add(num, den)
 	den.Mul(den, big.NewInt(2))
 	num.Quo(num, den)
-	if !num.IsInt64() {
+	if !num.IsInt64() || num.Int64() > MaxAmount {
 		return Price{}, false
 	}
 	return Price{Amount: num.Int64(), Currency: to}, true

@@ -38,9 +38,10 @@ func StateSubjects() []string {
 // publish of the same content within it is dropped.
 const DuplicateWindow = 10 * time.Minute
 
-// MaxEventSize bounds one event document on the stream, in bytes: the
-// largest (a day's reference rates) is a few kilobytes.
-const MaxEventSize = 64 << 10
+// MaxEventSize bounds one event document, in bytes: the largest real one
+// (a day's reference rates) is under 2 KiB. Decode refuses a larger
+// document, and the stream refuses to store one.
+const MaxEventSize = 16 << 10
 
 // ZoneToken encodes a canonical zone (".co.uk") as one subject token ("co_uk").
 func ZoneToken(zone string) string {

@@ -49,6 +49,9 @@ func encodeValid(ev contracts.Event) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event: %w", err)
 	}
+	if len(body) > contracts.MaxEventSize {
+		return Message{}, fmt.Errorf("encode event: %w: %d bytes, at most %d", contracts.ErrTooLarge, len(body), contracts.MaxEventSize)
+	}
 	subject := ev.Subject()
 	sum := sha256.Sum256(append([]byte(subject+"\n"), body...))
 	return Message{Subject: subject, Body: body, ID: hex.EncodeToString(sum[:16])}, nil

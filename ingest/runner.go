@@ -89,6 +89,7 @@ type runnerMetrics struct {
 	duplicates  prometheus.Counter
 	withdrawn   prometheus.Counter
 	invalid     prometheus.Counter
+	refused     *prometheus.CounterVec
 	skipped     prometheus.Counter
 	lastSuccess prometheus.Gauge
 }
@@ -130,7 +131,14 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 	for _, outcome := range []string{"ok", "error", "refused"} {
 		m.fetches.WithLabelValues(outcome) // present at zero from the start
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.skipped, m.lastSuccess} {
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneprice_ingest_events_refused_total", ConstLabels: labels,
+		Help: "Valid events a source produced that the runner would not publish, by reason: future (observed_at ahead of now), rate_jump (a rate moved by more than contracts.MaxRateJump), older_rates (older than the stream's).",
+	}, []string{"reason"})
+	for _, reason := range []string{"future", "rate_jump", "older_rates"} {
+		m.refused.WithLabelValues(reason) // present at zero from the start
+	}
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
@@ -252,8 +260,9 @@ type storedEvent struct {
 	live      bool
 	withdrawn bool
 	observed  time.Time
-	ratesDate string // of a rates document
-	source    string // of a rates document
+	ratesDate string           // of a rates document
+	rates     *contracts.Rates // the rates document itself
+	source    string           // of a rates document
 }
 
 // stored reads the stream's current message on every subject the list
@@ -300,7 +309,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 			case *contracts.ZoneMeta:
 				st.observed = e.ObservedAt
 			case *contracts.Rates:
-				st.observed, st.ratesDate, st.source = e.ObservedAt, e.Date, e.Source
+				st.observed, st.ratesDate, st.source, st.rates = e.ObservedAt, e.Date, e.Source, e
 			}
 		}
 		out[msg.Subject] = st
@@ -392,6 +401,13 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		if !valid(ev) {
 			return nil
 		}
+		// Query pods refuse a document observed ahead of when the
+		// stream stored it; the runner does not publish one.
+		if err := contracts.CheckObserved(ev, now); err != nil {
+			r.m.refused.WithLabelValues("future").Inc()
+			r.log.Warn("event skipped: observed in the future (is this machine's or the source's clock wrong?)", "subject", ev.Subject(), "err", err)
+			return nil
+		}
 		st, ok := stored[ev.Subject()]
 		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
 		if !ok || st.fp != fingerprint(ev) || stale {
@@ -414,9 +430,25 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		// A stale copy (a cache serving yesterday's file) never
 		// replaces the same source's newer rates; another source's
 		// (the sample's fixed ones) are no reason to hold back.
-		if st, ok := stored[rates.Subject()]; ok && st.source == rates.Source && st.ratesDate > rates.Date {
+		st, ok := stored[rates.Subject()]
+		if ok && st.source == rates.Source && st.ratesDate > rates.Date {
+			r.m.refused.WithLabelValues("older_rates").Inc()
 			r.log.Warn("rates older than the stream's skipped", "base", rates.Base, "date", rates.Date, "stream_date", st.ratesDate)
 			continue
+		}
+		// A rate that moved by more than a factor of MaxRateJump since
+		// the same source's rates for the base on the stream is a broken
+		// feed more likely than a market: the last good rates stay until
+		// an operator looks (and, if the move is real, removes the old
+		// rates). Another source's rates there are no yardstick: the
+		// sample's, or a document nobody should have published.
+		if ok && st.rates != nil && st.source == rates.Source {
+			if code, from, to := contracts.RateJump(st.rates, rates); code != "" {
+				r.m.refused.WithLabelValues("rate_jump").Inc()
+				r.log.Error("rates refused: a rate jumped; the last good rates stay", "base", rates.Base, "currency", code,
+					"from", from, "to", to, "max_factor", contracts.MaxRateJump)
+				continue
+			}
 		}
 		if err := add(rates); err != nil {
 			return nil, err

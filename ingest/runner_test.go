@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -204,18 +207,31 @@ func TestRunnerSkipsInvalidEvents(t *testing.T) {
 }
 
 // counter returns the value of a counter with no variable labels.
-func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+// counter is the value of the counter name, the one series whose labels
+// include the label pairs given (the runner's source label aside).
+func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for i := 0; i+1 < len(labels); i += 2 {
+				if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+					return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+				}) {
+					continue series
+				}
+			}
+			return m.GetCounter().GetValue()
 		}
 	}
-	t.Fatalf("no counter %s", name)
+	t.Fatalf("no counter %s%v", name, labels)
 	return 0
 }
 
@@ -477,5 +493,59 @@ func TestRunnerNeverPublishesOlderRates(t *testing.T) {
 	}
 	if got := h.lastSeq(t); got != before+1 {
 		t.Errorf("another source's older-dated rates were not published: last seq %d, want %d", got, before+1)
+	}
+}
+
+// TestRunnerRefusesRateJump keeps a source's last good rates when a rate
+// moved by more than contracts.MaxRateJump since them, and counts it.
+func TestRunnerRefusesRateJump(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{rates("ecb", "1.0830")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.lastSeq(t)
+	for _, usd := range []string{"0.0000001", "5.0", "0.2"} {
+		next := rates("ecb", usd)
+		next.Date = "2026-11-21"
+		if err := h.once(t, &ingest.List{Rates: []contracts.Rates{next}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := h.lastSeq(t); got != before {
+		t.Errorf("jumped rates were published: last seq %d, want %d", got, before)
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_events_refused_total", "reason", "rate_jump"); got != 3 {
+		t.Errorf("refused{reason=rate_jump} = %v, want 3", got)
+	}
+	// A move within the bound is published, and another source's rates
+	// are no yardstick.
+	moved := rates("ecb", "1.5")
+	moved.Date = "2026-11-22"
+	other := rates("other", "9.0")
+	other.Base, other.Date = "USD", "2026-11-22"
+	if err := h.once(t, &ingest.List{Rates: []contracts.Rates{moved, other}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+2 {
+		t.Errorf("last seq %d, want %d: a real move and a new base are published", got, before+2)
+	}
+}
+
+// TestRunnerRefusesFutureEvents does not publish a price observed ahead of
+// now, which query pods would refuse.
+func TestRunnerRefusesFutureEvents(t *testing.T) {
+	h := newHarness(t)
+	l := list(set("acme", ".com", 100))
+	h.src.list = l
+	h.now = h.now.Add(time.Minute)
+	l.Prices[0].ObservedAt = h.now.Add(contracts.MaxClockSkew + time.Hour)
+	if err := h.r.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ev := h.current(t, "acme", ".com"); ev != nil {
+		t.Errorf("a price observed an hour ahead was published: %+v", ev)
+	}
+	if got := counter(t, h.reg, "zoneprice_ingest_events_refused_total", "reason", "future"); got != 1 {
+		t.Errorf("refused{reason=future} = %v, want 1", got)
 	}
 }

@@ -24,6 +24,14 @@ type Options struct {
 
 func (o Options) replicas() int { return max(o.Replicas, 1) }
 
+// The state stream's bounds: about ten times the benchmark's data set of
+// 225,000 prices, and a hundred times every real registrar's list
+// together.
+const (
+	MaxStateMsgs  = 2_000_000
+	MaxStateBytes = 2 << 30
+)
+
 // StateConfig is the declared configuration of contracts.StateStream.
 func StateConfig(o Options) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
@@ -36,10 +44,17 @@ func StateConfig(o Options) jetstream.StreamConfig {
 		// One message per subject is the current state; it is also what
 		// lets the server answer deliver-last-per-subject on its fast path.
 		MaxMsgsPerSubject: 1,
-		Discard:           jetstream.DiscardOld,
-		Duplicates:        contracts.DuplicateWindow,
-		AllowDirect:       true,
-		MaxMsgSize:        contracts.MaxEventSize,
+		// Bounds with ample headroom (the benchmark's 225,000 prices are
+		// about 90 MB): a flood of new subjects is refused once they are
+		// reached, while every existing subject can still be updated.
+		// Discarding old messages instead would silently drop some
+		// registrar's current price to make room.
+		MaxMsgs:     MaxStateMsgs,
+		MaxBytes:    MaxStateBytes,
+		Discard:     jetstream.DiscardNew,
+		Duplicates:  contracts.DuplicateWindow,
+		AllowDirect: true,
+		MaxMsgSize:  contracts.MaxEventSize,
 	}
 }
 

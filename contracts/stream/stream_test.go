@@ -48,8 +48,8 @@ func TestStateConfig(t *testing.T) {
 			if cfg.Retention != jetstream.LimitsPolicy {
 				t.Errorf("Retention = %v, want %v", cfg.Retention, jetstream.LimitsPolicy)
 			}
-			if cfg.Discard != jetstream.DiscardOld {
-				t.Errorf("Discard = %v, want %v", cfg.Discard, jetstream.DiscardOld)
+			if cfg.Discard != jetstream.DiscardNew || cfg.MaxMsgs != stream.MaxStateMsgs || cfg.MaxBytes != stream.MaxStateBytes {
+				t.Errorf("Discard %v, MaxMsgs %d, MaxBytes %d; want DiscardNew within the state stream's bounds", cfg.Discard, cfg.MaxMsgs, cfg.MaxBytes)
 			}
 			if cfg.Duplicates != contracts.DuplicateWindow {
 				t.Errorf("Duplicates = %v, want %v", cfg.Duplicates, contracts.DuplicateWindow)
@@ -91,6 +91,9 @@ func assertStreamConfig(t *testing.T, got, want jetstream.StreamConfig) {
 	}
 	if got.AllowDirect != want.AllowDirect {
 		t.Errorf("stream AllowDirect = %v, want %v", got.AllowDirect, want.AllowDirect)
+	}
+	if got.MaxMsgs != want.MaxMsgs || got.MaxBytes != want.MaxBytes {
+		t.Errorf("stream MaxMsgs %d, MaxBytes %d; want %d, %d", got.MaxMsgs, got.MaxBytes, want.MaxMsgs, want.MaxBytes)
 	}
 	if got.MaxMsgSize != want.MaxMsgSize {
 		t.Errorf("stream MaxMsgSize = %d, want %d", got.MaxMsgSize, want.MaxMsgSize)
@@ -171,6 +174,8 @@ func TestProvisionUpdatesDrift(t *testing.T) {
 	drifted.Duplicates = 2 * time.Minute
 	drifted.AllowDirect = false
 	drifted.MaxMsgSize = 1 << 20
+	drifted.Discard = jetstream.DiscardOld
+	drifted.MaxMsgs = -1
 	if _, err := js.CreateStream(ctx, drifted); err != nil {
 		t.Fatalf("create drifted stream: %v", err)
 	}
@@ -205,5 +210,32 @@ func TestProvisionKeysBucket(t *testing.T) {
 	}
 	if st.Values() != 1 || st.History() != 1 {
 		t.Errorf("bucket after a second Provision: %d values, history %d; want 1 and 1", st.Values(), st.History())
+	}
+}
+
+// TestStateStreamFull relies on what the server does at the state stream's
+// message bound, with the bound made small: a new subject is refused, and
+// every subject already there can still be updated (DiscardNew with one
+// message per subject), so no registrar's current price is dropped.
+func TestStateStreamFull(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	cfg := stream.StateConfig(stream.Options{})
+	cfg.MaxMsgs = 2
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	com, net, org := contracts.PriceSubject("porkbun", ".com"), contracts.PriceSubject("porkbun", ".net"), contracts.PriceSubject("porkbun", ".org")
+	publish(ctx, t, js, com, "com 1")
+	publish(ctx, t, js, net, "net 1")
+	if _, err := js.Publish(ctx, org, []byte("org 1")); err == nil {
+		t.Error("a new subject was stored past the stream's bound")
+	}
+	publish(ctx, t, js, com, "com 2")
+	got := readAll(t, js)
+	if len(got) != 2 || got[com] != "com 2" || got[net] != "net 1" {
+		t.Errorf("stream holds %v, want .com updated and .net kept", got)
 	}
 }

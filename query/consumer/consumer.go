@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -375,6 +377,8 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 			reason = "malformed_json"
 		case errors.Is(in.err, contracts.ErrUnknownKind):
 			reason = "unknown_kind"
+		case errors.Is(in.err, contracts.ErrTooLarge):
+			reason = "too_large"
 		}
 		c.reject(in.msg.Subject, in.msg.Seq, reason, in.err)
 		return idx.Dirty()
@@ -383,7 +387,18 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		c.reject(in.msg.Subject, in.msg.Seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
 		return idx.Dirty()
 	}
-	c.m.outcome(idx.Apply(in.msg.Seq, in.msg.Stored, in.ev)).Inc()
+	// Judged against when the stream stored it, not this pod's clock, so
+	// that every pod judges the document alike whenever it reads it.
+	if err := contracts.CheckObserved(in.ev, in.msg.Stored); err != nil {
+		c.reject(in.msg.Subject, in.msg.Seq, "future", err)
+		return idx.Dirty()
+	}
+	out := idx.Apply(in.msg.Seq, in.msg.Stored, in.ev)
+	if out == cache.Refused {
+		c.reject(in.msg.Subject, in.msg.Seq, "zone_full", fmt.Errorf("the zone already has %d registrars", contracts.MaxRegistrarsPerZone))
+		return idx.Dirty()
+	}
+	c.m.outcome(out).Inc()
 	return idx.Dirty()
 }
 
@@ -410,18 +425,48 @@ func (c *Consumer) publish(idx *cache.Index) time.Time {
 	if !s.AsOf.IsZero() {
 		c.m.asOf.Set(float64(s.AsOf.UnixNano()) / 1e9)
 	}
-	for src, t := range s.Sources {
+	ages := sourceAges(s.Sources)
+	for src, t := range ages {
 		c.m.sourceAsOf.WithLabelValues(src).Set(float64(t.UnixNano()) / 1e9)
 	}
 	// A source whose prices are all gone has no age. Only those series
 	// go: clearing all and setting them again would let a scrape see none.
 	for src := range c.sources {
-		if _, ok := s.Sources[src]; !ok {
+		if _, ok := ages[src]; !ok {
 			c.m.sourceAsOf.DeleteLabelValues(src)
 		}
 	}
-	c.sources = s.Sources
+	c.sources = ages
 	return idx.NextExpiry()
+}
+
+// maxSourceSeries bounds the series of zoneprice_source_as_of_timestamp_seconds:
+// source ids are short and well formed (contracts.ValidSource), but a
+// publisher could still invent thousands of them.
+const maxSourceSeries = 64
+
+// otherSources labels the sources beyond maxSourceSeries, together.
+const otherSources = "other"
+
+// sourceAges is each source's age as the metric labels it: the first
+// maxSourceSeries sources by name under their own, and the newest of the
+// rest under "other".
+func sourceAges(sources map[string]time.Time) map[string]time.Time {
+	if len(sources) <= maxSourceSeries {
+		return sources
+	}
+	names := slices.Sorted(maps.Keys(sources))
+	ages := make(map[string]time.Time, maxSourceSeries+1)
+	for i, name := range names {
+		label := name
+		if i >= maxSourceSeries {
+			label = otherSources
+		}
+		if t := sources[name]; t.After(ages[label]) {
+			ages[label] = t
+		}
+	}
+	return ages
 }
 
 func (c *Consumer) markReady(start time.Time) {
@@ -492,11 +537,14 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		version:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_version", Help: "Data version of the current snapshot."}),
 	}
 	for o := range m.outcomes {
+		if cache.Outcome(o) == cache.Refused {
+			continue // counted as rejected, reason zone_full
+		}
 		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
 	}
 	// Every reason exists from the start at zero, so rate() and increase()
 	// see the first rejection.
-	for _, reason := range []string{"malformed_json", "unknown_kind", "invalid", "subject_mismatch", "no_metadata"} {
+	for _, reason := range []string{"malformed_json", "unknown_kind", "too_large", "invalid", "subject_mismatch", "future", "zone_full", "no_metadata"} {
 		m.rejected.WithLabelValues(reason)
 	}
 	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.headSeq, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {

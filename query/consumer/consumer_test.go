@@ -1,0 +1,162 @@
+package consumer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/query/consumer"
+)
+
+// running is a consumer following a real JetStream server, with its registry.
+type running struct {
+	c   *consumer.Consumer
+	reg *prometheus.Registry
+}
+
+func start(t *testing.T, js jetstream.JetStream) *running {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), reg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("consumer run: %v", err)
+		}
+	})
+	polltest.Until(t, "the consumer to catch up", c.IsReady)
+	return &running{c: c, reg: reg}
+}
+
+// publishRaw stores documents as they are, past every check a publisher
+// makes: what a pod must survive is whatever the stream holds.
+func publishRaw(t *testing.T, js jetstream.JetStream, evs ...contracts.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, ev := range evs {
+		body, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subject := contracts.PriceSubject("x", ".x")
+		switch e := ev.(type) {
+		case *contracts.PriceSet:
+			subject = contracts.PriceSubject(e.Registrar, e.Zone)
+		case *contracts.Rates:
+			subject = contracts.RatesSubject(e.Base)
+		case *contracts.ZoneMeta:
+			subject = contracts.ZoneSubject(e.Zone)
+		}
+		if _, err := js.Publish(ctx, subject, body); err != nil {
+			t.Fatalf("publish %s: %v", subject, err)
+		}
+	}
+}
+
+func (r *running) rejected(reason string) float64 {
+	m, err := r.reg.Gather()
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range m {
+		if f.GetName() != "zoneprice_consumer_messages_rejected_total" {
+			continue
+		}
+		for _, s := range f.Metric {
+			if s.Label[0].GetValue() == reason {
+				return s.Counter.GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func TestHostileDocumentsRejected(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	good := eventtest.Priced("porkbun", ".com", now, "USD", 968, 1108, 1108)
+	hugeAmount := eventtest.Priced("acme", ".com", now, "USD", 100, 9_223_372_036_854_775_807, 100)
+	markup := eventtest.Priced("evil", ".com", now, "USD", 100, 100, 100)
+	// The stream stores nothing over contracts.MaxEventSize (a 60 kB
+	// source never arrives); a 10 kB one does, and is refused.
+	markup.Source = "<script>" + strings.Repeat("x", 10_000)
+	future := eventtest.Priced("later", ".com", time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC), "USD", 1, 1, 1)
+	tiny := eventtest.Rates(now, "EUR", map[string]string{"USD": "0.0000000001"})
+	publishRaw(t, js, good, hugeAmount, markup, future, tiny)
+
+	r := start(t, js)
+	s := r.c.Snapshot()
+	if s.Prices != 1 || s.Registrars != 1 {
+		t.Errorf("snapshot holds %d prices of %d registrars, want porkbun's alone", s.Prices, s.Registrars)
+	}
+	if !s.AsOf.Equal(now) {
+		t.Errorf("as_of = %v, want %v: a document from 2199 must not date the data", s.AsOf, now)
+	}
+	want := map[string]float64{"invalid": 3, "future": 1}
+	for reason, n := range want {
+		if got := r.rejected(reason); got != n {
+			t.Errorf("rejected{reason=%q} = %v, want %v", reason, got, n)
+		}
+	}
+	if n := testutil.CollectAndCount(r.reg, "zoneprice_source_as_of_timestamp_seconds"); n != 1 {
+		t.Errorf("%d source age series, want 1", n)
+	}
+}
+
+// TestSourceSeriesBounded publishes prices from far more sources than the
+// metric keeps series for: the rest share one "other" series.
+func TestSourceSeriesBounded(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	var evs []contracts.Event
+	for i := range 300 {
+		ps := eventtest.Priced(fmt.Sprintf("reg%03d", i), ".com", now, "USD", 100, 100, 100)
+		ps.Source = fmt.Sprintf("src%03d", i)
+		evs = append(evs, ps)
+	}
+	publishRaw(t, js, evs...)
+	r := start(t, js)
+	if got := r.c.Snapshot().Prices; got != 300 {
+		t.Fatalf("%d prices, want 300", got)
+	}
+	if n := testutil.CollectAndCount(r.reg, "zoneprice_source_as_of_timestamp_seconds"); n > 65 {
+		t.Errorf("%d source age series for 300 sources, want at most 65", n)
+	}
+}
+
+// TestZoneFull offers one zone more registrars than it may hold.
+func TestZoneFull(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	var evs []contracts.Event
+	for i := range contracts.MaxRegistrarsPerZone + 5 {
+		evs = append(evs, eventtest.Priced(fmt.Sprintf("reg%04d", i), ".com", now, "USD", 100, 100, 100))
+	}
+	publishRaw(t, js, evs...)
+	r := start(t, js)
+	if got := r.c.Snapshot().Prices; got != contracts.MaxRegistrarsPerZone {
+		t.Errorf("%d prices for .com, want %d", got, contracts.MaxRegistrarsPerZone)
+	}
+	if got := r.rejected("zone_full"); got != 5 {
+		t.Errorf("rejected{reason=zone_full} = %v, want 5", got)
+	}
+}
