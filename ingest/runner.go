@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -79,6 +80,9 @@ type Runner struct {
 	first     chan struct{} // closed after Run's first round
 	firstOnce sync.Once
 	wake      chan struct{} // a buffered request for an early round
+	// republish asks the next round to publish the whole list, changed
+	// or not (Republish).
+	republish atomic.Bool
 	after     []func(*List)
 }
 
@@ -196,6 +200,15 @@ func (r *Runner) Wake() {
 	}
 }
 
+// Republish asks for a round now that publishes the whole list, whether
+// or not the stream already holds it: the repair after the stream lost
+// messages (the runner's diff would otherwise skip what the stream still
+// counts as held).
+func (r *Runner) Republish() {
+	r.republish.Store(true)
+	r.Wake()
+}
+
 // AfterSuccess registers f to be called with the list after every round
 // that published it whole. It must be called before Run.
 func (r *Runner) AfterSuccess(f func(*List)) { r.after = append(r.after, f) }
@@ -221,11 +234,17 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.log.Warn("rows of the list could not be read; their last good prices stay", "skipped", list.Skipped)
 	}
 	stored, err := r.stored(ctx, list)
+	if errors.Is(err, stream.ErrIncomplete) {
+		// What the stream still delivers is all there is: diffing
+		// against it republishes what was lost.
+		r.log.Error("the state stream lost messages; publishing what it no longer holds", "err", err, "repair", stream.Repair)
+		err = nil
+	}
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("read current state of %s: %w", r.src.Name(), err)
 	}
-	pl, err := r.diff(list, stored)
+	pl, err := r.diff(list, stored, r.republish.Swap(false))
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
 		return err
@@ -315,6 +334,9 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 		out[msg.Subject] = st
 		return true
 	})
+	if errors.Is(err, stream.ErrIncomplete) {
+		return out, err // what survived, and why it is not all
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +356,7 @@ type plan struct {
 // of what the stream holds for it. An event that fails validation is
 // skipped and counted; its zone still counts as listed, so a bad row never
 // withdraws a good price.
-func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) {
+func (r *Runner) diff(list *List, stored map[string]storedEvent, all bool) (*plan, error) {
 	now := r.now()
 	pl := &plan{}
 	listed := map[string]bool{}    // price subjects in the list
@@ -410,7 +432,7 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent) (*plan, error) 
 		}
 		st, ok := stored[ev.Subject()]
 		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
-		if !ok || st.fp != fingerprint(ev) || stale {
+		if all || !ok || st.fp != fingerprint(ev) || stale {
 			return publish(ev)
 		}
 		return nil

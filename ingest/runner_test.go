@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
@@ -43,6 +44,7 @@ func set(reg, zone string, amount int64) contracts.PriceSet {
 func list(sets ...contracts.PriceSet) *ingest.List { return &ingest.List{Prices: sets} }
 
 type harness struct {
+	srv *server.Server
 	js  jetstream.JetStream
 	src *listSource
 	r   *ingest.Runner
@@ -52,8 +54,8 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
-	h := &harness{js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
+	srv, js := natstest.Provisioned(t)
+	h := &harness{srv: srv, js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
 	r, err := ingest.NewRunner(h.src, js, cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
 	if err != nil {
@@ -547,5 +549,59 @@ func TestRunnerRefusesFutureEvents(t *testing.T) {
 	}
 	if got := counter(t, h.reg, "zoneprice_ingest_events_refused_total", "reason", "future"); got != 1 {
 		t.Errorf("refused{reason=future} = %v, want 1", got)
+	}
+}
+
+// TestRunnerRepublish publishes the whole list on request, whatever the
+// stream holds, and then goes back to publishing only changes.
+func TestRunnerRepublish(t *testing.T) {
+	h := newHarness(t)
+	l := list(set("a", ".com", 100), set("a", ".net", 200))
+	if err := h.once(t, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.lastSeq(t)
+	h.r.Republish()
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+2 {
+		t.Errorf("after Republish: last seq %d, want %d (both prices again)", got, before+2)
+	}
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != before+2 {
+		t.Errorf("the round after: last seq %d, want %d (nothing changed)", got, before+2)
+	}
+}
+
+// TestRunnerDamagedStream runs a round against a state stream that lost
+// messages to a damaged block: the round publishes what the stream no
+// longer delivers instead of failing, and withdraws nothing.
+func TestRunnerDamagedStream(t *testing.T) {
+	h := newHarness(t)
+	var sets []contracts.PriceSet
+	for i := range 3000 {
+		sets = append(sets, set("a", fmt.Sprintf(".z%04d", i), 100))
+	}
+	if err := h.once(t, list(sets...), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := natstest.Damage(t, h.srv, contracts.StateStream, natstest.Garbage)
+	_, h.js = natstest.Connect(t, srv)
+	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 30 * time.Second, MinKeepRatio: 0.5},
+		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.r = r
+	before := h.lastSeq(t)
+	if err := h.once(t, list(sets...), nil); err != nil {
+		t.Fatalf("a round on the damaged stream: %v", err)
+	}
+	published := h.lastSeq(t) - before
+	if published == 0 || published >= 3000 {
+		t.Errorf("published %d prices, want those the damaged block lost", published)
 	}
 }

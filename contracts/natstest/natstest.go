@@ -5,7 +5,9 @@ package natstest
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,4 +176,45 @@ func BucketSubjects(bucket string) []string {
 		"$JS.API.CONSUMER.*." + stream, "$JS.API.CONSUMER.*." + stream + ".>",
 		"$KV." + bucket + ".>",
 	}
+}
+
+// The ways Damage damages a message block.
+const (
+	// Garbage overwrites 4 KiB in the middle of the block.
+	Garbage = "garbage"
+	// Emptied truncates the block to nothing.
+	Emptied = "emptied"
+)
+
+// Damage stops srv, damages the first message block of the named stream
+// as how says (Garbage or Emptied), and starts a server on the same port
+// and store again, as a node whose disk went bad while it was down comes
+// back. It returns the new server, shut down when the test ends.
+func Damage(t testing.TB, srv *server.Server, stream, how string) *server.Server {
+	t.Helper()
+	store := srv.JetStreamConfig().StoreDir
+	restart := Stop(t, srv)
+	blks, err := filepath.Glob(filepath.Join(store, "*", "streams", stream, "msgs", "*.blk"))
+	if err != nil || len(blks) == 0 {
+		t.Fatalf("no message block of %s under %s: %v", stream, store, err)
+	}
+	slices.Sort(blks)
+	data, err := os.ReadFile(blks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch how {
+	case Garbage:
+		for i := len(data) / 2; i < min(len(data)/2+4096, len(data)); i++ {
+			data[i] = 0xab
+		}
+	case Emptied:
+		data = nil
+	default:
+		t.Fatalf("natstest.Damage: unknown damage %q", how)
+	}
+	if err := os.WriteFile(blks[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return restart()
 }

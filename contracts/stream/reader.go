@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -105,6 +106,9 @@ func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 	return Msg{Subject: msg.Subject(), Data: msg.Data(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, Pending: meta.NumPending}, nil
 }
 
+// Health judges the stream being read (Check).
+func (r *Reader) Health(ctx context.Context) (Health, error) { return checkStream(ctx, r.stream) }
+
 // Stop ends the read: a Next waiting returns, and the consumer is left
 // for the server to remove once it is inactive.
 func (r *Reader) Stop() { r.it.Stop() }
@@ -123,6 +127,16 @@ func (r *Reader) Close() {
 
 // readTimeout bounds ReadLast when its context has no deadline.
 const readTimeout = time.Minute
+
+// StallWait is how long a read waits for the next message, while it has
+// not caught up, before it asks whether the stream can still deliver what
+// it counts (Reader.Health): on a healthy stream the messages of a read
+// follow each other within milliseconds.
+const StallWait = 5 * time.Second
+
+// ErrIncomplete is a read that ended early because the stream lost
+// messages it still counts (Health): what was read is all there is.
+var ErrIncomplete = errors.New("the stream lost messages it still counts")
 
 // ReadLast calls fn with the last message on every subject of the named
 // stream that matches cfg.Filters, in stream order, until fn returns false
@@ -150,9 +164,16 @@ func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg Read
 	stop := context.AfterFunc(ctx, r.Stop)
 	defer stop()
 	for !r.CaughtUp() {
-		msg, err := r.Next()
+		msg, err := r.Next(jetstream.NextMaxWait(StallWait))
 		switch {
 		case errors.Is(err, ErrNoMetadata):
+			continue
+		case errors.Is(err, nats.ErrTimeout):
+			// A damaged stream may count messages it cannot deliver;
+			// waiting for them would only end at the deadline.
+			if h, herr := checkStream(ctx, s); herr == nil && !h.Healthy() {
+				return fmt.Errorf("read %s: %w: %s", name, ErrIncomplete, h)
+			}
 			continue
 		case err != nil && ctx.Err() != nil:
 			return fmt.Errorf("read %s: %w", name, ctx.Err())

@@ -75,6 +75,10 @@ type Consumer struct {
 	// sources are those the source age gauge has series for; only the
 	// consumer goroutine touches it.
 	sources map[string]time.Time
+	// damaged says the stream's state last said it lost messages, logged
+	// at damageLogged; only noteHealth touches them.
+	damaged      bool
+	damageLogged time.Time
 }
 
 // New returns a consumer reading from js.
@@ -155,6 +159,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	if h, err := r.Health(ctx); err == nil {
+		c.noteHealth(h)
+	}
 	c.publish(idx)
 	c.markReady(start)
 	// The stream's head is watched apart from the consumer, so that a
@@ -188,7 +195,42 @@ func (c *Consumer) watchHead(ctx context.Context, s jetstream.Stream) {
 			continue // NATS away: the gauge keeps its last value, nats_connected says why
 		}
 		c.m.headSeq.Set(float64(info.State.LastSeq))
+		c.noteHealth(stream.CheckState(info))
 	}
+}
+
+// healthLogInterval spaces the error logged while the stream stays damaged.
+const healthLogInterval = 10 * time.Minute
+
+// noteHealth exports what the stream's state says about whether it holds
+// every message it counts, and logs an error when it does not: the pod
+// then serves what survived, which is not the whole catalog. It stays
+// ready, since serving the surviving prices beats serving nothing; the
+// metric and its alert say the catalog is incomplete. Only the goroutine
+// that reads the stream calls it, first during catch-up, then from the
+// head watch.
+func (c *Consumer) noteHealth(h stream.Health) {
+	missing := float64(h.LostMsgs)
+	if h.Subjects > h.Msgs {
+		missing += float64(h.Subjects - h.Msgs)
+	}
+	c.m.streamMissing.Set(missing)
+	if h.Healthy() {
+		c.m.streamHealthy.Set(1)
+		if c.damaged {
+			c.log.Info("state stream whole again", "stream", h.Stream, "health", h.String())
+		}
+		c.damaged, c.damageLogged = false, time.Time{}
+		return
+	}
+	c.m.streamHealthy.Set(0)
+	c.damaged = true
+	if !c.damageLogged.IsZero() && time.Since(c.damageLogged) < healthLogInterval {
+		return
+	}
+	c.damageLogged = time.Now()
+	c.log.Error("state stream damaged: it lost messages, so the catalog served is incomplete", "stream", h.Stream,
+		"health", h.String(), "repair", stream.Repair)
 }
 
 // item is one message read from the stream, decoded.
@@ -217,9 +259,18 @@ func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Ind
 		for {
 			b := batch{items: make([]item, 0, catchBatch)}
 			for len(b.items) < catchBatch && !b.last {
-				msg, err := r.Next()
+				msg, err := r.Next(jetstream.NextMaxWait(stream.StallWait))
 				if errors.Is(err, stream.ErrNoMetadata) {
 					c.reject(msg.Subject, 0, "no_metadata", err)
+					continue
+				}
+				if errors.Is(err, nats.ErrTimeout) {
+					// A damaged stream may count messages it can no
+					// longer deliver: what arrived is all there is.
+					if h, herr := r.Health(ctx); herr == nil && !h.Healthy() {
+						c.noteHealth(h)
+						b.last = true
+					}
 					continue
 				}
 				if err != nil {
@@ -475,6 +526,11 @@ func (c *Consumer) markReady(start time.Time) {
 	c.m.ready.Set(1)
 	close(c.ready)
 	s := c.Snapshot()
+	if c.damaged {
+		c.log.Error("caught up with a damaged state stream; ready, serving what survived", "took", d.Round(time.Millisecond),
+			"zones", s.Zones, "prices", s.Prices, "registrars", s.Registrars)
+		return
+	}
 	c.log.Info("caught up; ready", "took", d.Round(time.Millisecond), "zones", s.Zones, "prices", s.Prices, "registrars", s.Registrars)
 }
 
@@ -495,6 +551,9 @@ type consumerMetrics struct {
 	registrars   prometheus.Gauge
 	bodyBytes    prometheus.Gauge
 	version      prometheus.Gauge
+	// streamHealthy and streamMissing say whether the state stream holds
+	// every message it counts (stream.Health).
+	streamHealthy, streamMissing prometheus.Gauge
 }
 
 func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
@@ -535,6 +594,14 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		registrars: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_registrars", Help: "Registrars with at least one price."}),
 		bodyBytes:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_body_bytes", Help: "Bytes of rendered response bodies in the current snapshot."}),
 		version:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_version", Help: "Data version of the current snapshot."}),
+		streamHealthy: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_stream_healthy",
+			Help: "1 while the state stream holds every message it counts; 0 when it lost messages to damaged storage, and the catalog served is incomplete (see zoneprice-admin stream check).",
+		}),
+		streamMissing: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_stream_missing_messages",
+			Help: "Messages the state stream counts (one per subject) but no longer holds, or reports lost.",
+		}),
 	}
 	for o := range m.outcomes {
 		if cache.Outcome(o) == cache.Refused {
@@ -547,7 +614,7 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	for _, reason := range []string{"malformed_json", "unknown_kind", "too_large", "invalid", "subject_mismatch", "future", "zone_full", "no_metadata"} {
 		m.rejected.WithLabelValues(reason)
 	}
-	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.headSeq, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version} {
+	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.headSeq, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version, m.streamHealthy, m.streamMissing} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register consumer metrics: %w", err)
 		}

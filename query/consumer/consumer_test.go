@@ -15,6 +15,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/query/consumer"
@@ -72,22 +73,34 @@ func publishRaw(t *testing.T, js jetstream.JetStream, evs ...contracts.Event) {
 	}
 }
 
-func (r *running) rejected(reason string) float64 {
-	m, err := r.reg.Gather()
+// value is the value of the counter or gauge name in reg, of its series
+// whose first label has the value label (any series when label is "").
+func value(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	for _, f := range m {
-		if f.GetName() != "zoneprice_consumer_messages_rejected_total" {
+	for _, mf := range mfs {
+		if mf.GetName() != name {
 			continue
 		}
-		for _, s := range f.Metric {
-			if s.Label[0].GetValue() == reason {
-				return s.Counter.GetValue()
+		for _, m := range mf.Metric {
+			if label != "" && (len(m.Label) == 0 || m.Label[0].GetValue() != label) {
+				continue
 			}
+			if m.Counter != nil {
+				return m.Counter.GetValue()
+			}
+			return m.Gauge.GetValue()
 		}
 	}
 	return 0
+}
+
+func (r *running) rejected(t *testing.T, reason string) float64 {
+	t.Helper()
+	return value(t, r.reg, "zoneprice_consumer_messages_rejected_total", reason)
 }
 
 func TestHostileDocumentsRejected(t *testing.T) {
@@ -113,7 +126,7 @@ func TestHostileDocumentsRejected(t *testing.T) {
 	}
 	want := map[string]float64{"invalid": 3, "future": 1}
 	for reason, n := range want {
-		if got := r.rejected(reason); got != n {
+		if got := r.rejected(t, reason); got != n {
 			t.Errorf("rejected{reason=%q} = %v, want %v", reason, got, n)
 		}
 	}
@@ -156,7 +169,53 @@ func TestZoneFull(t *testing.T) {
 	if got := r.c.Snapshot().Prices; got != contracts.MaxRegistrarsPerZone {
 		t.Errorf("%d prices for .com, want %d", got, contracts.MaxRegistrarsPerZone)
 	}
-	if got := r.rejected("zone_full"); got != 5 {
+	if got := r.rejected(t, "zone_full"); got != 5 {
 		t.Errorf("rejected{reason=zone_full} = %v, want 5", got)
+	}
+}
+
+// TestDamagedStream starts a pod on a state stream that lost messages to a
+// damaged block: it serves what survived, and says the catalog is
+// incomplete, in its log (with the repair) and its metrics.
+func TestDamagedStream(t *testing.T) {
+	srv, js := natstest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	var evs []contracts.Event
+	for i := range 3000 {
+		evs = append(evs, eventtest.Priced("porkbun", fmt.Sprintf(".z%04d", i), now, "USD", 100, 100, 100))
+	}
+	publishRaw(t, js, evs...)
+	srv = natstest.Damage(t, srv, contracts.StateStream, natstest.Garbage)
+	_, js = natstest.Connect(t, srv)
+
+	var logs logtest.Buffer
+	reg := prometheus.NewRegistry()
+	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.NewJSONHandler(&logs, nil)), reg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("consumer run: %v", err)
+		}
+	})
+	polltest.Until(t, "the consumer to be ready", c.IsReady)
+	if got := c.Snapshot().Prices; got == 0 || got >= 3000 {
+		t.Errorf("%d prices served, want the survivors of 3000", got)
+	}
+	if got := value(t, reg, "zoneprice_stream_healthy", ""); got != 0 {
+		t.Errorf("zoneprice_stream_healthy = %v, want 0", got)
+	}
+	if got := value(t, reg, "zoneprice_stream_missing_messages", ""); got != float64(3000-c.Snapshot().Prices) {
+		t.Errorf("zoneprice_stream_missing_messages = %v, want %d", got, 3000-c.Snapshot().Prices)
+	}
+	for _, want := range []string{"state stream damaged", contracts.StateStream, "zoneprice-admin stream republish", "caught up with a damaged state stream"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+		}
 	}
 }
