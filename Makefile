@@ -8,7 +8,7 @@ BENCHTIME ?= 5s
 BENCH_OUT ?= bin/bench/report.md
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test test-unit lint build bench bench-go bench-ingest fuzz clean tools-bench images compose-up compose-down compose-keys
+.PHONY: run test test-unit lint build bench bench-go bench-ingest fuzz clean tools-bench tools-test images compose-up compose-down compose-keys
 
 ## run: all-in-one service (embedded NATS + sample data + API on :8080)
 run:
@@ -18,9 +18,19 @@ run:
 ## then the failure suite on real containers (test-integration)
 test: test-unit test-integration
 
-## test-unit: the tests that need no Docker: go test -race ./...
-test-unit:
+## test-unit: the tests that need no Docker: go test -race ./... (after
+## tools-test, since deploy's tests evaluate the alert rules with promtool)
+test-unit: tools-test
 	$(GO) test -race -count=1 ./...
+
+## tools-test: promtool, from Debian's prometheus package when it is not on
+## PATH; without recommends (no node exporter), and the package's daemon is
+## not started where there is no init system (containers, CI)
+tools-test:
+	@command -v promtool >/dev/null 2>&1 || { \
+		echo "installing promtool from Debian's prometheus package"; \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus) >/dev/null || \
+		{ echo "could not install promtool; install Debian's prometheus package and rerun make test" >&2; exit 1; }; }
 
 ## lint: go vet and staticcheck
 lint:

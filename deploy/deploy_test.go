@@ -100,8 +100,8 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 	// The alerts operators were promised.
-	for _, want := range []string{"ZonepriceSourceStale", "ZonepriceConsumerLagGrowing", "ZonepricePodNotReady",
-		"ZonepriceHigh5xxRate", "ZonepricePriceListRefused"} {
+	for _, want := range []string{"ZonepriceSourceStale", "ZonepriceIngestFailing", "ZonepriceServingSample",
+		"ZonepriceConsumerLagGrowing", "ZonepricePodNotReady", "ZonepriceHigh5xxRate", "ZonepricePriceListRefused"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts.yml has no %s", want)
 		}
@@ -140,7 +140,7 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 	all := strings.Join(titles, "|")
-	for _, want := range []string{"Request rate", "Error rate", "Latency", "Data age per source", "Consumer lag", "Pods ready"} {
+	for _, want := range []string{"Request rate", "Error rate", "Latency", "Data age per source", "Consumer lag", "Pods ready", "Pods serving the sample"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("dashboard has no %q panel", want)
 		}

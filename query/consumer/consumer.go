@@ -501,16 +501,22 @@ const otherSources = "other"
 
 // sourceAges is each source's age as the metric labels it: the first
 // maxSourceSeries sources by name under their own, and the newest of the
-// rest under "other".
+// rest under "other". The sample always has its own series: the alert that
+// the sample is served reads it.
 func sourceAges(sources map[string]time.Time) map[string]time.Time {
 	if len(sources) <= maxSourceSeries {
 		return sources
 	}
 	names := slices.Sorted(maps.Keys(sources))
-	ages := make(map[string]time.Time, maxSourceSeries+1)
-	for i, name := range names {
+	ages := make(map[string]time.Time, maxSourceSeries+2)
+	n := 0
+	for _, name := range names {
 		label := name
-		if i >= maxSourceSeries {
+		switch {
+		case name == contracts.SampleSource:
+		case n < maxSourceSeries:
+			n++
+		default:
 			label = otherSources
 		}
 		if t := sources[name]; t.After(ages[label]) {

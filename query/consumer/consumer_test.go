@@ -142,17 +142,25 @@ func TestSourceSeriesBounded(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	var evs []contracts.Event
 	for i := range 300 {
-		ps := eventtest.Priced(fmt.Sprintf("reg%03d", i), ".com", now, "USD", 100, 100, 100)
+		// Sample registrars, so that the sample is not hidden.
+		ps := eventtest.Priced(fmt.Sprintf("sample-reg%03d", i), ".com", now, "USD", 100, 100, 100)
 		ps.Source = fmt.Sprintf("src%03d", i)
 		evs = append(evs, ps)
 	}
+	// The sample sorts after the cut, and keeps its own series.
+	sample := eventtest.Priced("sample-alpha", ".com", now, "USD", 100, 100, 100)
+	sample.Source = contracts.SampleSource
+	evs = append(evs, sample)
 	publishRaw(t, js, evs...)
 	r := start(t, js)
-	if got := r.c.Snapshot().Prices; got != 300 {
-		t.Fatalf("%d prices, want 300", got)
+	if got := r.c.Snapshot().Prices; got != 301 {
+		t.Fatalf("%d prices, want 301", got)
 	}
-	if n := testutil.CollectAndCount(r.reg, "zoneprice_source_as_of_timestamp_seconds"); n > 65 {
-		t.Errorf("%d source age series for 300 sources, want at most 65", n)
+	if got := value(t, r.reg, "zoneprice_source_as_of_timestamp_seconds", contracts.SampleSource); got == 0 {
+		t.Error("no series for the sample's source, which the sample alert reads")
+	}
+	if n := testutil.CollectAndCount(r.reg, "zoneprice_source_as_of_timestamp_seconds"); n > 66 {
+		t.Errorf("%d source age series for 300 sources, want at most 66", n)
 	}
 }
 
