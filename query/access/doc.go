@@ -31,5 +31,9 @@
 // when it is loaded and zoneprice_api_keys{tier="unknown"}: a pod that
 // lags behind a change of its tiers keeps serving subscribers rather than
 // refusing them. Likewise a bucket the pod cannot read makes keys
-// unavailable (answered 503), never wrong (401): see Keys.
+// unavailable (answered 503), never wrong (401), and does not keep the pod
+// unready: that includes a load of the bucket that stops short of its end,
+// as one does on a record the NATS server cannot read, which is given up
+// once no record has come for DefaultLoadTimeout and logged with how to
+// repair the bucket. See Keys.
 package access

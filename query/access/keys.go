@@ -1,6 +1,7 @@
 package access
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,16 +34,21 @@ type Subscriber struct {
 // trying to bind it meanwhile.
 //
 // A bucket that exists but cannot be read (a permissions error, a
-// JetStream error, a timeout: anything but its not existing) does not keep
-// the pod unready: after the first failed attempt the store is
-// Unavailable, which is ready, since clients without a key can be served,
-// while a key is answered 503 rather than called wrong. It keeps trying,
-// logging an error at most once a minute, and zoneprice_api_keys_watch_up
-// is 0 meanwhile. Waiting longer before going ready would gain little: a
-// failed attempt has already waited the JetStream request's timeout, or
-// got an answer (a permissions or API error) that waiting does not change;
-// and at start the pod is unready anyway until its consumer has caught up,
-// which needs the same NATS.
+// JetStream error, a timeout, a load that stops before the bucket's end:
+// anything but its not existing) does not keep the pod unready: after the
+// first failed attempt the store is Unavailable, which is ready, since
+// clients without a key can be served, while a key is answered 503 rather
+// than called wrong. It keeps trying, logging an error at most once a
+// minute, and zoneprice_api_keys_watch_up is 0 meanwhile. Waiting longer
+// before going ready would gain little: a failed attempt has already
+// waited the JetStream request's timeout or the load's (DefaultLoadTimeout),
+// or got an answer (a permissions or API error) that waiting does not
+// change; and at start the pod is unready anyway until its consumer has
+// caught up, which needs the same NATS.
+//
+// A load stops before the bucket's end when the server cannot read one of
+// its records, a corrupt message block in its file store: see follow. The
+// error logged then says how to repair the bucket.
 type Keys struct {
 	js    jetstream.JetStream
 	tiers Tiers
@@ -58,6 +64,9 @@ type Keys struct {
 	watchUp, updated prometheus.Gauge
 	// retry is the longest wait between attempts to bind the bucket.
 	retry time.Duration
+	// loadTimeout is how long a load of the bucket waits for its next
+	// record before it is given up as stalled.
+	loadTimeout time.Duration
 	// failures counts the failed attempts since the last error logged,
 	// at lastLog. Only Run touches them.
 	failures int
@@ -96,13 +105,25 @@ func (s State) String() string {
 // read.
 const errorLogInterval = time.Minute
 
+// DefaultLoadTimeout is how long a load of the bucket waits for its next
+// record before the store gives it up as stalled, goes Unavailable (ready)
+// if it has no keys yet, and tries again. It bounds the wait between
+// records, not the whole load, so that a large bucket on a slow link still
+// loads. A healthy server sends the next record within milliseconds. Ten
+// seconds is twice the JetStream API's default timeout, which a failed
+// bind already waits, and as long as the watch's ordered consumer takes
+// to notice two missed heartbeats and recreate itself. Giving up early
+// costs little: keys loaded before stay in force, and the next attempt
+// starts over.
+const DefaultLoadTimeout = 10 * time.Second
+
 // unknownTier labels keys whose tier this pod does not know.
 const unknownTier = "unknown"
 
 // NewKeys returns a store reading from js. tiers are the tiers the pod
 // knows; keys of other tiers are served at the free rate, with a warning.
 func NewKeys(js jetstream.JetStream, tiers Tiers, log *slog.Logger, reg prometheus.Registerer) (*Keys, error) {
-	k := &Keys{js: js, tiers: tiers, log: log, ready: make(chan struct{}), retry: 10 * time.Second,
+	k := &Keys{js: js, tiers: tiers, log: log, ready: make(chan struct{}), retry: 10 * time.Second, loadTimeout: DefaultLoadTimeout,
 		loaded: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "zoneprice_api_keys", Help: `API keys in force by tier ("unknown": a tier this pod has no limit for).`,
 		}, []string{"tier"}),
@@ -213,13 +234,28 @@ func (k *Keys) fail(err error) {
 	if k.State() == Loaded {
 		msg = "api keys bucket cannot be read: the last keys loaded stay in force; retrying"
 	}
-	k.log.Error(msg, "bucket", contracts.KeysBucket, "err", err, "failed_attempts", k.failures)
+	attrs := []any{"bucket", contracts.KeysBucket, "err", err, "failed_attempts", k.failures}
+	if stall := (*stalledError)(nil); errors.As(err, &stall) {
+		attrs = append(attrs, "repair", stall.repair())
+	}
+	k.log.Error(msg, attrs...)
 	k.lastLog, k.failures = now, 0
 }
 
 // follow loads the bucket, then applies its changes as they come. A batch
 // of changes that arrived together is published as one new table. loaded
 // says whether the bucket's keys were loaded before it returned.
+//
+// The load ends with the watch's end-of-initial-values marker, which the
+// client library sends once the records the consumer announced have come,
+// and never otherwise. A record the server cannot read (a message block
+// whose record fails its checksum, say) is announced but never sent:
+// nats-server's index of the stream, trusted at start, still counts it,
+// while a consumer skips it without an error
+// (https://github.com/nats-io/nats-server/issues/8632), and the jetstream
+// package, unlike nats.go's older KeyValue, has no timer of its own to end
+// such a load. So the load is given up once no record has come for
+// loadTimeout.
 func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, err error) {
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
@@ -228,12 +264,22 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, 
 	defer w.Stop()
 	byID := map[string][32]byte{}
 	table := map[[32]byte]*Subscriber{}
+	stall := time.NewTimer(k.loadTimeout)
+	defer stall.Stop()
+	var got int
+	var last jetstream.KeyValueEntry
 	for {
 		var e jetstream.KeyValueEntry
 		var ok bool
+		var stalled <-chan time.Time
+		if !loaded {
+			stalled = stall.C
+		}
 		select {
 		case <-ctx.Done():
 			return loaded, ctx.Err()
+		case <-stalled:
+			return false, k.stalled(ctx, kv, got, last)
 		case e, ok = <-w.Updates():
 		}
 	drain:
@@ -244,6 +290,7 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, 
 			case e == nil:
 				loaded = true
 			default:
+				got, last = got+1, e
 				k.apply(e, byID, table)
 			}
 			select {
@@ -252,14 +299,58 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, 
 				break drain
 			}
 		}
-		if loaded {
-			k.publish(maps.Clone(table))
-			k.updated.SetToCurrentTime()
-			k.watchUp.Set(1)
-			k.setState(Loaded)
-			k.lastLog, k.failures = time.Time{}, 0
+		if !loaded {
+			stall.Reset(k.loadTimeout)
+			continue
+		}
+		k.publish(maps.Clone(table))
+		k.updated.SetToCurrentTime()
+		k.watchUp.Set(1)
+		k.setState(Loaded)
+		k.lastLog, k.failures = time.Time{}, 0
+	}
+}
+
+// stalledError is a load of the bucket that stopped before the bucket's
+// end.
+type stalledError struct {
+	msg    string
+	stream string // the bucket's stream, "" when unknown
+}
+
+func (e *stalledError) Error() string { return e.msg }
+
+// repair says what an operator can do about a load that keeps stalling.
+func (e *stalledError) repair() string {
+	stream := cmp.Or(e.stream, "the bucket's stream")
+	return "if NATS is otherwise healthy, the server cannot read a record of the bucket (a corrupt message block in its file store): " +
+		"restore " + stream + " from a backup (nats stream restore), " +
+		"or delete the bucket (nats kv rm " + contracts.KeysBucket + ") and issue new keys (zoneprice-admin keys create)"
+}
+
+// stalled describes a load that got records records, the last one last,
+// and then nothing for loadTimeout, with what the bucket's stream says it
+// holds: a last revision at the stream's end with more announced, or
+// fewer records than messages, shows records the server skipped.
+func (k *Keys) stalled(ctx context.Context, kv jetstream.KeyValue, records int, last jetstream.KeyValueEntry) error {
+	msg := fmt.Sprintf("load %s: no record for %v after %d records", contracts.KeysBucket, k.loadTimeout, records)
+	if last != nil {
+		msg += fmt.Sprintf(" (the last, revision %d, with %d more announced)", last.Revision(), last.Delta())
+	}
+	err := &stalledError{msg: msg}
+	// The stream's state costs one request, made only when a load has
+	// failed; without it the error says less, but is still right.
+	st, serr := kv.Status(ctx)
+	if bs, ok := st.(*jetstream.KeyValueBucketStatus); serr == nil && ok {
+		info := bs.StreamInfo()
+		err.stream = info.Config.Name
+		err.msg += fmt.Sprintf("; stream %s holds %d messages, revisions %d to %d",
+			info.Config.Name, info.State.Msgs, info.State.FirstSeq, info.State.LastSeq)
+		if lost := info.State.Lost; lost != nil {
+			err.msg += fmt.Sprintf(", and reports %d lost", len(lost.Msgs))
 		}
 	}
+	return err
 }
 
 // apply makes one bucket change in the working maps. A record that does not

@@ -26,8 +26,9 @@ type pod struct {
 	reg  *prometheus.Registry
 }
 
-// startKeys runs a pod's key store on js, logging to log (nil discards).
-func startKeys(t *testing.T, js jetstream.JetStream, log *slog.Logger) *pod {
+// startKeys runs a pod's key store on js, logging to log (nil discards),
+// changed by configure before it runs.
+func startKeys(t *testing.T, js jetstream.JetStream, log *slog.Logger, configure ...func(*access.Keys)) *pod {
 	t.Helper()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -36,6 +37,9 @@ func startKeys(t *testing.T, js jetstream.JetStream, log *slog.Logger) *pod {
 	k, err := access.NewKeys(js, access.DefaultConfig().Tiers, log, reg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range configure {
+		c(k)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

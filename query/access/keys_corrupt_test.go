@@ -1,0 +1,162 @@
+package access_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/query/access"
+)
+
+// TestKeysCorruptBucket damages one record of the keys bucket in the NATS
+// server's file store while the server is down, as bit rot or a torn
+// write would, and starts a pod on it. The server does not notice at
+// start: its index of the stream still counts the record, but a consumer
+// skips it without an error, so a watch of the bucket never gets to the
+// end of its initial values. The pod must not wait for it forever: it
+// gives up the load, is ready with keys unavailable, says in its log what
+// is wrong and how to repair it, and once the bucket is repaired it loads
+// the keys.
+func TestKeysCorruptBucket(t *testing.T) {
+	tests := []struct {
+		name    string
+		damaged int // which of the three records
+	}{
+		{"first record", 0},
+		{"middle record", 1},
+		{"last record", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, js := natstest.Provisioned(t)
+			kv := bucket(t, js)
+			var keys []string
+			var recs []contracts.APIKey
+			for range 3 {
+				key, rec := create(t, kv, contracts.ProTier)
+				keys, recs = append(keys, key), append(recs, rec)
+			}
+			st, err := kv.Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name
+			store := srv.JetStreamConfig().StoreDir
+			restart := natstest.Stop(t, srv)
+			damage(t, store, name, recs[tt.damaged])
+			srv = restart()
+			_, js = natstest.Connect(t, srv)
+
+			var logs logtest.Buffer
+			p := startKeys(t, js, slog.New(slog.NewJSONHandler(&logs, nil)), func(k *access.Keys) {
+				k.SetLoadTimeout(500 * time.Millisecond)
+			})
+			polltest.Until(t, "the pod ready despite the damaged bucket", p.keys.IsReady)
+			if got := p.keys.State(); got != access.Unavailable {
+				t.Fatalf("state with a record that cannot be read: got %v, want Unavailable", got)
+			}
+			for i, key := range keys {
+				if got := p.tier(key); got != "" {
+					t.Errorf("key %d while the keys are unavailable: tier %q, want none (answered 503)", i, got)
+				}
+			}
+			if got := gauge(t, p.reg, "zoneprice_api_keys_watch_up"); got != 0 {
+				t.Errorf("zoneprice_api_keys_watch_up: got %v, want 0", got)
+			}
+			var logged map[string]any
+			polltest.Until(t, "an error logged", func() bool {
+				logged = errorRecord(t, logs.String())
+				return logged != nil
+			})
+			if got := logged["bucket"]; got != contracts.KeysBucket {
+				t.Errorf("the error's bucket: got %v, want %s", got, contracts.KeysBucket)
+			}
+			if got, _ := logged["err"].(string); !strings.Contains(got, "no record for") || !strings.Contains(got, name) {
+				t.Errorf("the error's err: got %q, want the stalled load and the stream %s", got, name)
+			}
+			repair, _ := logged["repair"].(string)
+			for _, want := range []string{"nats kv rm " + contracts.KeysBucket, "zoneprice-admin keys create"} {
+				if !strings.Contains(repair, want) {
+					t.Errorf("the error's repair: got %q, want it to mention %q", repair, want)
+				}
+			}
+
+			// The repair the log suggests: delete the bucket and issue
+			// the keys again, which creates it anew.
+			if err := js.DeleteKeyValue(context.Background(), contracts.KeysBucket); err != nil {
+				t.Fatal(err)
+			}
+			kv, err = stream.ProvisionKeys(context.Background(), js, stream.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, _ := create(t, kv, contracts.ProTier)
+			polltest.Until(t, "the keys once the bucket is repaired", func() bool {
+				return p.keys.State() == access.Loaded && p.tier(key) == contracts.ProTier
+			})
+			if got := gauge(t, p.reg, "zoneprice_api_keys_watch_up"); got != 1 {
+				t.Errorf("zoneprice_api_keys_watch_up once loaded: got %v, want 1", got)
+			}
+		})
+	}
+}
+
+// damage flips a byte inside rec's value in the message block of the
+// stream name under store, a stopped server's JetStream directory: the
+// record keeps its length, sequence and subject, and fails its checksum.
+func damage(t *testing.T, store, name string, rec contracts.APIKey) {
+	t.Helper()
+	value, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := filepath.Glob(filepath.Join(store, "*", "streams", name, "msgs", "*.blk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range blocks {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.Index(b, value); i >= 0 {
+			b[i+len(value)/2] ^= 0xff
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no message block of %s in %s holds record %s", name, store, rec.ID)
+}
+
+// errorRecord is the first record logged at level ERROR in logs, a JSON
+// log, or nil.
+func errorRecord(t *testing.T, logs string) map[string]any {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	for sc.Scan() {
+		var r map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		if r["level"] == "ERROR" {
+			return r
+		}
+	}
+	return nil
+}
