@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -281,4 +282,30 @@ func prometheusCounter(t testing.TB, reg *prometheus.Registry, name, label, valu
 		}
 	}
 	return 0
+}
+
+// serveOn runs a pod's server the way a pod runs it, with Serve on a
+// listener of its own, until the test ends, and returns its address: for
+// tests of what Serve sets up around the handler (the server's timeouts and
+// its limit on a request's head), which startPod's httptest server lacks.
+// Nil cfg is startPod's default.
+func serveOn(t testing.TB, cfg *query.Config, snaps query.Snapshots) string {
+	t.Helper()
+	c := query.DefaultConfig()
+	c.Limits.Anonymous = access.Rate{}
+	if cfg != nil {
+		c = *cfg
+	}
+	reg := prometheus.NewRegistry()
+	srv, err := query.NewServer(c, snaps, nil, slog.New(slog.DiscardHandler), reg, reg)
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	background(t, "server", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
+	return ln.Addr().String()
 }

@@ -12,11 +12,12 @@ import (
 // routes is the whole HTTP surface. Every route answers GET and HEAD, and
 // the API routes OPTIONS for CORS preflight; anything else is a 405 problem
 // with Allow, and unknown paths (trailing slash variants included) a 404
-// problem, both from Server.handleError. Every response carries the
-// headers of publicHeaders. The API routes (GET and HEAD, not preflights)
-// check API keys and are rate limited by s.limit, wrapped around each
-// handler here rather than as route middleware, which echo would wrap anew
-// on every request.
+// problem, both from Server.handleError. No route takes content: a request
+// with some is refused and its connection closed (refuseContent). Every
+// response carries the headers of publicHeaders. The API routes (GET and
+// HEAD, not preflights) check API keys and are rate limited by s.limit,
+// wrapped around each handler here rather than as route middleware, which
+// echo would wrap anew on every request.
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 

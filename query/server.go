@@ -29,11 +29,19 @@ import (
 type Config struct {
 	// Addr is the listen address of the API.
 	Addr string
-	// ReadHeaderTimeout, WriteTimeout and IdleTimeout bound slow clients.
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound
+	// slow clients: ReadHeaderTimeout a request's head, ReadTimeout the whole
+	// request, head and content, from its first byte (no route takes content,
+	// but Go's server reads what a request declares; see httpServer), and
+	// IdleTimeout the wait for the next request on a connection kept alive.
 	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
-	// MaxHeaderBytes bounds request headers.
+	// MaxHeaderBytes bounds a request's head as sent: its request line and
+	// header fields, line ends included. A longer head is answered 431,
+	// except that on a connection kept alive Go's server lets through up to
+	// 4 KiB more (see httpServer).
 	MaxHeaderBytes int
 	// DrainDelay is how long the server keeps serving after it starts
 	// failing readiness, so a load balancer can take it out of rotation.
@@ -68,6 +76,7 @@ func DefaultConfig() Config {
 	return Config{
 		Addr:              ":8080",
 		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       5 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
@@ -87,8 +96,22 @@ func (c Config) Validate() error {
 	if c.Addr == "" {
 		return contracts.Invalid("Addr", "the listen address must not be empty")
 	}
-	if c.ReadHeaderTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.ShutdownTimeout <= 0 {
-		return contracts.Invalid("ReadHeaderTimeout", "server timeouts must be positive")
+	for _, t := range []struct {
+		field string
+		d     time.Duration
+	}{
+		{"ReadHeaderTimeout", c.ReadHeaderTimeout}, {"ReadTimeout", c.ReadTimeout},
+		{"WriteTimeout", c.WriteTimeout}, {"IdleTimeout", c.IdleTimeout}, {"ShutdownTimeout", c.ShutdownTimeout},
+	} {
+		if t.d <= 0 {
+			return contracts.Invalid(t.field, "must be positive")
+		}
+	}
+	if c.ReadTimeout < c.ReadHeaderTimeout {
+		return contracts.Invalid("ReadTimeout", "must be at least ReadHeaderTimeout (%v): it bounds the head too", c.ReadHeaderTimeout)
+	}
+	if c.MaxHeaderBytes <= headerSlack {
+		return contracts.Invalid("MaxHeaderBytes", "must be more than %d bytes, which Go's server reads of a head past the limit it is given", headerSlack)
 	}
 	if c.DrainDelay < 0 {
 		return contracts.Invalid("DrainDelay", "must not be negative")
@@ -168,7 +191,7 @@ func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, log *slog.Logger,
 		HTTPErrorHandler: s.handleError,
 		IPExtractor:      ipExtractor(cfg.Limits.TrustedProxies),
 	})
-	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations))
+	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations), refuseContent)
 	s.routes(e)
 	if err := deprecatedRoutesExist(cfg.Deprecations, e.Router().Routes()); err != nil {
 		responses.Close()
@@ -199,7 +222,8 @@ func cacheControlValue(maxAge time.Duration) string {
 }
 
 // Handler is the server's http.Handler, for tests and embedding. Whoever
-// uses it without Run or Serve calls Close when done.
+// uses it without Run or Serve calls Close when done, and gives the
+// http.Server it runs in the bounds Serve's has (see httpServer).
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Close releases the response cache. Serve does it when it returns.
@@ -218,14 +242,7 @@ func (s *Server) Run(ctx context.Context) error {
 // Serve is Run on an existing listener.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer s.Close()
-	hs := &http.Server{
-		Handler:           s.echo,
-		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
-		WriteTimeout:      s.cfg.WriteTimeout,
-		IdleTimeout:       s.cfg.IdleTimeout,
-		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	hs := s.httpServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.log.Info("api listening", "addr", ln.Addr().String())

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -119,5 +120,40 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("access log lacks %s:\n%s", want, logs.String())
 		}
+	}
+}
+
+// TestConfigValidate checks that a configuration the server cannot work
+// with is refused, naming the field to fix.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*query.Config)
+		field string // "" for valid
+	}{
+		{"default", func(*query.Config) {}, ""},
+		{"no read header timeout", func(c *query.Config) { c.ReadHeaderTimeout = 0 }, "ReadHeaderTimeout"},
+		{"no read timeout", func(c *query.Config) { c.ReadTimeout = 0 }, "ReadTimeout"},
+		{"read timeout shorter than the head's", func(c *query.Config) { c.ReadTimeout = c.ReadHeaderTimeout - time.Second }, "ReadTimeout"},
+		{"read timeout as long as the head's", func(c *query.Config) { c.ReadTimeout = c.ReadHeaderTimeout }, ""},
+		{"no write timeout", func(c *query.Config) { c.WriteTimeout = 0 }, "WriteTimeout"},
+		{"negative idle timeout", func(c *query.Config) { c.IdleTimeout = -time.Second }, "IdleTimeout"},
+		{"no shutdown timeout", func(c *query.Config) { c.ShutdownTimeout = 0 }, "ShutdownTimeout"},
+		{"no header limit", func(c *query.Config) { c.MaxHeaderBytes = 0 }, "MaxHeaderBytes"},
+		{"header limit within Go's slack", func(c *query.Config) { c.MaxHeaderBytes = 4096 }, "MaxHeaderBytes"},
+		{"smallest header limit", func(c *query.Config) { c.MaxHeaderBytes = 4097 }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := query.DefaultConfig()
+			tc.edit(&cfg)
+			err := cfg.Validate()
+			var ve *contracts.ValidationError
+			switch {
+			case tc.field == "" && err != nil:
+				t.Errorf("got %v, want valid", err)
+			case tc.field != "" && (!errors.As(err, &ve) || ve.Field != tc.field):
+				t.Errorf("got %v, want an error naming %s", err, tc.field)
+			}
+		})
 	}
 }
