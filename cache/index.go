@@ -76,15 +76,34 @@ type symbol uint32
 type symbols struct {
 	ids   map[string]symbol
 	names []string
+	// recent is the last symbol looked up in each kind: events arrive a
+	// registrar at a time, from one source, in one currency, so most
+	// lookups are the one before, and a comparison saves a map lookup.
+	recent [numKinds]struct {
+		name string
+		id   symbol
+	}
 }
 
-func (t *symbols) id(s string) symbol {
-	if id, ok := t.ids[s]; ok {
-		return id
+// The kinds of string a symbol stands for, for symbols.recent.
+const (
+	kindRegistrar = iota
+	kindSource
+	kindCurrency
+	numKinds
+)
+
+func (t *symbols) id(kind int, s string) symbol {
+	if r := &t.recent[kind]; r.name == s && s != "" {
+		return r.id
 	}
-	id := symbol(len(t.names))
-	t.ids[s] = id
-	t.names = append(t.names, s)
+	id, ok := t.ids[s]
+	if !ok {
+		id = symbol(len(t.names))
+		t.ids[s] = id
+		t.names = append(t.names, s)
+	}
+	t.recent[kind].name, t.recent[kind].id = s, id
 	return id
 }
 
@@ -222,12 +241,12 @@ func (x *Index) Apply(seq uint64, stored time.Time, ev contracts.Event) Outcome 
 // entryOf turns a price set into the index's compact form. A price set has
 // one currency (contracts validates that).
 func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
-	e := priceEntry{live: true, source: x.syms.id(set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
+	e := priceEntry{live: true, source: x.syms.id(kindSource, set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
 	for i, op := range set.Ops() {
 		if op == nil {
 			continue
 		}
-		e.currency = x.syms.id(op.Regular.Currency)
+		e.currency = x.syms.id(kindCurrency, op.Regular.Currency)
 		o := &e.ops[i]
 		o.offered = true
 		o.regular = op.Regular.Amount
@@ -248,7 +267,7 @@ func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
 
 func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observed time.Time, set *contracts.PriceSet) Outcome {
 	z := x.entry(zone)
-	reg := x.syms.id(registrar)
+	reg := x.syms.id(kindRegistrar, registrar)
 	cur, known := z.prices[reg]
 	if known && seq <= cur.seq {
 		return Redelivered

@@ -25,6 +25,7 @@ type wire struct {
 	Rates      map[string]string `json:"rates"`
 	ObservedAt time.Time         `json:"observed_at"`
 	Source     string            `json:"source"`
+	Tax        Tax               `json:"tax"`
 }
 
 // Decoding failures that are not validation errors.
@@ -56,7 +57,23 @@ const maxInterned = 1 << 16
 // is not safe for concurrent use; give each goroutine its own.
 type Decoder struct {
 	strs map[string]string
+	// recent is the last string interned for each field: a replay reads
+	// one registrar's prices in a row, all from one source in one
+	// currency, so most strings are the one before, and a comparison
+	// saves a map lookup.
+	recent [numRecent]string
 }
+
+// The fields whose last value a Decoder remembers, and the rest.
+const (
+	recentKind = iota
+	recentRegistrar
+	recentCurrency
+	recentSource
+	recentTax
+	recentOther
+	numRecent
+)
 
 // Decode is the package-level Decode, with shared strings.
 func (d *Decoder) Decode(data []byte) (Event, error) {
@@ -87,7 +104,7 @@ func decode(data []byte, d *Decoder) (Event, error) {
 	case KindPriceSet:
 		blk.set = PriceSet{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
 			Register: w.Register, Renew: w.Renew, Transfer: w.Transfer,
-			ObservedAt: w.ObservedAt, Source: w.Source}
+			ObservedAt: w.ObservedAt, Source: w.Source, Tax: w.Tax}
 		ev = &blk.set
 	case KindWithdrawal:
 		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
@@ -160,12 +177,19 @@ func (s *scanner) raw() ([]byte, bool) {
 	return nil, false
 }
 
-func (s *scanner) str() (string, bool) {
+func (s *scanner) str() (string, bool) { return s.strIn(recentOther) }
+
+// strIn is str for a field whose last value the decoder remembers.
+func (s *scanner) strIn(field int) (string, bool) {
 	b, ok := s.raw()
 	if !ok || s.d == nil {
 		return string(b), ok
 	}
+	if r := s.d.recent[field]; string(b) == r && r != "" {
+		return r, true
+	}
 	if v, found := s.d.strs[string(b)]; found {
+		s.d.recent[field] = v
 		return v, true
 	}
 	v := string(b)
@@ -174,6 +198,7 @@ func (s *scanner) str() (string, bool) {
 	}
 	if len(s.d.strs) < maxInterned {
 		s.d.strs[v] = v
+		s.d.recent[field] = v
 	}
 	return v, true
 }
@@ -297,7 +322,7 @@ func (s *scanner) price(p *Price) bool {
 			}
 		case "currency":
 			if o.once(1) {
-				p.Currency, ok = s.str()
+				p.Currency, ok = s.strIn(recentCurrency)
 			}
 		}
 		if !ok {
@@ -424,12 +449,12 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 		case "kind":
 			if o.once(1) {
 				var k string
-				k, ok = s.str()
+				k, ok = s.strIn(recentKind)
 				w.Kind = Kind(k)
 			}
 		case "registrar":
 			if o.once(2) {
-				w.Registrar, ok = s.str()
+				w.Registrar, ok = s.strIn(recentRegistrar)
 			}
 		case "zone":
 			if o.once(3) {
@@ -477,7 +502,13 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 			}
 		case "source":
 			if o.once(14) {
-				w.Source, ok = s.str()
+				w.Source, ok = s.strIn(recentSource)
+			}
+		case "tax":
+			if o.once(15) {
+				var t string
+				t, ok = s.strIn(recentTax)
+				w.Tax = Tax(t)
 			}
 		}
 		if !ok {

@@ -78,6 +78,29 @@ type PriceSet struct {
 	Transfer   *OpPrice  `json:"transfer,omitempty"`
 	ObservedAt time.Time `json:"observed_at"`
 	Source     string    `json:"source"`
+	// Tax says whether the prices include VAT or sales tax: TaxExcluded,
+	// TaxIncluded, or TaxUnknown (also when absent, as in documents of
+	// sources older than the field). A price with tax is not comparable
+	// with one without.
+	Tax Tax `json:"tax,omitempty"`
+}
+
+// Tax is whether a source's prices include VAT or sales tax.
+type Tax string
+
+// The tax declarations.
+const (
+	TaxExcluded Tax = "excluded"
+	TaxIncluded Tax = "included"
+	TaxUnknown  Tax = "unknown"
+)
+
+// Known reports the declaration, with TaxUnknown for none.
+func (t Tax) Known() Tax {
+	if t == "" {
+		return TaxUnknown
+	}
+	return t
 }
 
 // Withdrawal says a registrar no longer sells a zone. It is published on the
@@ -312,6 +335,11 @@ func (p *PriceSet) Validate() error {
 	}
 	if p.Register == nil && p.Renew == nil && p.Transfer == nil {
 		return invalid("register", "a price set needs at least one of register, renew, transfer")
+	}
+	switch p.Tax {
+	case "", TaxExcluded, TaxIncluded, TaxUnknown:
+	default:
+		return invalid("tax", "%q is not excluded, included or unknown", truncate(string(p.Tax), 20))
 	}
 	ops := p.Ops()
 	for _, op := range Ops {

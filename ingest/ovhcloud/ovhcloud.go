@@ -277,6 +277,9 @@ func parsePlan(raw json.RawMessage, cur string, observed time.Time) (contracts.P
 	ps := contracts.PriceSet{
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
 		ObservedAt: observed, Source: Name,
+		// The public catalog's prices are before VAT, which OVHcloud adds
+		// at checkout by the customer's country.
+		Tax: contracts.TaxExcluded,
 	}
 	var p plan
 	bad := json.Unmarshal(raw, &p)

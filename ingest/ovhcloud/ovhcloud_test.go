@@ -333,6 +333,7 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	return &contracts.PriceSet{
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: ovhcloud.Name, Zone: zone,
 		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: ovhcloud.Name,
+		Tax: contracts.TaxExcluded,
 	}
 }
 
