@@ -2,8 +2,8 @@
 // price list with. It retries network errors and 5xx responses with
 // exponential backoff and full jitter, honours Retry-After on 429 and 503,
 // makes conditional requests (If-None-Match, If-Modified-Since) where the
-// server gave validators, sends a descriptive User-Agent and bounds the body
-// it will read.
+// server gave validators, sends a descriptive User-Agent, bounds the body
+// it will read, and sends one request at a time to each host.
 package fetch
 
 import (
@@ -88,6 +88,8 @@ type Client struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	// hosts holds one semaphore per host (Client.host).
+	hosts map[string]chan struct{}
 
 	// sleep waits between attempts; tests replace it to see the waits
 	// without spending them.
@@ -161,7 +163,25 @@ func New(cfg Config, hc *http.Client, log *slog.Logger) *Client {
 		hc = http.DefaultClient
 	}
 	cfg = cfg.withDefaults()
-	return &Client{hc: hc, cfg: cfg, log: log, cache: map[string]cached{}, sleep: cfg.Sleep}
+	return &Client{hc: hc, cfg: cfg, log: log, cache: map[string]cached{}, sleep: cfg.Sleep, hosts: map[string]chan struct{}{}}
+}
+
+// host returns the semaphore of rawURL's host: one request at a time to
+// each host, however many sources share it (or run at once), because a
+// registrar's endpoint is someone else's server.
+func (c *Client) host(rawURL string) chan struct{} {
+	h := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		h = u.Host
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sem, ok := c.hosts[h]
+	if !ok {
+		sem = make(chan struct{}, 1)
+		c.hosts[h] = sem
+	}
+	return sem
 }
 
 // Get fetches url conditionally.
@@ -175,10 +195,17 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	if req.Method == "" {
 		req.Method = http.MethodGet
 	}
+	sem := c.host(req.URL)
 	var lastErr error
 	attempt := 1
 	for ; ; attempt++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		resp, retryAfter, err := c.attempt(ctx, req)
+		<-sem
 		if err == nil {
 			return resp, nil
 		}

@@ -3,12 +3,14 @@ package fetch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -347,5 +349,37 @@ func TestCheckURL(t *testing.T) {
 		if err := fetch.CheckURL(tt.in); (err == nil) != tt.ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", tt.in, err, tt.ok)
 		}
+	}
+}
+
+// TestOneRequestPerHost fetches from one host on many goroutines: the
+// server never sees two requests at once.
+func TestOneRequestPerHost(t *testing.T) {
+	var inFlight, most atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond) // long enough for others to arrive
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	c := fetch.New(fetch.Config{}, srv.Client(), slog.New(slog.DiscardHandler))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if _, err := c.Do(context.Background(), fetch.Request{URL: fmt.Sprintf("%s/list?page=%d", srv.URL, i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := most.Load(); got != 1 {
+		t.Errorf("%d requests at once to one host, want 1", got)
 	}
 }

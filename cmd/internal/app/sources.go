@@ -53,6 +53,21 @@ type SourceSpec struct {
 	// runs wrapped in ingest.Fallback, after their first rounds, and
 	// each of their successful rounds that published prices wakes it.
 	Fallback bool
+	// Interval, when set, is the source's own time between fetches in
+	// place of --interval: daily for the price lists registrars' sites
+	// load, which are someone else's servers and not a published API.
+	// ZONEPRICE_INGEST_INTERVAL_<NAME> overrides both.
+	Interval time.Duration
+	// Unless names environment variables any of which keeps --sources
+	// auto from running the source: a keyless list of a registrar that
+	// also has a credentialed source steps aside when that is configured.
+	Unless []string
+}
+
+// excluded reports whether auto leaves the source out for an Unless
+// variable (or its _FILE form) being set.
+func (s SourceSpec) excluded(getenv Env) bool {
+	return slices.ContainsFunc(s.Unless, func(v string) bool { return getenv(v) != "" || getenv(v+"_FILE") != "" })
 }
 
 // Ingesters are the runners of the named sources and the parts that run
@@ -124,7 +139,7 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 				src = fb
 			}
 		}
-		cfg, err := sourceRunnerConfig(c.Runner, name, c.Getenv)
+		cfg, err := sourceRunnerConfig(c.Runner, name, spec.Interval, c.Getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -180,11 +195,32 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 	return out, nil
 }
 
-// selectSources returns the source names to run, in a stable order.
+// selectSources returns the source names to run, in a stable order. A
+// name written "-name" switches that source off (auto,-epik).
 func selectSources(names string, registry map[string]SourceSpec, getenv Env) (selected []string, auto bool, err error) {
-	if strings.TrimSpace(names) == AutoSources {
+	off := map[string]bool{}
+	var on []string
+	for name := range strings.SplitSeq(names, ",") {
+		name = strings.TrimSpace(name)
+		if n, ok := strings.CutPrefix(name, "-"); ok {
+			if _, ok := registry[n]; !ok {
+				return nil, false, fmt.Errorf("--sources (ZONEPRICE_SOURCES): unknown source %q to switch off (known: %s)", n, known(registry))
+			}
+			off[n] = true
+			continue
+		}
+		if name == AutoSources {
+			auto = true
+			continue
+		}
+		on = append(on, name)
+	}
+	if auto {
+		if len(on) > 0 {
+			return nil, false, fmt.Errorf("--sources (ZONEPRICE_SOURCES): %s picks the sources itself; name others only to switch them off (-name)", AutoSources)
+		}
 		for name, spec := range registry {
-			if spec.Auto && (len(spec.Switch) == 0 || slices.ContainsFunc(spec.Switch, func(v string) bool {
+			if spec.Auto && !off[name] && !spec.excluded(getenv) && (len(spec.Switch) == 0 || slices.ContainsFunc(spec.Switch, func(v string) bool {
 				return getenv(v) != "" || getenv(v+"_FILE") != ""
 			})) {
 				selected = append(selected, name)
@@ -194,9 +230,8 @@ func selectSources(names string, registry map[string]SourceSpec, getenv Env) (se
 		return selected, true, nil
 	}
 	seen := map[string]bool{}
-	for name := range strings.SplitSeq(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
+	for _, name := range on {
+		if name == "" || seen[name] || off[name] {
 			continue
 		}
 		if _, ok := registry[name]; !ok {
@@ -215,10 +250,17 @@ func selectSources(names string, registry map[string]SourceSpec, getenv Env) (se
 // ZONEPRICE_INGEST_INTERVAL_<NAME> is set (the ECB publishes once a day,
 // IANA's files change rarely, a registrar's prices more often); jitter
 // stays within a tenth of it. One-round runs stay one round.
-func sourceRunnerConfig(cfg ingest.RunnerConfig, name string, getenv Env) (ingest.RunnerConfig, error) {
+func sourceRunnerConfig(cfg ingest.RunnerConfig, name string, own time.Duration, getenv Env) (ingest.RunnerConfig, error) {
+	if cfg.Interval == 0 {
+		return cfg, nil
+	}
+	if own > 0 {
+		cfg.Interval = own
+		cfg.Jitter = min(cfg.Jitter, own/10)
+	}
 	key := "ZONEPRICE_INGEST_INTERVAL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	v := getenv(key)
-	if v == "" || cfg.Interval == 0 {
+	if v == "" {
 		return cfg, nil
 	}
 	d, err := time.ParseDuration(v)
