@@ -114,6 +114,7 @@ func (t *symbols) name(id symbol) string { return t.names[id] }
 // makes a redelivered price set harmless.
 type priceEntry struct {
 	live     bool
+	tax      taxCode // whether the prices include tax
 	ops      [contracts.NumOps]opState
 	currency symbol
 	source   symbol
@@ -241,7 +242,7 @@ func (x *Index) Apply(seq uint64, stored time.Time, ev contracts.Event) Outcome 
 // entryOf turns a price set into the index's compact form. A price set has
 // one currency (contracts validates that).
 func (x *Index) entryOf(set *contracts.PriceSet, seq uint64) priceEntry {
-	e := priceEntry{live: true, source: x.syms.id(kindSource, set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
+	e := priceEntry{live: true, tax: taxCodeOf(set.Tax), source: x.syms.id(kindSource, set.Source), seq: seq, observed: set.ObservedAt.UnixNano()}
 	for i, op := range set.Ops() {
 		if op == nil {
 			continue
@@ -443,7 +444,29 @@ func (x *Index) chooseRates() {
 }
 
 func samePrices(a, b *priceEntry) bool {
-	return a.ops == b.ops && a.currency == b.currency && a.source == b.source
+	return a.ops == b.ops && a.currency == b.currency && a.source == b.source && a.tax == b.tax
+}
+
+// taxCode is a price set's contracts.Tax in a byte, so that entries hold
+// no pointers.
+type taxCode uint8
+
+const (
+	taxUnknown taxCode = iota
+	taxExcluded
+	taxIncluded
+)
+
+var taxNames = [...]contracts.Tax{taxUnknown: contracts.TaxUnknown, taxExcluded: contracts.TaxExcluded, taxIncluded: contracts.TaxIncluded}
+
+func taxCodeOf(t contracts.Tax) taxCode {
+	switch t {
+	case contracts.TaxExcluded:
+		return taxExcluded
+	case contracts.TaxIncluded:
+		return taxIncluded
+	}
+	return taxUnknown
 }
 
 func sameMeta(a, b *contracts.ZoneMeta) bool {

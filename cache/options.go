@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // Sort names what a list is ordered by.
@@ -56,6 +58,9 @@ type ComparisonOptions struct {
 	// Registrars, when not empty, keeps only these rows; Exclude drops
 	// these.
 	Registrars, Exclude []string
+	// Tax, when set, keeps only the rows whose prices declare it
+	// (contracts.TaxExcluded: prices known to be before tax).
+	Tax contracts.Tax
 }
 
 // CatalogOptions shape one /api/domains body. The zero value is the
@@ -80,6 +85,9 @@ type CatalogOptions struct {
 	// After continues after a previous page's last zone.
 	Limit int
 	After *Cursor
+	// Tax, when set, computes every minimum from the registrars whose
+	// prices declare it, and leaves out zones that have none.
+	Tax contracts.Tax
 }
 
 // Cursor is where a page of the catalog ended: the sort key of its last

@@ -314,3 +314,33 @@ func TestRenderWhileApplying(t *testing.T) {
 		t.Errorf("after the rounds: %d zones, %d registrars on the first; want %d and 21", d.Count, d.Zones[0].Registrars, len(zones))
 	}
 }
+
+// TestTaxOption shows each row's tax declaration and keeps, with the tax
+// option, only the rows (and, in the catalog, the zones) that declare it.
+func TestTaxOption(t *testing.T) {
+	f := newFeed(t, "USD")
+	excluded := eventtest.Priced("ovh", ".com", t0, "USD", 800, 900, 900)
+	excluded.Tax = contracts.TaxExcluded
+	included := eventtest.Priced("joker", ".com", t0, "USD", 700, 700, 700)
+	included.Tax = contracts.TaxIncluded
+	netIncluded := eventtest.Priced("joker", ".net", t0, "USD", 1000, 1000, 1000)
+	netIncluded.Tax = contracts.TaxIncluded
+	f.apply(excluded, included, eventtest.Priced("plain", ".com", t0, "USD", 600, 600, 600), netIncluded)
+	s := f.x.Build(t0)
+
+	body, _ := s.Comparison(".com")
+	for reg, want := range map[string]string{"ovh": "excluded", "joker": "included", "plain": "unknown"} {
+		if !strings.Contains(string(body.JSON), `{"registrar":"`+reg+`","source":"test","tax":"`+want+`"`) {
+			t.Errorf("%s's row does not say tax %q: %s", reg, want, body.JSON)
+		}
+	}
+	b, _ := s.RenderComparison(".com", ComparisonOptions{Tax: contracts.TaxExcluded})
+	c := decode[comparisonJSON](t, b.JSON)
+	if len(c.Prices) != 1 || c.Prices[0].Registrar != "ovh" || c.Cheapest["register"] == nil || *c.Cheapest["register"] != "ovh" {
+		t.Errorf("tax=excluded: %s, want ovh alone, and the cheapest", b.JSON)
+	}
+	cat := decode[domainsJSON](t, s.RenderCatalog(CatalogOptions{Tax: contracts.TaxExcluded}).JSON)
+	if len(cat.Zones) != 1 || cat.Zones[0].Zone != ".com" || cat.Zones[0].Registrars != 1 || cat.Zones[0].Min["register"].Registrar != "ovh" {
+		t.Errorf("catalog with tax=excluded: %+v, want .com alone, priced by ovh", cat.Zones)
+	}
+}

@@ -81,10 +81,12 @@ func (s *Snapshot) RenderComparison(zone string, o ComparisonOptions) (*Body, bo
 		o.Years = max(o.Years, 1)
 	}
 	st := s.styleFor(o.Currency)
-	var keep func(string) bool
-	if len(o.Registrars) > 0 || len(o.Exclude) > 0 {
-		keep = func(r string) bool {
-			return (len(o.Registrars) == 0 || slices.Contains(o.Registrars, r)) && !slices.Contains(o.Exclude, r)
+	var keep func(string, *priceEntry) bool
+	if len(o.Registrars) > 0 || len(o.Exclude) > 0 || o.Tax != "" {
+		tax := taxCodeOf(o.Tax)
+		keep = func(r string, p *priceEntry) bool {
+			return (len(o.Registrars) == 0 || slices.Contains(o.Registrars, r)) && !slices.Contains(o.Exclude, r) &&
+				(o.Tax == "" || p.tax == tax)
 		}
 	}
 	var sc scratch
@@ -112,7 +114,7 @@ func (s *Snapshot) RenderCatalog(o CatalogOptions) *Body {
 		o.Years = max(o.Years, 1)
 	}
 	st := s.styleFor(o.Currency)
-	recompute := st != s.style || o.Years > 0
+	recompute := st != s.style || o.Years > 0 || o.Tax != ""
 	entries := s.catalogList(st, &o, recompute)
 	count := len(entries)
 	if c := o.After; c != nil {
@@ -174,7 +176,7 @@ type listCache struct {
 // their minimums (and costs) in st.
 func (s *Snapshot) catalogList(st *style, o *CatalogOptions, recompute bool) []catalogEntry {
 	key := strings.Join([]string{st.currency, strconv.Itoa(o.Years), o.Sort.String(), strconv.FormatBool(o.Desc),
-		strings.Join(o.Categories, ","), o.Query}, "\x00")
+		strings.Join(o.Categories, ","), o.Query, string(o.Tax)}, "\x00")
 	s.lists.mu.Lock()
 	entries, ok := s.lists.lists[key]
 	s.lists.mu.Unlock()
@@ -182,6 +184,11 @@ func (s *Snapshot) catalogList(st *style, o *CatalogOptions, recompute bool) []c
 		return entries
 	}
 	var sc scratch
+	var keep func(string, *priceEntry) bool
+	if o.Tax != "" {
+		tax := taxCodeOf(o.Tax)
+		keep = func(_ string, p *priceEntry) bool { return p.tax == tax }
+	}
 	entries = make([]catalogEntry, 0, len(s.views))
 	for _, v := range s.views {
 		if !o.matches(v) {
@@ -189,7 +196,10 @@ func (s *Snapshot) catalogList(st *style, o *CatalogOptions, recompute bool) []c
 		}
 		e := catalogEntry{v: v, sum: v.summary}
 		if recompute {
-			rows := st.rows(v, &sc, nil)
+			rows := st.rows(v, &sc, keep)
+			if len(rows) == 0 {
+				continue // no registrar's prices pass the tax filter
+			}
 			e.sum = st.summarize(rows)
 			if o.Years > 0 {
 				e.cost = cheapestCost(st, rows, o.Years)

@@ -79,7 +79,7 @@ type zoneSummary struct {
 // rows resolves a view's prices, those keep admits (all for nil), into
 // rows in the style: the price paid at the render time, converted. The
 // rows live in sc until its next use.
-func (st *style) rows(v *view, sc *scratch, keep func(string) bool) []*row {
+func (st *style) rows(v *view, sc *scratch, keep func(registrar string, p *priceEntry) bool) []*row {
 	rows := sc.rows[:0]
 	times := &timeText{}
 	for id, p := range v.prices {
@@ -87,7 +87,7 @@ func (st *style) rows(v *view, sc *scratch, keep func(string) bool) []*row {
 			continue
 		}
 		name := st.name(id)
-		if keep != nil && !keep(name) {
+		if keep != nil && !keep(name, &p) {
 			continue
 		}
 		r := row{registrar: name, entry: p, converted: true, fmtCache: times}
@@ -265,6 +265,8 @@ func (st *style) appendRow(b []byte, sum *zoneSummary, r *row, years int) []byte
 	b = appendString(b, r.registrar)
 	b = append(b, `,"source":`...)
 	b = appendString(b, st.name(r.entry.source))
+	b = append(b, `,"tax":`...)
+	b = appendString(b, string(taxNames[r.entry.tax]))
 	for _, op := range contracts.Ops {
 		b = append(b, ',')
 		b = appendString(b, op.String())

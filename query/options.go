@@ -153,6 +153,22 @@ func (p *params) registrars(name string) ([]string, error) {
 	return ids, nil
 }
 
+// tax returns the tax parameter: the declaration rows must have.
+func (p *params) tax() (contracts.Tax, error) {
+	v, err := p.one("tax")
+	if err != nil || v == "" {
+		return "", err
+	}
+	t := contracts.Tax(strings.ToLower(v))
+	switch t {
+	case contracts.TaxExcluded, contracts.TaxIncluded, contracts.TaxUnknown:
+	default:
+		return "", invalidParam("tax", "must be excluded, included or unknown, not "+strconv.Quote(v))
+	}
+	p.norm.Set("tax", string(t))
+	return t, nil
+}
+
 // key is the normalised query, for the response cache.
 func (p *params) key() string { return p.norm.Encode() }
 
@@ -178,6 +194,9 @@ func comparisonOptions(q url.Values, snap *cache.Snapshot) (cache.ComparisonOpti
 		return o, "", err
 	}
 	if o.Exclude, err = p.registrars("exclude"); err != nil {
+		return o, "", err
+	}
+	if o.Tax, err = p.tax(); err != nil {
 		return o, "", err
 	}
 	return o, p.key(), nil
@@ -213,6 +232,9 @@ func catalogOptions(q url.Values, snap *cache.Snapshot) (cache.CatalogOptions, *
 		p.norm.Set("years", "1")
 	}
 	if o.Limit, err = p.number("limit", 1, maxLimit); err != nil {
+		return o, nil, err
+	}
+	if o.Tax, err = p.tax(); err != nil {
 		return o, nil, err
 	}
 	cursor, err := p.one("cursor")

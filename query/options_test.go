@@ -33,6 +33,8 @@ func TestQueryOptionErrors(t *testing.T) {
 		{"forged cursor", "/api/domains?limit=1&cursor=abc", "cursor", "previous page"},
 		{"registrar id", "/api/comparison/.com?registrars=Alpha_1", "registrars", "registrar id"},
 		{"exclude id", "/api/comparison/.com?exclude=-x", "exclude", "registrar id"},
+		{"comparison tax", "/api/comparison/.com?tax=maybe", "tax", "excluded, included or unknown"},
+		{"catalog tax", "/api/domains?tax=", "tax", "empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
