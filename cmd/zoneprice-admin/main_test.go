@@ -257,3 +257,31 @@ func TestHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysBesideTheAllInOne manages keys in the all-in-one's NATS with the
+// credentials the all-in-one wrote, given no flag for them; where there
+// are none, NATS refuses the command.
+func TestKeysBesideTheAllInOne(t *testing.T) {
+	dir := t.TempDir()
+	srv := cmdtest.AllInOneNATS(t, dir)
+	keys := func(dataDir string, args ...string) (stdout, stderr string, err error) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_EMBEDDED_LISTEN": srv.Addr().String(), "ZONEPRICE_DATA_DIR": dataDir}
+		err = run(context.Background(), append([]string{"keys"}, args...), func(k string) string { return env[k] }, &out, &errOut)
+		return out.String(), errOut.String(), err
+	}
+	out, errOut, err := keys(dir, "create", "--tier", "pro", "--note", "beside make run")
+	if err != nil || !strings.Contains(out, "key:  zp_") {
+		t.Fatalf("create: %v\n%s%s", err, out, errOut)
+	}
+	if want := app.LocalSeedFile(dir, app.LocalAdmin); !strings.Contains(errOut, want) {
+		t.Errorf("the log does not name the credentials used, %s:\n%s", want, errOut)
+	}
+	if out, _, err := keys(dir, "list"); err != nil || !strings.Contains(out, "beside make run") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+	if _, _, err := keys(t.TempDir(), "list"); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
+		t.Errorf("list without credentials: got %v, want an authorization violation", err)
+	}
+}

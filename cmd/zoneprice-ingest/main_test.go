@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 )
 
@@ -112,5 +115,71 @@ func TestOnceAutoWithNoLiveSource(t *testing.T) {
 	}
 	if n := len(zones.State.Subjects); n < 1900 {
 		t.Errorf("%d zones have metadata after the round, want the builtin catalog's (over 1,900)", n)
+	}
+}
+
+// TestImportIntoTheAllInOne runs ingest/README.md's import, `go run
+// ./cmd/zoneprice-ingest --sources porkbun --file pricing.json --once`,
+// from the directory the all-in-one runs in, as `make run` does: it signs
+// in with the credentials the all-in-one wrote into data/nats, given no
+// flag for them. The all-in-one here listens on a free port, not 4222, and
+// the environment says so, as it would to both commands.
+func TestImportIntoTheAllInOne(t *testing.T) {
+	fixture, err := filepath.Abs("../../ingest/porkbun/testdata/pricing.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	srv := cmdtest.AllInOneNATS(t, filepath.Join(root, "data", "nats"))
+	t.Chdir(root)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stderr logtest.Buffer
+	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_EMBEDDED_LISTEN": srv.Addr().String()}
+	if err := run(ctx, []string{"--sources", "porkbun", "--file", fixture, "--once"}, func(k string) string { return env[k] }, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if want := filepath.Join("data", "nats", "credentials", "ingest.nk"); !strings.Contains(stderr.String(), want) {
+		t.Errorf("the log does not name the credentials used, %s:\n%s", want, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "Permissions Violation") {
+		t.Errorf("refused:\n%s", stderr.String())
+	}
+	nc, js, err := srv.Connect("test", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.PriceSubjectPrefix+"porkbun.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.State.Subjects) == 0 {
+		t.Error("no porkbun price on the stream after the import")
+	}
+}
+
+// TestAllInOneRefusesWithoutCredentials runs the same import from a
+// directory without the all-in-one's credentials: NATS refuses it, and the
+// log says where the credentials were looked for.
+func TestAllInOneRefusesWithoutCredentials(t *testing.T) {
+	srv := cmdtest.AllInOneNATS(t, t.TempDir())
+	t.Chdir(t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var stderr logtest.Buffer
+	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_EMBEDDED_LISTEN": srv.Addr().String()}
+	err := run(ctx, []string{"--sources", "porkbun", "--file", "../../ingest/porkbun/testdata/pricing.json", "--once"}, func(k string) string { return env[k] }, &stderr)
+	if err == nil {
+		t.Fatal("the import without credentials succeeded")
+	}
+	for _, want := range []string{"Authorization Violation", `looked_for`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the log does not say %s:\n%s", want, stderr.String())
+		}
 	}
 }

@@ -1,7 +1,9 @@
 // Command zoneprice is the all-in-one service: by default it starts an
 // embedded NATS server with JetStream, provisions the streams, runs the
-// ingesters and serves the API, in one process. With --nats-url it joins an
-// existing NATS instead and starts no embedded server.
+// ingesters and serves the API, in one process. The embedded server admits
+// only the all-in-one and the commands holding the credentials it keeps in
+// --data-dir (see app.StartLocal). With --nats-url it joins an existing
+// NATS instead and starts no embedded server.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
@@ -33,8 +36,8 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	fs.SetOutput(stderr)
 	common := app.RegisterCommon(fs, getenv, "", "NATS server to join; empty starts an embedded server")
 	var dataDir, embedded string
-	app.StringVar(fs, getenv, &dataDir, "data-dir", "ZONEPRICE_DATA_DIR", "data/nats", "embedded JetStream store directory")
-	app.StringVar(fs, getenv, &embedded, "embedded-listen", "ZONEPRICE_EMBEDDED_LISTEN", "127.0.0.1:4222", `address the embedded NATS listens on for other processes ("" for in-process only)`)
+	app.StringVar(fs, getenv, &dataDir, "data-dir", "ZONEPRICE_DATA_DIR", app.DefaultDataDir, "embedded JetStream store, and the credentials of the commands that join it")
+	app.StringVar(fs, getenv, &embedded, "embedded-listen", "ZONEPRICE_EMBEDDED_LISTEN", app.DefaultEmbeddedListen, `address the embedded NATS listens on for other processes ("" for in-process only)`)
 	ing, err := app.RegisterIngestFlags(fs, getenv)
 	if err != nil {
 		return err
@@ -56,19 +59,25 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	reg := app.Registry()
 
 	url := common.NATSURL
-	var dial []nats.Option
+	var (
+		nc *nats.Conn
+		js jetstream.JetStream
+	)
 	if url == "" {
-		srv, err := app.StartEmbedded(dataDir, embedded, log)
+		srv, err := app.StartLocal(dataDir, embedded, log)
 		if err != nil {
 			return err
 		}
 		defer srv.WaitForShutdown()
 		defer srv.Shutdown()
+		if common.Auth.Given() {
+			log.Warn("the nats credential and tls settings are for joining a nats with --nats-url; the embedded one ignores them")
+		}
 		url = srv.ClientURL()
-		dial = append(dial, nats.InProcessServer(srv))
-	}
-	nc, js, err := common.Connect(url, "zoneprice", log, dial...)
-	if err != nil {
+		if nc, js, err = srv.Connect("zoneprice", log); err != nil {
+			return err
+		}
+	} else if nc, js, err = common.Connect(url, "zoneprice", log); err != nil {
 		return err
 	}
 	defer nc.Close()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
@@ -58,6 +61,21 @@ func start(t *testing.T, env map[string]string, extra ...string) (addr string, s
 	})
 	cmdtest.Poll(t, "http://"+addr+"/readyz", 60*time.Second, cmdtest.Status200)
 	return addr, stderr
+}
+
+// TestEmbeddedNATSRefusesAnonymous runs the all-in-one with its NATS
+// listening for other processes, as `make run` does: a client without
+// credentials is refused.
+func TestEmbeddedNATSRefusesAnonymous(t *testing.T) {
+	natsAddr := cmdtest.FreeAddr(t)
+	start(t, liveEnv(t, http.NotFoundHandler()), "--data-dir", t.TempDir(), "--embedded-listen", natsAddr)
+	nc, err := nats.Connect("nats://" + natsAddr)
+	if err == nil {
+		nc.Close()
+	}
+	if !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("a client without credentials: got %v, want %v", err, nats.ErrAuthorization)
+	}
 }
 
 type catalog struct {

@@ -1,13 +1,17 @@
 package app
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,6 +37,10 @@ type NATSAuth struct {
 	// TLSCert and TLSKey are a PEM client certificate and its key, for
 	// servers that verify clients (tls { verify: true }).
 	TLSCert, TLSKey string
+	// command, dataDir and embeddedListen say whose credentials to look
+	// for, where, and which server to offer them to, when none are given
+	// (see localSignIn).
+	command, dataDir, embeddedListen string
 }
 
 // registerNATSAuth declares the NATS authentication and TLS flags.
@@ -43,6 +51,15 @@ func registerNATSAuth(fs *flag.FlagSet, getenv Env, a *NATSAuth) {
 	StringVar(fs, getenv, &a.TLSCert, "nats-tls-cert", "NATS_TLS_CERT", "", "PEM client certificate for NATS servers that verify clients")
 	StringVar(fs, getenv, &a.TLSKey, "nats-tls-key", "NATS_TLS_KEY", "", "PEM key of --nats-tls-cert")
 	a.NKeySeed = getenv("NATS_NKEY")
+	a.command = fs.Name()
+	a.dataDir = envOr(getenv, dataDirEnv, DefaultDataDir)
+	a.embeddedListen = envOr(getenv, embeddedListenEnv, DefaultEmbeddedListen)
+}
+
+// Given reports whether any credential or TLS setting is given, by flag
+// or environment.
+func (a *NATSAuth) Given() bool {
+	return a.Creds != "" || a.NKeyFile != "" || a.NKeySeed != "" || a.TLSCA != "" || a.TLSCert != "" || a.TLSKey != ""
 }
 
 // Validate reports settings that cannot work together, naming the flags.
@@ -88,7 +105,72 @@ func (a *NATSAuth) Options(log *slog.Logger) ([]nats.Option, error) {
 		}
 		opts = append(opts, nats.Secure(cfg))
 	}
+	if user := localUserOf(a.command); user != "" && !a.Given() {
+		opts = append(opts, localSignIn(a.dataDir, a.embeddedListen, user, log))
+	}
 	return opts, nil
+}
+
+// localSignIn signs a command in to the all-in-one's embedded NATS with the
+// seed the all-in-one wrote for it (LocalSeedFile), so that the commands
+// beside `make run` need no flags. It reads dataDir, relative to the
+// working directory, as `make run` writes it from the repository root. The
+// seed is offered only to the all-in-one: every server dialed is on this
+// machine (localhost or a loopback address) at the port of listen, where
+// the all-in-one listens, and no URL carries a user of its own: the
+// client fails to connect to a NATS that asks for no credentials, such as
+// the benchmark's, when it offers a key ("nkeys not supported by the
+// server"). Only nats.Connect knows the servers dialed, so this is an
+// Option. It logs
+// which file it used or, when there is none, where it looked; a seed that
+// others may read is refused.
+func localSignIn(dataDir, listen string, user LocalUser, log *slog.Logger) nats.Option {
+	return func(o *nats.Options) error {
+		if o.InProcessServer != nil || o.Nkey != "" || o.UserJWT != nil || o.User != "" || o.Token != "" || !dialsAllInOne(o.Servers, listen) {
+			return nil
+		}
+		path := LocalSeedFile(dataDir, user)
+		kp, err := readLocalSeed(path)
+		if errors.Is(err, os.ErrNotExist) {
+			log.Info("no nats credentials given, and none in the all-in-one's data directory; connecting without", "looked_for", path)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("the all-in-one's credentials: %w", err)
+		}
+		pub, err := kp.PublicKey()
+		if err != nil {
+			return err
+		}
+		log.Info("signing in to nats as the all-in-one's "+string(user)+" user", "nkey_file", path)
+		return nats.Nkey(pub, kp.Sign)(o)
+	}
+}
+
+// dialsAllInOne reports whether every server is the all-in-one listening
+// on listen, reached on this machine: the same port, on localhost or a
+// loopback address, with no user in the URL.
+func dialsAllInOne(servers []string, listen string) bool {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || !(loopback(host) || host == "" || net.ParseIP(host).IsUnspecified()) {
+		return false
+	}
+	for _, s := range servers {
+		if !strings.Contains(s, "://") {
+			s = "nats://" + s
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.User != nil || !loopback(u.Hostname()) || cmp.Or(u.Port(), strconv.Itoa(nats.DefaultPort)) != port {
+			return false
+		}
+	}
+	return len(servers) > 0
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // nkey signs the server's nonce with the user's seed. The key pair stays
@@ -103,6 +185,20 @@ func (a *NATSAuth) nkey() (nats.Option, error) {
 		}
 		seed = b
 	}
+	kp, err := parseUserSeed(source, seed)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := kp.PublicKey()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return nats.Nkey(pub, kp.Sign), nil
+}
+
+// parseUserSeed reads a user's seed from a file's content, naming source
+// (a flag, a variable or a file) and never the content in its errors.
+func parseUserSeed(source string, seed []byte) (nkeys.KeyPair, error) {
 	// A seed file as nk writes it, or one decorated like a .creds file.
 	kp, err := nkeys.ParseDecoratedNKey(seed)
 	if err != nil {
@@ -121,7 +217,7 @@ func (a *NATSAuth) nkey() (nats.Option, error) {
 	if !nkeys.IsValidPublicUserKey(pub) {
 		return nil, fmt.Errorf("%s: the seed is not a user seed (SU…)", source)
 	}
-	return nats.Nkey(pub, kp.Sign), nil
+	return kp, nil
 }
 
 func (a *NATSAuth) tlsConfig() (*tls.Config, error) {

@@ -1,14 +1,38 @@
 // Package cmdtest helps the commands' tests run a command for real and
-// watch it over HTTP.
+// watch it over HTTP, and run the all-in-one's NATS for the commands that
+// join it.
 package cmdtest
 
 import (
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
 )
+
+// AllInOneNATS starts the all-in-one's embedded NATS as zoneprice starts it
+// (app.StartLocal), with its store and the local users' credentials in
+// dataDir, on a random loopback port, until the test ends. Other commands
+// join it at its ClientURL; the test reads it through its Connect.
+func AllInOneNATS(t testing.TB, dataDir string) *app.LocalNATS {
+	t.Helper()
+	srv, err := app.StartLocal(dataDir, net.JoinHostPort("127.0.0.1", strconv.Itoa(server.RANDOM_PORT)), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	})
+	return srv
+}
 
 // FreeAddr returns a loopback address that nothing listens on now.
 func FreeAddr(t testing.TB) string {
