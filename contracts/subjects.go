@@ -23,6 +23,12 @@ const (
 	RatesSubjectPrefix = "rates.v1."
 )
 
+// RepublishSubject is the core NATS subject (not a stream) on which the
+// admin command asks every running ingester to publish its whole list at
+// its next round, changed or not: the repair after the state stream lost
+// messages. Each ingester answers the request with the sources it runs.
+const RepublishSubject = "zoneprice.control.v1.republish"
+
 // StateStream is the stream holding the current state: the last price set or
 // withdrawal per registrar and zone, the last metadata per zone and the last
 // rates per base currency.

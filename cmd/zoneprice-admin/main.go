@@ -1,5 +1,6 @@
 // Command zoneprice-admin manages the subscribers' API keys, in the
-// JetStream key-value bucket that every query pod watches:
+// JetStream key-value bucket that every query pod watches, and checks and
+// repairs the state stream (stream check, stream republish):
 //
 //	zoneprice-admin keys create --tier pro --note "acme corp"
 //	zoneprice-admin keys list
@@ -52,6 +53,8 @@ const usage = `usage:
   zoneprice-admin keys create --tier TIER [--note NOTE]   make a key, printed once
   zoneprice-admin keys list                               list keys (never the keys themselves)
   zoneprice-admin keys revoke ID                          revoke a key on every pod
+  zoneprice-admin stream check                            does the state stream hold every message it counts?
+  zoneprice-admin stream republish                        have every running ingester publish its whole list now
 
 TIER is free, standard or pro. Another tier needs --allow-custom-tier, and
 the pods must define it in --tiers: a pod serves a key of a tier it does not
@@ -84,22 +87,29 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return helpIsNoError(err)
 	}
 	words := fs.Args()
-	if len(words) < 2 || words[0] != "keys" {
+	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream") {
 		fs.Usage()
-		return errors.New("want a command: keys create, keys list or keys revoke")
+		return errors.New("want a command: keys create, keys list, keys revoke, stream check or stream republish")
 	}
-	verb := words[1]
+	noun, verb := words[0], words[1]
 	if err := fs.Parse(words[2:]); err != nil {
 		return helpIsNoError(err)
 	}
 	operands := fs.Args()
 	if tier != "" || note != "" || customTier {
-		if verb != "create" {
-			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not keys %s", verb)
+		if noun != "keys" || verb != "create" {
+			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not %s %s", noun, verb)
 		}
 	}
 	var cmd func(context.Context, jetstream.JetStream) error
 	switch {
+	case noun == "stream" && verb == "check" && len(operands) == 0:
+		cmd = func(ctx context.Context, js jetstream.JetStream) error { return checkStream(ctx, js, stdout) }
+	case noun == "stream" && verb == "republish" && len(operands) == 0:
+		cmd = func(ctx context.Context, js jetstream.JetStream) error { return republish(ctx, js.Conn(), stdout) }
+	case noun == "stream":
+		fs.Usage()
+		return fmt.Errorf("stream %s %s: not a command", verb, strings.Join(operands, " "))
 	case verb == "create" && len(operands) == 0:
 		// Checked before connecting: a bad flag changes nothing, not
 		// even the bucket's existence.
@@ -133,6 +143,55 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return cmd(ctx, js)
+}
+
+// checkStream prints what the state stream's own state says about whether
+// it holds every message it counts, and the repair when it does not (an
+// error, so the command exits 1).
+func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
+	h, err := stream.Check(ctx, js)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, h.String())
+	if h.Healthy() {
+		return nil
+	}
+	fmt.Fprintln(stdout, "repair:", stream.Repair)
+	return fmt.Errorf("stream %s is damaged", h.Stream)
+}
+
+// republishWait is how long republish listens for ingesters' answers.
+const republishWait = 2 * time.Second
+
+// republish asks every running ingester to publish its whole list now
+// (contracts.RepublishSubject) and prints who answered.
+func republish(ctx context.Context, nc *nats.Conn, stdout io.Writer) error {
+	inbox := nats.NewInbox()
+	answers, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		return err
+	}
+	defer answers.Unsubscribe()
+	if err := nc.PublishRequest(contracts.RepublishSubject, inbox, nil); err != nil {
+		return fmt.Errorf("ask the ingesters: %w", err)
+	}
+	var heard []string
+	wctx, cancel := context.WithTimeout(ctx, republishWait)
+	defer cancel()
+	for {
+		m, err := answers.NextMsgWithContext(wctx)
+		if err != nil {
+			break
+		}
+		heard = append(heard, string(m.Data))
+	}
+	if len(heard) == 0 {
+		return fmt.Errorf("no ingester answered within %v: is any running, and may it subscribe to %s?", republishWait, contracts.RepublishSubject)
+	}
+	slices.Sort(heard)
+	fmt.Fprintf(stdout, "%d ingesters publish their whole lists now: %s\n", len(heard), strings.Join(heard, "; "))
+	return nil
 }
 
 // helpIsNoError is nil for the error of -h or --help, whose usage the flag

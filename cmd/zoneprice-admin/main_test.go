@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -283,5 +284,38 @@ func TestKeysBesideTheAllInOne(t *testing.T) {
 	}
 	if _, _, err := keys(t.TempDir(), "list"); err == nil || !strings.Contains(err.Error(), "Authorization Violation") {
 		t.Errorf("list without credentials: got %v, want an authorization violation", err)
+	}
+}
+
+// TestStreamCheck prints the state stream's health: whole, then damaged
+// (a message block gone bad while its server was down), when the command
+// fails and prints the repair.
+func TestStreamCheck(t *testing.T) {
+	srv, js := natstest.Provisioned(t)
+	out, _, err := admin(t, srv, "stream", "check")
+	if err != nil || !strings.Contains(out, "healthy") {
+		t.Fatalf("stream check of an empty stream: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var evs []contracts.Event
+	for i := range 2000 {
+		evs = append(evs, eventtest.RegisterOnly("porkbun", fmt.Sprintf(".z%04d", i), time.Now(), "USD", 999))
+	}
+	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
+		t.Fatal(err)
+	}
+	srv = natstest.Damage(t, srv, contracts.StateStream, natstest.Garbage)
+	out, _, err = admin(t, srv, "stream", "check")
+	if err == nil || !strings.Contains(out, "subjects but") || !strings.Contains(out, "repair: restart the NATS server") {
+		t.Errorf("stream check of a damaged stream: %v\n%s", err, out)
+	}
+}
+
+// TestStreamRepublishUnheard fails when no ingester answers.
+func TestStreamRepublishUnheard(t *testing.T) {
+	srv, _ := natstest.Provisioned(t)
+	if _, _, err := admin(t, srv, "stream", "republish"); err == nil || !strings.Contains(err.Error(), "no ingester answered") {
+		t.Errorf("republish with no ingester: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
@@ -235,13 +236,20 @@ func localPermissions(user LocalUser) *server.Permissions {
 		publish = slices.Concat(provision, watchKeys, []string{
 			"$JS.API.DIRECT.GET." + keys + ".>",
 			"$KV." + contracts.KeysBucket + ".>",
+			contracts.RepublishSubject,
 		})
 	case LocalQuery:
 		publish = slices.Concat(readState, watchKeys)
 	}
 	slices.Sort(publish)
-	return &server.Permissions{
+	p := &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: slices.Compact(publish)},
 		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
 	}
+	if user == LocalIngest {
+		// Ingesters hear zoneprice-admin stream republish, and answer it.
+		p.Subscribe.Allow = append(p.Subscribe.Allow, contracts.RepublishSubject)
+		p.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+	}
+	return p
 }

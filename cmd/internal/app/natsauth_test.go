@@ -310,21 +310,22 @@ func TestNATSPermissions(t *testing.T) {
 		}
 	})
 
+	adminBin := filepath.Join(t.TempDir(), "zoneprice-admin")
+	if out, err := exec.Command("go", "build", "-o", adminBin, "../../zoneprice-admin").CombinedOutput(); err != nil {
+		t.Fatalf("build zoneprice-admin: %v\n%s", err, out)
+	}
+	adminCmd := func(t *testing.T, args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, adminBin, args...)
+		cmd.Env = []string{"NATS_URL=" + s.srv.ClientURL(), "NATS_NKEY_FILE=" + s.seeds["ADMIN"]}
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), "Permissions Violation") {
+			t.Fatalf("zoneprice-admin %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
 	t.Run("zoneprice-admin manages keys", func(t *testing.T) {
-		bin := filepath.Join(t.TempDir(), "zoneprice-admin")
-		if out, err := exec.Command("go", "build", "-o", bin, "../../zoneprice-admin").CombinedOutput(); err != nil {
-			t.Fatalf("build zoneprice-admin: %v\n%s", err, out)
-		}
-		admin := func(args ...string) string {
-			t.Helper()
-			cmd := exec.CommandContext(ctx, bin, args...)
-			cmd.Env = []string{"NATS_URL=" + s.srv.ClientURL(), "NATS_NKEY_FILE=" + s.seeds["ADMIN"]}
-			out, err := cmd.CombinedOutput()
-			if err != nil || strings.Contains(string(out), "Permissions Violation") {
-				t.Fatalf("zoneprice-admin %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-			return string(out)
-		}
+		admin := func(args ...string) string { t.Helper(); return adminCmd(t, args...) }
 		out := admin("keys", "create", "--tier", "standard", "--note", "admin command")
 		m := regexp.MustCompile(`(?m)^id:\s+(\S+)`).FindStringSubmatch(out)
 		if m == nil {
@@ -382,6 +383,44 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		if n := subjects(t, admin.js, "prices.v1.porkbun.>"); n < 2 {
 			t.Errorf("stream holds %d porkbun prices, want the list's", n)
+		}
+	})
+
+	t.Run("zoneprice-admin checks the stream and has the ingesters republish", func(t *testing.T) {
+		if out := adminCmd(t, "stream", "check"); !strings.Contains(out, "healthy") {
+			t.Errorf("stream check: %s", out)
+		}
+		// A running porkbun ingester, as zoneprice-ingest runs it,
+		// hears the request and answers it with its sources.
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		ing, err := app.RegisterIngestFlags(fs, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Parse([]string{"--provision", "off", "--sources", porkbun.Name, "--file", "../../../ingest/porkbun/testdata/pricing.json"}); err != nil {
+			t.Fatal(err)
+		}
+		ictx, stop := context.WithCancel(ctx)
+		defer stop()
+		ingesters, err := ing.Ingesters(ictx, porkbunUser.js, sources.Registry(), func(string) string { return "" },
+			slog.New(slog.NewJSONHandler(porkbunUser.log, nil)), prometheus.NewRegistry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- app.RunAll(ictx, ingesters.Parts...) }()
+		<-ingesters.Runners[0].FirstRound()
+		before := streamLastSeq(t, admin.js)
+		if out := adminCmd(t, "stream", "republish"); !strings.Contains(out, "1 ingesters publish their whole lists now: "+porkbun.Name) {
+			t.Errorf("stream republish: %s", out)
+		}
+		polltest.Within(t, 30*time.Second, "porkbun's whole list published again", func() bool { return streamLastSeq(t, admin.js) > before })
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("ingester: %v", err)
+		}
+		if v := porkbunUser.violations(); v != "" {
+			t.Errorf("porkbun's ingester refused:\n%s", v)
 		}
 	})
 
@@ -710,4 +749,18 @@ func TestNATSAuthFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// streamLastSeq is the state stream's last sequence.
+func streamLastSeq(t *testing.T, js jetstream.JetStream) uint64 {
+	t.Helper()
+	st, err := js.Stream(context.Background(), contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.LastSeq
 }
