@@ -96,7 +96,6 @@ func (x *Index) render(now time.Time) *Snapshot {
 	}
 	for _, v := range views {
 		s.byZone[v.zone.ASCII] = v
-		s.BodyBytes += int64(len(v.body.JSON))
 	}
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	modified := modifiedTime(x.modified)
@@ -171,7 +170,11 @@ func (x *Index) renderDirty(st *style) {
 
 // view is one priced zone as the last render saw it, immutable once built:
 // the snapshot serves its bodies, and computes the parameterised ones from
-// its prices, on any goroutine.
+// its prices, on any goroutine. Its comparison body is rendered the first
+// time a client asks for it, once for the data version (comparison), and
+// kept while the zone is unchanged: rendering all of them when the data
+// changes would spend the build's time and the pod's memory on zones
+// nobody asks for.
 type view struct {
 	zone contracts.Zone
 	meta *contracts.ZoneMeta // nil without metadata; events are never modified
@@ -182,7 +185,25 @@ type view struct {
 	// asOf is the newest observed_at of the prices, Unix nanoseconds.
 	asOf     int64
 	fragment []byte // the zone's element of /api/domains
-	body     *Body  // its /api/comparison body
+	// style is the build's, which the comparison body is rendered in,
+	// and modified when the data behind it last changed.
+	style    *style
+	modified time.Time
+	bodyOnce sync.Once
+	body     *Body // its /api/comparison body, once rendered
+}
+
+// comparison returns the zone's /api/comparison body, rendering it on the
+// first call. Every pod renders the same bytes whenever it does: the
+// style, and so the moment promotions are judged at, is the build's.
+func (v *view) comparison() *Body {
+	v.bodyOnce.Do(func() {
+		var sc scratch
+		rows := v.style.rows(v, &sc, nil)
+		sum := v.style.summarize(rows)
+		v.body = NewBody(v.style.renderComparison(v, rows, sum, 0), v.modified)
+	})
+	return v.body
 }
 
 // scratch is a render worker's reusable buffers: a full render would
@@ -203,7 +224,7 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 	}
 	// The view shares the zone's price map; the index copies it before
 	// its next change (zoneEntry.shared), so a view never changes.
-	v := &view{zone: z.zone, meta: z.meta, prices: z.prices}
+	v := &view{zone: z.zone, meta: z.meta, prices: z.prices, style: st}
 	z.shared = true
 	for id, p := range z.prices {
 		if !p.live || st.hidden(id) {
@@ -226,7 +247,7 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 	}
 	order := st.rows(v, sc, nil)
 	v.summary = st.summarize(order)
-	v.body = NewBody(st.renderComparison(v, order, v.summary, 0), modifiedTime(max(z.modified, x.global)))
+	v.modified = modifiedTime(max(z.modified, x.global))
 	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
 	z.view = v
 }

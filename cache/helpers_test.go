@@ -227,7 +227,7 @@ func bodies(s *Snapshot) map[string]*Body {
 		"/api/comparison/zones":   s.ComparisonZones,
 	}
 	for zone, v := range s.byZone {
-		m["/api/comparison/"+zone] = v.body
+		m["/api/comparison/"+zone] = v.comparison()
 	}
 	return m
 }

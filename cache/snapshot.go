@@ -25,7 +25,9 @@ type Snapshot struct {
 	Domains, Categories, ComparisonZones *Body
 	// Zones, Registrars and Prices count what the snapshot holds.
 	Zones, Registrars, Prices int
-	// BodyBytes is the size of every rendered body.
+	// BodyBytes is the size of the bodies rendered with the snapshot
+	// (the catalog, categories and comparison zones); comparisons are
+	// rendered when first asked for, and not counted.
 	BodyBytes int64
 
 	style  *style
@@ -40,7 +42,7 @@ func (s *Snapshot) Comparison(zone string) (*Body, bool) {
 	if !ok {
 		return nil, false
 	}
-	return v.body, true
+	return v.comparison(), true
 }
 
 // Currency is the currency the snapshot's own bodies show prices in.
@@ -95,7 +97,7 @@ func (s *Snapshot) RenderComparison(zone string, o ComparisonOptions) (*Body, bo
 	if by := o.Sort; by != SortRegister && by != SortZone || o.Desc {
 		st.sortRows(rows, by, o.Desc, o.Years)
 	}
-	return NewBody(st.renderComparison(v, rows, sum, o.Years), v.body.Modified), true
+	return NewBody(st.renderComparison(v, rows, sum, o.Years), v.modified), true
 }
 
 // catalogEntry is one zone of a catalog being rendered with options.

@@ -598,7 +598,7 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		zones:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_zones", Help: "Zones with at least one price."}),
 		prices:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_prices", Help: "Current registrar price sets."}),
 		registrars: prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_index_registrars", Help: "Registrars with at least one price."}),
-		bodyBytes:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_body_bytes", Help: "Bytes of rendered response bodies in the current snapshot."}),
+		bodyBytes:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_body_bytes", Help: "Bytes of the response bodies rendered with the current snapshot (comparisons are rendered when first asked for, and not counted)."}),
 		version:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "zoneprice_snapshot_version", Help: "Data version of the current snapshot."}),
 		streamHealthy: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_stream_healthy",
