@@ -152,6 +152,15 @@ type bench struct {
 	log      *slog.Logger
 }
 
+// profileDir is where profiles go: beside the report, or in the bench's
+// temporary directory without one.
+func (b *bench) profileDir() string {
+	if b.cfg.out != "" {
+		return filepath.Dir(b.cfg.out)
+	}
+	return b.tmp
+}
+
 // run performs every measurement in order, filling in res as it goes so a
 // failure part way still leaves a report of what was measured. Each part
 // cleans up after itself, on every path.
@@ -177,6 +186,12 @@ func (b *bench) run(ctx context.Context, res *results) error {
 		return err
 	}
 	res.memory = append(res.memory, q.memory(ctx, "after HTTP runs"))
+	profile := filepath.Join(b.profileDir(), "heap-after-http.pb.gz")
+	if top, err := q.heapProfile(ctx, profile, b.queryBin); err != nil {
+		res.heap = "not taken: " + err.Error()
+	} else {
+		res.heap = "Saved to `" + profile + "` (`go tool pprof " + b.queryBin + " " + profile + "`). The top, by bytes in use after a collection:\n\n```\n" + top + "```"
+	}
 
 	if err := b.freshness(ctx, q, env, res); err != nil {
 		return err

@@ -28,6 +28,9 @@ type child struct {
 	cmd  *exec.Cmd
 	log  string // file holding its stdout and stderr
 	url  string // http://host:port it serves on
+	// metricsURL is where it serves /metrics (and /debug/pprof/), when
+	// not at url.
+	metricsURL string
 	done chan struct{}
 	err  error // from Wait, once done is closed
 }
@@ -197,10 +200,41 @@ func readMemory(pid int) (rss, hwm int64, err error) {
 func (c *child) memory(ctx context.Context, when string) memSample {
 	rss, hwm, err := readMemory(c.cmd.Process.Pid)
 	m := memSample{when: when, rss: rss, hwm: hwm, err: err}
-	if metrics, err := scrape(ctx, c.url+"/metrics", "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes"); err == nil {
+	if metrics, err := scrape(ctx, c.metrics()+"/metrics", "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes"); err == nil {
 		m.heapInuse, m.heapGoal = int64(metrics[0]), int64(metrics[1])
 	}
 	return m
+}
+
+// metrics is the base URL of the child's /metrics.
+func (c *child) metrics() string {
+	if c.metricsURL != "" {
+		return c.metricsURL
+	}
+	return c.url
+}
+
+// heapProfile saves the child's heap profile, after a collection, to path
+// and returns the top of it as go tool pprof prints it: where the memory
+// goes. The child's binary symbolises it.
+func (c *child) heapProfile(ctx context.Context, path, binary string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := get(ctx, http.DefaultClient, c.metrics()+"/debug/pprof/heap?gc=1")
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, resp.body, 0o644); err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=20", "-sample_index=inuse_space", binary, path).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)
+	}
+	return string(out), nil
 }
 
 // scrape reads the named unlabelled samples from a Prometheus text

@@ -22,7 +22,7 @@ const (
 	// targetApplied is the events a query consumer applies per second.
 	targetApplied  = 100_000
 	targetFreshP99 = 100 * time.Millisecond
-	targetRSS      = 300 << 20 // bytes
+	targetRSS      = 200 << 20 // bytes
 )
 
 // results is everything one run measured; a part that did not run is nil
@@ -40,6 +40,9 @@ type results struct {
 	features  []*featureResult
 	fresh     *freshResult
 	memory    []memSample
+	// heap is the appendix on where the query pod's memory goes: the
+	// top of its heap profile after the HTTP runs.
+	heap string
 }
 
 // machine describes where the bench ran.
@@ -114,6 +117,7 @@ func (res *results) markdown() (string, []string) {
 	res.writeMemory(&body)
 	res.writeIngest(&body)
 	writeHowToRead(&body)
+	res.writeHeap(&body)
 
 	var r report
 	m := res.machine
@@ -312,6 +316,17 @@ func (res *results) writeMemory(r *report) {
 			fmtMiBOrDash(m.heapInuse), fmtMiBOrDash(m.heapGoal), targetRSS>>20,
 			r.verdict("memory "+m.when, m.rss <= targetRSS))
 	}
+	r.line("")
+}
+
+func (res *results) writeHeap(r *report) {
+	if res.heap == "" {
+		return
+	}
+	r.line("## Appendix: where the query pod's memory goes")
+	r.line("")
+	r.line("The heap profile of zoneprice-query after the HTTP runs (`/debug/pprof/heap?gc=1` on its metrics port, served with `--pprof`).")
+	r.line("%s", res.heap)
 	r.line("")
 }
 

@@ -23,16 +23,24 @@ func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*
 	if err != nil {
 		return nil, err
 	}
-	b.log.Info("starting zoneprice-query", "listen", addr)
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("starting zoneprice-query", "listen", addr, "metrics", metricsAddr)
 	start := time.Now()
 	q, err := startChild(b.tmp, "zoneprice-query", "http://"+addr, b.queryBin,
 		"--nats-url", natsURL, "--listen", addr, "--log-format", "json", "--log-level", "warn",
 		// The limiter runs on every request, as in production, but wrk's
 		// one address must never be refused.
-		"--rate-limit", "1000000/s;burst=1000")
+		"--rate-limit", "1000000/s;burst=1000",
+		// Metrics and heap profiles on an operator's port, as a public
+		// deployment has them.
+		"--metrics-listen", metricsAddr, "--pprof")
 	if err != nil {
 		return nil, err
 	}
+	q.metricsURL = "http://" + metricsAddr
 	if err := q.waitOK(ctx, "/readyz"); err != nil {
 		q.stop()
 		return nil, err

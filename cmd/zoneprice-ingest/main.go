@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	if metricsAddr == "" {
 		return app.RunAll(ctx, parts...)
 	}
-	metrics := app.NewMetricsServer(metricsAddr, reg, log)
+	metrics := app.NewMetricsServer(metricsAddr, reg, false, log)
 	// The metrics server runs until the runners are done (or ctx ends).
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()

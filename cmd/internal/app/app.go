@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -186,6 +187,9 @@ type QueryFlags struct {
 	// MetricsAddr, when set, serves /metrics there instead of on the API
 	// port.
 	MetricsAddr string
+	// Profiles serves Go's runtime profiles beside the metrics, on
+	// MetricsAddr only.
+	Profiles bool
 	// Names are the flags that set Server's and Consumer's fields.
 	Names FlagNames
 }
@@ -203,6 +207,11 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 		return nil, fmt.Errorf("ZONEPRICE_ACCESS_LOG: %w", err)
 	}
 	fs.BoolVar(&q.Server.AccessLog, "access-log", access, "log every request at info level (env ZONEPRICE_ACCESS_LOG)")
+	profiles, err := Bool(getenv, "ZONEPRICE_PPROF")
+	if err != nil {
+		return nil, err
+	}
+	fs.BoolVar(&q.Profiles, "pprof", profiles, "serve Go's runtime profiles at /debug/pprof/ on --metrics-listen, never on the API port (env ZONEPRICE_PPROF)")
 	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
@@ -219,6 +228,9 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 
 // Validate reports settings that cannot work, naming the flag.
 func (q *QueryFlags) Validate() error {
+	if q.Profiles && q.MetricsAddr == "" {
+		return errors.New("--pprof (ZONEPRICE_PPROF) needs --metrics-listen (ZONEPRICE_METRICS_LISTEN): profiles are never served on the API port")
+	}
 	if err := q.Consumer.Validate(); err != nil {
 		return q.Names.Explain(err)
 	}
@@ -255,7 +267,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	}
 	parts := []func(context.Context) error{srv.Run, keys.Run}
 	if q.MetricsAddr != "" {
-		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, log.With("part", "metrics")).Run)
+		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, q.Profiles, log.With("part", "metrics")).Run)
 	}
 	return cons, parts, nil
 }

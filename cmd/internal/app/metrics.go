@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,19 +22,29 @@ type MetricsServer struct {
 	log  *slog.Logger
 }
 
-// NewMetricsServer serves gatherer on addr.
-func NewMetricsServer(addr string, gatherer prometheus.Gatherer, log *slog.Logger) *MetricsServer {
+// NewMetricsServer serves gatherer on addr; with profiles, Go's runtime
+// profiles too, under /debug/pprof/ (net/http/pprof): an operator's port,
+// never the public one.
+func NewMetricsServer(addr string, gatherer prometheus.Gatherer, profiles bool, log *slog.Logger) *MetricsServer {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`))
 	})
+	if profiles {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	return &MetricsServer{addr: addr, log: log, srv: &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		// A CPU profile or trace takes as long as it is asked to.
+		WriteTimeout: 2 * time.Minute,
+		IdleTimeout:  120 * time.Second,
 	}}
 }
 
