@@ -272,6 +272,16 @@ func selectSources(names string, registry map[string]SourceSpec, getenv Env) (se
 	if len(selected) == 0 {
 		return nil, false, errors.New("--sources (ZONEPRICE_SOURCES): no source named")
 	}
+	// A source that steps aside for another (Unless naming one of its
+	// Switch variables) speaks for the same registrar: run together, each
+	// would withdraw the other's zones.
+	for _, a := range selected {
+		for _, b := range selected {
+			if a != b && slices.ContainsFunc(registry[a].Unless, func(v string) bool { return slices.Contains(registry[b].Switch, v) }) {
+				return nil, false, fmt.Errorf("--sources (ZONEPRICE_SOURCES): %s steps aside for %s (both speak for one registrar); name one", a, b)
+			}
+		}
+	}
 	return selected, false, nil
 }
 

@@ -66,6 +66,7 @@ func TestSelectSources(t *testing.T) {
 		{name: "unknown to switch off", sources: "auto,-nope", wantErr: true},
 		{name: "auto and a name", sources: "auto,manual", wantErr: true},
 		{name: "nothing left", sources: "-epik", wantErr: true},
+		{name: "two sources for one registrar", sources: "namecheap,namecheap-list", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

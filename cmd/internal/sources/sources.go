@@ -8,24 +8,55 @@ package sources
 
 import (
 	"context"
+	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/cloudflare"
+	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
+	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/inwx"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
+	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
+	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
+	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
 
 // adapterRegistrars are the registrar ids the registrar adapters publish;
 // a price sheet may not use them, or it would withdraw their zones.
 func adapterRegistrars() []string {
-	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name}
+	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
+		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name}
+}
+
+// siteInterval is how often the price lists registrars' own sites load are
+// fetched: they are someone else's servers, not a published API, and
+// prices change rarely.
+const siteInterval = 24 * time.Hour
+
+// urlSource is the registration of a keyless source that reads one
+// document from a URL, which ZONEPRICE_<NAME>_URL may replace.
+func urlSource[S ingest.Source](env string, build func(url string, d app.Deps) (S, error), parse ingest.ParseFunc) app.SourceSpec {
+	names := app.FlagNames{"URL": env}
+	return app.SourceSpec{
+		New: func(d app.Deps) (ingest.Source, error) {
+			src, err := build(d.Getenv(env), d)
+			if err != nil {
+				return nil, names.Explain(err)
+			}
+			return src, nil
+		},
+		Parse: parse, Auto: true, Interval: siteInterval,
+	}
 }
 
 // Registry returns every source by name.
@@ -40,6 +71,37 @@ func Registry() map[string]app.SourceSpec {
 	namecomEnv := app.FlagNames{"URL": "ZONEPRICE_NAMECOM_URL", "Username": "ZONEPRICE_NAMECOM_USERNAME", "Token": "ZONEPRICE_NAMECOM_TOKEN"}
 	sheetEnv := app.FlagNames{"URL": "ZONEPRICE_SHEET_URL", "File": "ZONEPRICE_SHEET_FILE", "Format": "ZONEPRICE_SHEET_FORMAT", "Name": "ZONEPRICE_SHEET_NAME"}
 	return map[string]app.SourceSpec{
+		openprovider.Name: urlSource("ZONEPRICE_OPENPROVIDER_URL", func(url string, d app.Deps) (*openprovider.Source, error) {
+			return openprovider.New(openprovider.Config{URL: url}, d.Client, d.Now)
+		}, openprovider.Parse),
+		inwx.Name: urlSource("ZONEPRICE_INWX_URL", func(url string, d app.Deps) (*inwx.Source, error) {
+			return inwx.New(inwx.Config{URL: url}, d.Client, d.Now)
+		}, inwx.Parse),
+		dynadot.Name: urlSource("ZONEPRICE_DYNADOT_URL", func(url string, d app.Deps) (*dynadot.Source, error) {
+			return dynadot.New(dynadot.Config{URL: url}, d.Client, d.Now)
+		}, dynadot.Parse),
+		nicnames.Name: urlSource("ZONEPRICE_NICNAMES_URL", func(url string, d app.Deps) (*nicnames.Source, error) {
+			return nicnames.New(nicnames.Config{URL: url}, d.Client, d.Now)
+		}, nicnames.Parse),
+		tierra.Name: urlSource("ZONEPRICE_TIERRA_URL", func(url string, d app.Deps) (*tierra.Source, error) {
+			return tierra.New(tierra.Config{URL: url}, d.Client, d.Now)
+		}, tierra.Parse),
+		gname.Name: urlSource("ZONEPRICE_GNAME_URL", func(url string, d app.Deps) (*gname.Source, error) {
+			return gname.New(gname.Config{URL: url}, d.Client, d.Now)
+		}, gname.Parse),
+		cloudflare.ListSource: urlSource("ZONEPRICE_CFDOMAINPRICING_URL", func(url string, d app.Deps) (*cloudflare.Source, error) {
+			return cloudflare.New(cloudflare.Config{URL: url}, d.Client, d.Now)
+		}, cloudflare.Parse),
+		namecheaplist.Name: func() app.SourceSpec {
+			// Namecheap's keyless list speaks for the registrar the
+			// credentialed adapter does: it runs only where that one is
+			// not configured, so the two never run together.
+			spec := urlSource("ZONEPRICE_NAMECHEAP_LIST_URL", func(url string, d app.Deps) (*namecheaplist.Source, error) {
+				return namecheaplist.New(namecheaplist.Config{URL: url}, d.Client, d.Now)
+			}, namecheaplist.Parse)
+			spec.Unless = []string{namecheapEnv["APIKey"]}
+			return spec
+		}(),
 		porkbun.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return porkbun.New(porkbun.Config{URL: d.Getenv("ZONEPRICE_PORKBUN_URL")}, d.Client, d.Now)

@@ -1,0 +1,419 @@
+// Package namecheaplist reads the price list Namecheap's own domain search
+// loads, without a key: one GET of
+// https://d1dijnkjnmzy2z.cloudfront.net/tlds.json, a static JSON document on
+// the CloudFront distribution that also serves Namecheap's search widget
+// (a Namecheap page template in public code loads search.js and search.css
+// from that host into its react-nc-search element), answering with one row
+// per zone:
+//
+//	[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,
+//	  "Duration":1,"DurationType":"YEAR"}}, ...]
+//
+// It speaks for the registrar "namecheap" (Registrar), as the credentialed
+// adapter ingest/namecheap does, but under a source name of its own,
+// "namecheap-list" (Name), which every price set and every withdrawal
+// carries.
+//
+// # How the two Namecheap sources coexist
+//
+// One registrar has one voice on the stream. The runner of whichever source
+// runs reads everything the stream holds for registrar "namecheap" and
+// makes it match its own list: zones it prices are published, zones it does
+// not are withdrawn, whichever source published them. So the two sources
+// must never run at the same time, and they never do: the credentialed
+// source is preferred, and this one runs only where it is not configured.
+// Under --sources auto, this source is selected only when
+// ZONEPRICE_NAMECHEAP_API_KEY (or its _FILE form) is not set (its
+// registration in cmd/internal/sources has that variable in Unless, the
+// credentialed one has it in Switch), and naming both sources in one
+// --sources is refused. Preference goes by configuration, not by health:
+// with the key set and the credentialed source failing, this list does not
+// step in; the last good prices stay, as for any failing source. Were they to run together, each round of one would
+// republish every zone in its own version (another source and, for the
+// credentialed one, transfer prices and the ICANN fee) and withdraw the
+// zones only the other lists, and the next round of the other would undo it.
+//
+// Switching is a handover, not a fight. When an operator sets the key, the
+// credentialed source's first round diffs against what this one published
+// for "namecheap": every zone it prices is republished under source
+// "namecheap", every zone only this list had is withdrawn once, and nothing
+// of any other registrar is read or touched. Removing the key hands the
+// registrar back the same way. That is why the runner's per-registrar diff
+// is right here: diffing per source would leave the old source's zones on
+// the stream forever, since nobody would ever withdraw them. The shrink
+// guard counts a registrar's live zones whoever published them, so it also
+// guards the handover: a new source listing fewer than half the zones the
+// old one left is refused, nothing is withdrawn, and the old prices stay
+// (aging, with ZonepricePriceListRefused firing) until the lists agree
+// again. Both lists presumably cover Namecheap's whole catalogue (ASSUMED:
+// the size of this one is not known), so this is not expected;
+// switch_test.go shows the handover both ways and the refusal.
+//
+// What a handover changes, zone by zone, is what the two lists say: this
+// list gives no transfer price (transfer is absent after a switch to it),
+// and its prices are presumably without the ICANN fee, which the
+// credentialed adapter adds (so gTLD prices move by the fee, $0.20 today).
+//
+// # What is known and what is assumed
+//
+// KNOWN, from public client code that reads this URL,
+// github.com/zshnb/domain-price-compare: apps/backend/src/domain/domain.service.ts
+// (namecheap()) fetches it with a plain GET and no key and finds a zone by
+// comparing Name with the label after the dot ("com", no leading dot), and
+// apps/backend/src/domain/domain.type.ts (commit 00fb57e) types a row as
+// {Name: string, Pricing: {Price: number, Renewal: number, Duration: number,
+// DurationType: string}}; that client reads Pricing.Price as the price of a
+// new name, in US dollars. Nothing Namecheap publishes documents the file.
+//
+// Everything else is ASSUMED, and each decision below says so.
+//
+// How the format is read, decision by decision:
+//
+//   - Currency: the document names none, so every price is in US dollars
+//     (KNOWN only as the client's assumption). No currency can be asked
+//     for: this is a static file, no parameter of it is known, and a query
+//     string on a CDN object would at best be ignored. Should a row carry
+//     a Pricing.Currency (ASSUMED name, as in Namecheap's XML API), it is
+//     read, and an unknown code makes the zone unreadable.
+//   - Tax is unknown (contracts.TaxUnknown): nothing Namecheap publishes
+//     that this package could read says whether the prices include sales
+//     tax or VAT, and the credentialed adapter declares nothing either.
+//   - Price is the registration price of one year and Renewal the renewal
+//     price (ASSUMED from the names; the client reads only Price). No
+//     transfer price is given: transfer is not offered in this list's
+//     price sets. No regular price is given beside either, so nothing is
+//     published as a promotion: a first-year price below the renewal is the
+//     registration price, and the renewal is its own operation.
+//   - The ICANN fee is not added (ASSUMED: Namecheap's search shows it
+//     apart, at checkout, and the row has no field for it).
+//   - Only one-year prices are published: Duration 1 (a number, or a
+//     string of digits) with DurationType "YEAR" or "YEARS" in any case. A
+//     row priced for another term (a zone sold for two years at least) is
+//     left out; if the file lists a zone once per term, the one-year row
+//     prices it and the others are left out. A row without a readable term
+//     is skipped: its zone's price could be for any term.
+//   - Prices are JSON numbers, read by their literal digits (never through
+//     a float), or decimal strings, with thousands separators ("2,060.23").
+//     A missing or null price, "", "n/a" or "-" is not offered, and so is
+//     a zero (Namecheap gives no names away). Any other unreadable price
+//     ("-1", "TBD", a negative number) makes the whole zone unusable: it is
+//     skipped rather than published with an operation silently missing.
+//     A row with neither price, or with "Pricing" absent or null, is not a
+//     zone Namecheap prices: left out.
+//   - Each Name is a zone of its own: second-level zones such as "co.uk"
+//     are priced as themselves. Names are normalised with
+//     contracts.NormalizeZone, so an optional leading dot, any case, and
+//     IDNs in Unicode or as A-labels are all read; a Name that is not a
+//     string or not a zone is skipped. No marker of Handshake or other
+//     non-DNS names is known in this file (ASSUMED: it lists none).
+//   - A zone listed twice (a Unicode Name and its A-label, or two one-year
+//     rows) keeps its first row; the later one is skipped.
+//   - A body that is not one complete JSON array (truncated, an HTML or XML
+//     error page served with 200, a JSON object such as {"message":...})
+//     fails the fetch, naming the message when there is one: never a
+//     partial list. An empty array fails too.
+//
+// An entry left out is withdrawn like a zone that left the list. An entry
+// skipped is counted in the list's Skipped (zoneprice_ingest_rows_skipped_total,
+// and the runner logs it) and, when its Name is a zone, keeps that zone's
+// last good price (Keep). The error names the rows left out and skipped
+// only when nothing usable remains.
+package namecheaplist
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/namecheap"
+)
+
+// Name is the source's name: the source every price set and withdrawal of
+// this list carries, and the name it is registered and selected by.
+const Name = "namecheap-list"
+
+// Registrar is the registrar this list speaks for: Namecheap, the same id
+// as the credentialed source's, so that the two never publish one zone
+// twice (see the package comment for how they take turns).
+const Registrar = namecheap.Name
+
+// DefaultURL is the price list Namecheap's domain search loads.
+const DefaultURL = "https://d1dijnkjnmzy2z.cloudfront.net/tlds.json"
+
+// defaultCurrency is the currency of a row that names none.
+const defaultCurrency = "USD"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the price list; empty means DefaultURL.
+	URL string
+}
+
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
+func (c Config) Validate() error {
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return contracts.Invalid("URL", "namecheap list URL %v", err)
+	}
+	return nil
+}
+
+// Source fetches the price list of Namecheap's domain search.
+type Source struct {
+	url    string
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("namecheap list source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	u := cfg.URL
+	if u == "" {
+		u = DefaultURL
+	}
+	return &Source{url: u, client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// Fetch implements ingest.Source. The list is a static file: the request is
+// conditional, and an unchanged list costs CloudFront a 304.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
+	if err != nil {
+		return nil, fmt.Errorf("fetch namecheap list: %w", err)
+	}
+	return Parse(resp.Body, s.now())
+}
+
+// row is one element of the array. Its parts stay raw so that one odd row
+// costs only its zone.
+type row struct {
+	Name    json.RawMessage `json:"Name"`
+	Pricing json.RawMessage `json:"Pricing"`
+}
+
+type pricing struct {
+	Price        json.RawMessage `json:"Price"`
+	Renewal      json.RawMessage `json:"Renewal"`
+	Duration     json.RawMessage `json:"Duration"`
+	DurationType json.RawMessage `json:"DurationType"`
+	Currency     json.RawMessage `json:"Currency"`
+}
+
+// Parse reads one response body of the list into price sets observed at
+// observed. See the package comment for how each quirk is read.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	var rows []json.RawMessage
+	if err := json.Unmarshal(body, &rows); err != nil {
+		if msg := errorMessage(body); msg != "" {
+			return nil, fmt.Errorf("namecheap list is not a list; the server answered %s", msg)
+		}
+		return nil, fmt.Errorf("decode namecheap list: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("namecheap list has no zones")
+	}
+	var t ingest.Tally
+	for i, raw := range rows {
+		ps, label, err := parseRow(raw, observed)
+		t.Add(fmt.Sprintf("row %d %s", i, label), ps, err)
+	}
+	return t.List("namecheap list")
+}
+
+// errorMessage returns what a JSON object in place of the list says, its
+// "message" or "error" (ASSUMED names), or "" when it is not such an object.
+func errorMessage(body []byte) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "Message", "error", "Error"} {
+		if v, ok := obj[k]; ok && !isNull(v) {
+			return snippet(v)
+		}
+	}
+	return "a JSON object"
+}
+
+// parseRow turns one row into a price set, or says why it cannot: an
+// ingest.LeftOut for a row that is not a one-year price of a zone Namecheap
+// sells, another error for one that cannot be read. With an error the set
+// still names the zone when the row does, so that its last good price can
+// be kept. label names the row for the reasons.
+func parseRow(raw json.RawMessage, observed time.Time) (ps contracts.PriceSet, label string, err error) {
+	ps = contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Registrar,
+		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
+	}
+	var r row
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return ps, "", fmt.Errorf("row does not decode: %w", err)
+	}
+	var name string
+	if err := json.Unmarshal(r.Name, &name); err != nil || isNull(r.Name) {
+		return ps, "", fmt.Errorf("field Name %s is not a string", snippet(r.Name))
+	}
+	label = strconv.Quote(name)
+	z, err := contracts.NormalizeZone(strings.TrimSpace(name))
+	if err != nil {
+		return ps, label, err
+	}
+	ps.Zone = z.ASCII
+	if isNull(r.Pricing) {
+		return ps, label, ingest.LeftOut("no pricing: not a zone namecheap prices")
+	}
+	var p pricing
+	if err := json.Unmarshal(r.Pricing, &p); err != nil {
+		return ps, label, fmt.Errorf("field Pricing does not decode: %w", err)
+	}
+	years, unit, err := term(p.Duration, p.DurationType)
+	if err != nil {
+		return ps, label, err
+	}
+	if years != 1 || unit != "YEAR" {
+		return ps, label, ingest.LeftOut(fmt.Sprintf("priced for %d %s, not one year", years, unit))
+	}
+	cur, err := currency(p.Currency)
+	if err != nil {
+		return ps, label, err
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **contracts.OpPrice
+	}{
+		{"Price", p.Price, &ps.Register},
+		{"Renewal", p.Renewal, &ps.Renew},
+	} {
+		if *f.dst, err = opPrice(f.raw, cur); err != nil {
+			return ps, label, fmt.Errorf("field %s: %w", f.name, err)
+		}
+	}
+	if ps.Register == nil && ps.Renew == nil {
+		return ps, label, ingest.LeftOut("no operation priced")
+	}
+	return ps, label, nil
+}
+
+// term reads Duration and DurationType: the number of units and the unit,
+// upper case and singular ("YEAR"). Either missing is an error: the price
+// could be for any term.
+func term(duration, durationType json.RawMessage) (int, string, error) {
+	text, err := decimalText(duration)
+	if err != nil {
+		return 0, "", fmt.Errorf("field Duration %s: %w", snippet(duration), err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < 1 {
+		return 0, "", fmt.Errorf("field Duration %s is not a whole number of units", snippet(duration))
+	}
+	var unit string
+	if err := json.Unmarshal(durationType, &unit); err != nil || isNull(durationType) || strings.TrimSpace(unit) == "" {
+		return 0, "", fmt.Errorf("field DurationType %s is not a unit", snippet(durationType))
+	}
+	unit = strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(unit)), "S")
+	return n, unit, nil
+}
+
+// currency reads an optional Pricing.Currency; absent means US dollars.
+func currency(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return defaultCurrency, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("field Currency %s is not a string", snippet(raw))
+	}
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if s == "" {
+		return defaultCurrency, nil
+	}
+	if _, ok := contracts.CurrencyExponent(s); !ok {
+		return "", fmt.Errorf("unknown currency %q", s)
+	}
+	return s, nil
+}
+
+// opPrice reads one operation's price; nil when it is not offered.
+func opPrice(raw json.RawMessage, cur string) (*contracts.OpPrice, error) {
+	text, err := decimalText(raw)
+	var amount int64
+	if err == nil {
+		amount, err = money.Parse(text, cur)
+	}
+	switch {
+	case errors.Is(err, money.ErrNoPrice):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case amount == 0:
+		return nil, nil // no names given away: a zero is no price
+	}
+	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}, nil
+}
+
+// decimalText returns the decimal a JSON string or number holds, as text.
+// Absent and null give money.ErrNoPrice.
+func decimalText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", money.ErrNoPrice
+	}
+	switch t := bytes.TrimSpace(raw); {
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
+		// Kept as its literal digits: a float64 would round them.
+		var n json.Number
+		if err := json.Unmarshal(t, &n); err != nil {
+			return "", err
+		}
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("%s is neither a string nor a number", snippet(raw))
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// snippet shows a raw value in an error, shortened.
+func snippet(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "(absent)"
+	}
+	if r := []rune(string(t)); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return string(t)
+}

@@ -1,0 +1,456 @@
+// Package nicnames reads NicNames' public price list: one GET, without a
+// key, of https://nicnames.com/api/domains/registrar-prices. The document
+// is the data behind NicNames' price comparison: one entry per registrar,
+// NicNames' own and those it compares itself with, each with its currency,
+// an ICANN fee and one row per zone:
+//
+//	{"registrars":[
+//	  {"name":"nicnames.com","currency":"USD","ICANNfee":"0.20",
+//	   "prices":[["com","11.72","11.72","11.79"],["co.uk","5.49","5.49",""], ...]},
+//	  {"name":"namecheap.com","currency":"USD","ICANNfee":"0.20","prices":[...]}, ...]}
+//
+// What is KNOWN, from a public client of this endpoint (a TypeScript adapter
+// indexed by the code search, "NicNames.com — 公开价目 API", which names the
+// URL and shape): the document is a JSON object whose "registrars" array
+// holds {name, currency, ICANNfee, prices}; NicNames' own prices are the
+// entry named "nicnames.com"; each price row is [tld, register, renew,
+// transfer]; the zone has no leading dot; the prices are decimal strings,
+// and an empty string means the operation is not offered; .com read
+// 11.72 / 11.72 / 11.79 USD when that client was written. The other
+// registrars' entries are prices NicNames shows for comparison: not
+// NicNames' prices, and not this package's to publish, so they are not
+// read at all (an odd entry there cannot fail the fetch).
+//
+// What is ASSUMED, decision by decision:
+//
+//   - ICANNfee is the fee a registrar charges on top of its listed prices,
+//     per year, for the zones ICANN collects it on (generic TLDs). No public
+//     code reads the field, so this is a reading, not a documented fact.
+//     The reason for it: the field is given per registrar in a document
+//     that exists to compare registrars like for like, and the one thing
+//     such a comparison needs per registrar is what must be added to reach
+//     the checkout price (Namecheap, for one, lists its prices without the
+//     fee and adds it at checkout; this repository's namecheap adapter
+//     adds it the same way). A fee already inside the prices would need no
+//     field. So an ICANNfee above zero in the nicnames.com entry is added
+//     to every offered operation of every generic, sponsored or
+//     generic-restricted top-level zone, since the fee is part of what a
+//     customer pays there; a zero, "", null or absent ICANNfee means the
+//     prices are final. The fee is in the entry's currency. Country-code
+//     zones and all second-level zones ("co.uk", "us.com": their registries
+//     are not ICANN-contracted gTLD registries) never carry it. The IANA
+//     type comes from the builtin zone catalog (ingest/iana); a top-level
+//     zone the catalog does not know is a country-code one when it is two
+//     ASCII letters and generic when it is any other ASCII name; an
+//     unknown IDN top-level zone is skipped, because whether it owes the fee
+//     cannot be told. An ICANNfee that is not an amount (a boolean, a
+//     word) fails the whole fetch: the gTLD prices could not be stated.
+//     The first live fetch should confirm the reading: the comparison
+//     entries of registrars known to add the fee at checkout (Namecheap)
+//     should carry a fee above zero, those known to include it a zero.
+//   - The currency is the entry's "currency", an ISO 4217 code, and it is
+//     always read from the document: an entry without one, or with one
+//     that is not a known code, fails the fetch rather than being guessed.
+//   - A row is [tld, register, renew, transfer]; a row with only three
+//     values has no transfer (not offered), and values after the fourth
+//     are not read. A row that is not an array, has no price, or whose tld
+//     is not a string is skipped.
+//   - Prices are decimal strings (a JSON number is read by its literal
+//     digits, never through a float), thousands separators allowed
+//     ("2,060.23"). "", null, "n/a" or "-" means the operation is not
+//     offered. A zero register or renew price means not offered either
+//     (nobody gives names away), while a zero transfer is a free transfer.
+//     A zone left with no operation, or with nothing but a free transfer,
+//     is not a zone NicNames sells: left out. Any other unreadable price
+//     makes the whole zone unusable: it is skipped rather than published
+//     with an operation silently missing.
+//   - Zones are normalised with contracts.NormalizeZone: a leading dot,
+//     upper case, Unicode or A-label forms are all accepted; second-level
+//     zones are priced as themselves. A zone listed twice keeps its first
+//     row; the other is skipped.
+//   - Tax: NicNames publishes nothing about VAT or sales tax on these
+//     prices, so every price set says contracts.TaxUnknown.
+//   - The document gives no promotion or sale price: none is published.
+//
+// A body that is not one complete JSON object with a "registrars" array
+// (truncated, an HTML error page served with 200, an error envelope such
+// as {"statusCode":500,"message":...}) fails the fetch, and so does a
+// document with no nicnames.com entry or with two. The request is a plain
+// GET of a document, made conditional on the validators the server last
+// sent.
+//
+// A row left out is not a zone NicNames sells: it is withdrawn like a zone
+// that left the list. A row skipped could not be read: it is counted in the
+// list's Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs
+// it), and when its zone was readable, that zone keeps its last good price
+// (Keep).
+package nicnames
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and NicNames' registrar id.
+const Name = "nicnames"
+
+// DefaultURL is NicNames' public price comparison document.
+const DefaultURL = "https://nicnames.com/api/domains/registrar-prices"
+
+// entryName is the name of NicNames' own entry among the registrars.
+const entryName = "nicnames.com"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the price document; empty means DefaultURL.
+	URL string
+}
+
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
+func (c Config) Validate() error {
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return contracts.Invalid("URL", "nicnames URL %v", err)
+	}
+	return nil
+}
+
+// Source fetches NicNames' price list.
+type Source struct {
+	url    string
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("nicnames source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	u := cfg.URL
+	if u == "" {
+		u = DefaultURL
+	}
+	return &Source{url: u, client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// Fetch implements ingest.Source. The document depends on its URL alone,
+// so the request is conditional.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
+	if err != nil {
+		return nil, fmt.Errorf("fetch nicnames price list: %w", err)
+	}
+	return Parse(resp.Body, s.now())
+}
+
+// document is the comparison document. Entries stay raw: only NicNames'
+// own is decoded further.
+type document struct {
+	Registrars *[]json.RawMessage `json:"registrars"`
+	Message    json.RawMessage    `json:"message"`
+	Error      json.RawMessage    `json:"error"`
+}
+
+type entry struct {
+	Name     json.RawMessage `json:"name"`
+	Currency json.RawMessage `json:"currency"`
+	ICANNFee json.RawMessage `json:"ICANNfee"`
+	Prices   json.RawMessage `json:"prices"`
+}
+
+// Parse reads one response body of the price document into NicNames'
+// price sets observed at observed. See the package comment for how each
+// quirk of the format is read.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	var d document
+	if err := json.Unmarshal(body, &d); err != nil {
+		return nil, fmt.Errorf("decode nicnames price list: %w", err)
+	}
+	if d.Registrars == nil {
+		if msg := envelopeMessage(d.Message, d.Error); msg != "" {
+			return nil, fmt.Errorf("nicnames answered %q", msg)
+		}
+		return nil, errors.New("nicnames price list has no registrars")
+	}
+	e, err := ownEntry(*d.Registrars)
+	if err != nil {
+		return nil, err
+	}
+	currency, err := entryCurrency(e.Currency)
+	if err != nil {
+		return nil, err
+	}
+	fee, err := icannFee(e.ICANNFee, currency)
+	if err != nil {
+		return nil, err
+	}
+	var rows []json.RawMessage
+	if err := json.Unmarshal(e.Prices, &rows); err != nil || isNull(e.Prices) {
+		return nil, fmt.Errorf("nicnames.com prices are not a list of rows: %s", snippet(e.Prices))
+	}
+	var t ingest.Tally
+	for i, raw := range rows {
+		label, ps, err := parseRow(raw, currency, fee, observed)
+		if label == "" {
+			label = fmt.Sprintf("row %d", i+1)
+		}
+		t.Add(label, ps, err)
+	}
+	return t.List("nicnames price list")
+}
+
+// envelopeMessage is what an error envelope says, when it says it in a
+// string.
+func envelopeMessage(fields ...json.RawMessage) string {
+	for _, raw := range fields {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
+// ownEntry finds NicNames' own entry. Other entries are not decoded beyond
+// their name, and one that is not even an object is passed over: they are
+// not NicNames' prices.
+func ownEntry(registrars []json.RawMessage) (entry, error) {
+	var (
+		own   entry
+		found int
+	)
+	for _, raw := range registrars {
+		var e entry
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		var name string
+		if json.Unmarshal(e.Name, &name) != nil || !strings.EqualFold(strings.TrimSpace(name), entryName) {
+			continue
+		}
+		own = e
+		found++
+	}
+	switch found {
+	case 0:
+		return entry{}, fmt.Errorf("nicnames price list has no %s entry among %d registrars", entryName, len(registrars))
+	case 1:
+		return own, nil
+	}
+	return entry{}, fmt.Errorf("nicnames price list has %d %s entries: which holds the prices is unclear", found, entryName)
+}
+
+// entryCurrency reads the entry's currency, which the document must state.
+func entryCurrency(raw json.RawMessage) (string, error) {
+	var c string
+	if err := json.Unmarshal(raw, &c); err != nil || strings.TrimSpace(c) == "" {
+		return "", fmt.Errorf("%s entry names no currency (%s)", entryName, snippet(raw))
+	}
+	c = strings.ToUpper(strings.TrimSpace(c))
+	if _, ok := contracts.CurrencyExponent(c); !ok {
+		return "", fmt.Errorf("%s entry's currency %q is not an ISO 4217 code this service knows", entryName, c)
+	}
+	return c, nil
+}
+
+// icannFee reads the entry's ICANN fee in minor units; zero when there is
+// none to add.
+func icannFee(raw json.RawMessage, currency string) (int64, error) {
+	text, err := decimalText(raw)
+	if errors.Is(err, money.ErrNoPrice) {
+		return 0, nil
+	}
+	if err == nil {
+		var fee int64
+		fee, err = money.Parse(text, currency)
+		if err == nil || errors.Is(err, money.ErrNoPrice) {
+			return fee, nil
+		}
+	}
+	return 0, fmt.Errorf("%s entry's ICANNfee %s is not an amount: %w", entryName, snippet(raw), err)
+}
+
+// parseRow turns one price row into a price set, or says why it cannot: an
+// ingest.LeftOut for a zone NicNames does not sell, another error for a
+// row that cannot be read. label names the row by its tld when it has one;
+// with an error the set still names the zone when the tld is one, so that
+// its last good price can be kept.
+func parseRow(raw json.RawMessage, currency string, fee int64, observed time.Time) (string, contracts.PriceSet, error) {
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
+		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
+	}
+	var cells []json.RawMessage
+	if err := json.Unmarshal(raw, &cells); err != nil {
+		return "", ps, fmt.Errorf("row %s is not an array", snippet(raw))
+	}
+	if len(cells) < 2 {
+		return "", ps, fmt.Errorf("row %s has no price", snippet(raw))
+	}
+	var tld string
+	if err := json.Unmarshal(cells[0], &tld); err != nil {
+		return "", ps, fmt.Errorf("tld %s is not a string", snippet(cells[0]))
+	}
+	label := fmt.Sprintf("%q", tld)
+	z, err := contracts.NormalizeZone(strings.TrimSpace(tld))
+	if err != nil {
+		return label, ps, err
+	}
+	ps.Zone = z.ASCII
+	cells = append(cells, make([]json.RawMessage, 4-min(len(cells), 4))...)
+	for _, f := range []struct {
+		name       string
+		raw        json.RawMessage
+		dst        **contracts.OpPrice
+		zeroIsFree bool // false: a zero price means the operation is missing
+	}{
+		{"register", cells[1], &ps.Register, false},
+		{"renew", cells[2], &ps.Renew, false},
+		{"transfer", cells[3], &ps.Transfer, true},
+	} {
+		op, err := opPrice(f.raw, currency, f.zeroIsFree)
+		if err != nil {
+			return label, ps, fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.dst = op
+	}
+	ops := ps.Ops()
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
+		return label, ps, ingest.LeftOut("no operation offered")
+	}
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+		return label, ps, ingest.LeftOut("nothing priced but a free transfer: a zone nicnames does not sell")
+	}
+	if fee > 0 {
+		owes, err := owesICANNFee(z.ASCII)
+		if err != nil {
+			return label, ps, err
+		}
+		if owes {
+			for _, o := range ops {
+				if o != nil {
+					o.Regular.Amount += fee
+				}
+			}
+		}
+	}
+	if err := ps.Validate(); err != nil {
+		return label, ps, err
+	}
+	return label, ps, nil
+}
+
+// opPrice reads one operation's price; nil when it is not offered. Unless
+// zeroIsFree, a zero price is a missing one.
+func opPrice(raw json.RawMessage, currency string, zeroIsFree bool) (*contracts.OpPrice, error) {
+	text, err := decimalText(raw)
+	if err == nil {
+		var amount int64
+		amount, err = money.Parse(text, currency)
+		if err == nil {
+			if amount == 0 && !zeroIsFree {
+				return nil, nil
+			}
+			return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}, nil
+		}
+	}
+	if errors.Is(err, money.ErrNoPrice) {
+		return nil, nil
+	}
+	return nil, err
+}
+
+// owesICANNFee reports whether a customer pays the ICANN fee on zone: a
+// generic, sponsored or generic-restricted top-level zone.
+func owesICANNFee(zone string) (bool, error) {
+	if strings.Count(zone, ".") > 1 {
+		return false, nil // second-level: not an ICANN-contracted gTLD registry
+	}
+	cat, err := iana.Builtin()
+	if err != nil {
+		return false, fmt.Errorf("zone catalog: %w", err)
+	}
+	if typ, ok := cat.Type(zone); ok {
+		switch typ {
+		case contracts.TypeGeneric, contracts.TypeSponsored, contracts.TypeGenericRestricted:
+			return true, nil
+		}
+		return false, nil
+	}
+	label := zone[1:]
+	switch {
+	case strings.HasPrefix(label, "xn--"):
+		return false, fmt.Errorf("IDN %s is not in the zone catalog: whether the ICANN fee applies is unknown", zone)
+	case len(label) == 2:
+		return false, nil // every two-letter TLD is a country code
+	}
+	return true, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// decimalText returns the decimal a JSON string or number holds, as text.
+// Absent and null give money.ErrNoPrice.
+func decimalText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", money.ErrNoPrice
+	}
+	switch t := bytes.TrimSpace(raw); {
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
+		// Kept as its literal digits: a float64 would round them.
+		var n json.Number
+		if err := json.Unmarshal(t, &n); err != nil {
+			return "", err
+		}
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("%s is neither a string nor a number", snippet(raw))
+}
+
+// snippet is raw JSON for an error message, shortened.
+func snippet(raw json.RawMessage) string {
+	const max = 40
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "absent"
+	}
+	if len(t) > max {
+		return string(bytes.ToValidUTF8(t[:max], []byte("?"))) + "…"
+	}
+	return string(bytes.ToValidUTF8(t, []byte("?")))
+}
