@@ -31,8 +31,8 @@ type child struct {
 	// metricsURL is where it serves /metrics (and /debug/pprof/), when
 	// not at url.
 	metricsURL string
-	done chan struct{}
-	err  error // from Wait, once done is closed
+	done       chan struct{}
+	err        error // from Wait, once done is closed
 }
 
 // startChild starts argv with its output in dir/name.log.
