@@ -18,7 +18,7 @@ import (
 const (
 	targetHTTPRatio    = 0.85
 	targetReady        = 3 * time.Second
-	targetCatchupRatio = 1.5
+	targetCatchupRatio = 1.3
 	// targetApplied is the events a query consumer applies per second.
 	targetApplied  = 100_000
 	targetFreshP99 = 100 * time.Millisecond
