@@ -15,10 +15,13 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
+	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
+	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
+	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
@@ -35,7 +38,8 @@ import (
 // a price sheet may not use them, or it would withdraw their zones.
 func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
-		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name}
+		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
+		joker.Name, epik.Name, iwantmyname.Name}
 }
 
 // siteInterval is how often the price lists registrars' own sites load are
@@ -86,6 +90,15 @@ func Registry() map[string]app.SourceSpec {
 		tierra.Name: urlSource("ZONEPRICE_TIERRA_URL", func(url string, d app.Deps) (*tierra.Source, error) {
 			return tierra.New(tierra.Config{URL: url}, d.Client, d.Now)
 		}, tierra.Parse),
+		joker.Name: urlSource("ZONEPRICE_JOKER_URL", func(url string, d app.Deps) (*joker.Source, error) {
+			return joker.New(joker.Config{URL: url}, d.Client, d.Now)
+		}, joker.Parse),
+		epik.Name: urlSource("ZONEPRICE_EPIK_URL", func(url string, d app.Deps) (*epik.Source, error) {
+			return epik.New(epik.Config{URL: url}, d.Client, d.Now)
+		}, epik.Parse),
+		iwantmyname.Name: urlSource("ZONEPRICE_IWANTMYNAME_URL", func(url string, d app.Deps) (*iwantmyname.Source, error) {
+			return iwantmyname.New(iwantmyname.Config{URL: url}, d.Client, d.Now)
+		}, iwantmyname.Parse),
 		gname.Name: urlSource("ZONEPRICE_GNAME_URL", func(url string, d app.Deps) (*gname.Source, error) {
 			return gname.New(gname.Config{URL: url}, d.Client, d.Now)
 		}, gname.Parse),

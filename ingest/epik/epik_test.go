@@ -1,0 +1,455 @@
+package epik_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/epik"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+const listPath = "/api/load-200-plus-prices"
+
+// wantZones is how many zones the fixture prices: 20 entries less .pl
+// (zero throughout) and "bit/" (a Handshake name).
+const wantZones = 18
+
+// fakeAPI serves the price list with an ETag, so that conditional requests
+// can be answered, and counts the requests answered 304.
+type fakeAPI struct {
+	*ingesttest.API
+	notModified atomic.Int64
+}
+
+// newFakeAPI fakes the price list, answering with body, and returns the
+// URL to configure.
+func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, string) {
+	t.Helper()
+	api, srv := ingesttest.NewAPI(t, nil, checkRequest)
+	f := &fakeAPI{API: api}
+	f.SetBody(body)
+	return f, srv.URL + listPath
+}
+
+// checkRequest says what is wrong with a request that is not the plain GET
+// Epik's pages send.
+func checkRequest(r *http.Request) error {
+	if r.Method != http.MethodGet || r.URL.Path != listPath || r.URL.RawQuery != "" {
+		return errors.New(r.Method + " " + r.URL.String())
+	}
+	return nil
+}
+
+// SetBody makes body the current answer, tagged.
+func (f *fakeAPI) SetBody(body []byte) {
+	etag := fmt.Sprintf(`"%d"`, len(body))
+	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			f.notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		ingesttest.Body(body)(w, r)
+	})
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *epik.Source {
+	t.Helper()
+	src, err := epik.New(epik.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	return ingesttest.CheckList(t, list, epik.Name, epik.Name, observed)
+}
+
+func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+
+func promo(cents, promoCents int64) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+}
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: epik.Name,
+		Tax: contracts.TaxUnknown,
+	}
+}
+
+func TestFetch(t *testing.T) {
+	_, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
+	list, err := newSource(t, url, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byZone(t, list)
+	if len(got) != wantZones {
+		t.Errorf("got %d zones, want %d", len(got), wantZones)
+	}
+	if list.Skipped != 0 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; a Handshake name and a zone priced at zero are left out, not skipped", list.Skipped, list.Keep)
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"plain", ".com", op(1049), op(1049), op(1049)},
+		{"prices as JSON numbers, zero transfer is free", ".de", op(549), op(549), op(0)},
+		{"prices as JSON numbers", ".net", op(1249), op(1249), op(1249)},
+		{"registration below its standard price is a promotion", ".org", promo(1199, 749), op(1199), op(1199)},
+		{"promotions on registration and transfer", ".xyz", promo(1299, 99), op(1299), promo(1299, 999)},
+		{"price of the day above the standard one is paid", ".io", op(4999), op(5499), op(4999)},
+		{"no standard prices", ".app", op(1499), op(1499), op(1499)},
+		{"-1 standard prices", ".dev", op(1499), op(1499), op(1499)},
+		{"second-level zone, free transfer", ".co.uk", op(699), op(699), op(0)},
+		{"second-level zone, null transfer", ".com.au", op(1299), op(1299), nil},
+		{"free transfer", ".uk", op(699), op(699), op(0)},
+		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
+		{"n/a transfer is not offered", ".es", op(899), op(899), nil},
+		{"empty transfer is not offered, registration promotion stays", ".online", promo(3499, 299), op(3499), nil},
+		{"-1 transfer is not offered", ".club", op(1299), op(1499), nil},
+		{"null renewal is not offered", ".shop", promo(3499, 199), nil, op(3499)},
+		{"IDN as an A-label", ".xn--q9jyb4c", promo(2799, 899), op(2799), op(2799)},
+		{"IDN in Unicode", ".xn--80asehdb", promo(2999, 2499), op(2999), op(2999)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
+			if p.Tax != contracts.TaxUnknown {
+				t.Errorf("tax %q, want %q", p.Tax, contracts.TaxUnknown)
+			}
+		})
+	}
+	for _, zone := range []string{".pl", ".bit"} {
+		if _, ok := got[zone]; ok {
+			t.Errorf("%s is listed; it should be left out", zone)
+		}
+	}
+}
+
+// TestParseQuirks covers the format's quirks one body at a time.
+func TestParseQuirks(t *testing.T) {
+	all := func(v string) string {
+		return `{"price":` + v + `,"renew":` + v + `,"transfer":` + v + `,"priceStandard":` + v + `,"renewStandard":` + v + `,"transferStandard":` + v + `}`
+	}
+	net := `"net":` + all(`"12.49"`)
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string              // non-empty: Parse fails with this in the message
+		skipped int                 // entries that could not be read
+		keep    []string            // zones whose last good price stays
+	}{
+		{
+			name: "missing price of the day is not offered, whatever the standard price",
+			body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
+			zone: ".com", want: set(".com", nil, op(1049), nil),
+		},
+		{
+			name: "zero registration is not offered even with a standard price",
+			body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
+			zone: ".com", want: set(".com", nil, op(1049), nil),
+		},
+		{
+			name: "free transfer promotion",
+			body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
+			zone: ".com", want: set(".com", op(1049), nil, promo(1049, 0)),
+		},
+		{
+			name: "zero standard price leaves the price of the day",
+			body: `{"com":{"price":"10.49","priceStandard":0}}`,
+			zone: ".com", want: set(".com", op(1049), nil, nil),
+		},
+		{
+			name: "three decimals round half up",
+			body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
+			zone: ".com", want: set(".com", promo(1049, 888), nil, nil),
+		},
+		{
+			name: "currency named by the entry",
+			body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
+			zone: ".eu", want: &contracts.PriceSet{
+				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: ".eu",
+				Register: &contracts.OpPrice{
+					Regular: contracts.Price{Amount: 599, Currency: "EUR"},
+					Promo:   &contracts.Promo{Price: contracts.Price{Amount: 499, Currency: "EUR"}},
+				},
+				ObservedAt: observed, Source: epik.Name, Tax: contracts.TaxUnknown,
+			},
+		},
+		{
+			name: "leading dot and upper case key",
+			body: `{".COM":` + all(`"10.49"`) + `}`,
+			zone: ".com", want: set(".com", op(1049), op(1049), op(1049)),
+		},
+		{
+			name: "only a free transfer is left out, not skipped",
+			body: `{"uk":{"price":"0.00","renew":"0.00","transfer":"0.00"},` + net + `}`,
+			zone: ".uk",
+		},
+		{
+			name: "Handshake name is left out, not skipped",
+			body: `{"forever/":` + all(`"5.00"`) + `,` + net + `}`,
+			zone: ".forever",
+		},
+		{
+			name: "unicode key and its A-label keep the first in key order",
+			body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(899), op(899), op(899)),
+			skipped: 1,
+		},
+		{
+			name: "unreadable price skips the zone",
+			body: `{"com":` + all(`"TBD"`) + `,` + net + `}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+		},
+		{
+			name: "unreadable standard price skips the zone",
+			body: `{"com":{"price":"10.49","priceStandard":"ten"},` + net + `}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+		},
+		{
+			name: "negative price skips the zone",
+			body: `{"com":{"price":"-10.49"},` + net + `}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+		},
+		{
+			name: "unknown currency skips the zone",
+			body: `{"com":{"price":"10.49","currency":"ZZZ"},` + net + `}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+		},
+		{
+			name: "top-level value that is not an object is skipped",
+			body: `{"com":true,` + net + `}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+		},
+		{
+			name: "key that is not a zone is skipped",
+			body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
+			zone: ".net", want: set(".net", op(1249), op(1249), op(1249)),
+			skipped: 1,
+		},
+		{name: "error envelope names the message", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `epik answered message: "Too Many Attempts."`},
+		{name: "error key", body: `{"error":"Unauthenticated."}`, wantErr: `epik answered error: "Unauthenticated."`},
+		{name: "only zones that cannot be used", body: `{"pl":` + all(`"0.00"`) + `}`, wantErr: "no usable zone"},
+		{name: "no zones", body: `{}`, wantErr: "no zones"},
+		{name: "null", body: `null`, wantErr: "decode epik price list"},
+		{name: "a list", body: `[]`, wantErr: "decode epik price list"},
+		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode epik price list"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode epik price list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := epik.Parse([]byte(tt.body), observed)
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+			}
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	good := ingesttest.Fixture(t, "prices.json")
+	for _, tt := range []struct {
+		name    string
+		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good one
+		timeout time.Duration                         // of each attempt; 0 for none
+		want    int                                   // requests the server sees
+	}{
+		{"500s then success", func(*testing.T) []http.HandlerFunc {
+			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
+		}, 0, 3},
+		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, 2},
+		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
+			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
+		}, 0, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, good)
+			f.Serve(tt.steps(t)...)
+			var hc *http.Client
+			if tt.timeout > 0 {
+				hc = &http.Client{Timeout: tt.timeout}
+			}
+			list, err := newSource(t, url, hc).Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Prices) != wantZones {
+				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+			}
+			if got := f.Requests(); got != tt.want {
+				t.Errorf("server saw %d requests, want %d", got, tt.want)
+			}
+		})
+	}
+	t.Run("403 is not retried", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		f.Serve(ingesttest.Status(http.StatusForbidden))
+		_, err := newSource(t, url, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch epik price list") {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
+		}
+		if got := f.Requests(); got != 1 {
+			t.Errorf("server saw %d requests, want 1", got)
+		}
+	})
+	t.Run("unchanged list answers 304", func(t *testing.T) {
+		f, url := newFakeAPI(t, good)
+		src := newSource(t, url, nil)
+		first, err := src.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := src.Fetch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
+			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Error("the list read from a 304 differs from the first")
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	good := ingesttest.Fixture(t, "prices.json")
+	for _, tt := range []struct {
+		name, body, wantErr string
+	}{
+		{"truncated", string(good[:len(good)/2]), "decode epik price list"},
+		{"html error page with 200", `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, "decode epik price list"},
+		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Too Many Attempts."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, good)
+			src := newSource(t, url, nil)
+			h := ingesttest.New(t, src)
+			before := h.Round(t, epik.Name)
+			if len(before) != wantZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
+			}
+
+			f.SetBody([]byte(tt.body))
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			h.RoundFails(t, epik.Name, before, nil)
+		})
+	}
+}
+
+func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
+	good := ingesttest.Fixture(t, "prices.json")
+	f, url := newFakeAPI(t, good)
+	h := ingesttest.New(t, newSource(t, url, nil))
+	before := h.Round(t, epik.Name)
+	if before[".com"] == nil {
+		t.Fatal("first round did not publish .com")
+	}
+
+	bad := strings.Replace(string(good), `"price": "10.49"`, `"price": "TBD"`, 1)
+	if bad == string(good) {
+		t.Fatal("the fixture has no .com price to spoil")
+	}
+	f.SetBody([]byte(bad))
+	if err := h.Once(t); err != nil {
+		t.Fatalf("second round with one unreadable entry: %v", err)
+	}
+	after := h.Prices(t, epik.Name)
+	if !reflect.DeepEqual(after[".com"], before[".com"]) {
+		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
+	}
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
+	h := ingesttest.New(t, newSource(t, url, nil))
+	before := h.Round(t, epik.Name)
+
+	f.SetBody(ingesttest.Fixture(t, "prices_shrunk.json"))
+	h.RoundFails(t, epik.Name, before, ingest.ErrShrunk)
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     epik.Config
+		wantErr bool
+	}{
+		{"default", epik.Config{}, false},
+		{"https", epik.Config{URL: epik.DefaultURL}, false},
+		{"relative", epik.Config{URL: "/api/load-200-plus-prices"}, true},
+		{"ftp", epik.Config{URL: "ftp://registrar.epik.com/"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
+			}
+			var ve *contracts.ValidationError
+			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
+				t.Errorf("error %v does not name the field URL", err)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := epik.New(epik.Config{URL: "nope"}, client, nil); err == nil {
+		t.Error("New accepted an invalid config")
+	}
+	if _, err := epik.New(epik.Config{}, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := epik.New(epik.Config{}, client, nil)
+	if err != nil || src.Name() != epik.Name {
+		t.Errorf("New(default) = %v, %v", src, err)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	ingesttest.Seed(f, "*.json")
+	f.Add([]byte(`{"com":{"price":"1","priceStandard":"0.995","transfer":"0","transferStandard":"-1.0","currency":"jpy"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := epik.Parse(body, observed)
+		ingesttest.CheckParsed(t, list, err)
+	})
+}

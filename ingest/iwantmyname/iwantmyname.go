@@ -1,0 +1,441 @@
+// Package iwantmyname reads the price list iwantmyname's own pricing page
+// loads, page by page, without a key:
+//
+//	GET https://iwantmyname.com/Prices-getPrices.html?ajax=1&limit=500&offset=N&level=IWMN&currency=USD
+//	X-Requested-With: XMLHttpRequest
+//
+//	{"totalRows":668,"rows":{".com":{"registration":{"price":"17.00"},
+//	  "renewal":{"price":"17.00"},"transfer":{"price":"17.00"}}, ...}}
+//
+// What is KNOWN comes from public client code that reads this endpoint,
+// github.com/hellouy/domainhub adapters/iwantmyname.ts (commit d8a62ef) and
+// its notes in .monkeycode/docs/registrar-candidate-pool.md: the query
+// (ajax=1, limit=500, offset, level=IWMN, the price level the site's page
+// asks for, and currency=USD), the X-Requested-With header it sends, the
+// "rows" object keyed by zone with a leading dot, each with
+// registration.price, renewal.price and transfer.price, and "totalRows";
+// the client advances the offset by the rows a page returned until
+// totalRows are read, about 670 zones in all. The prices above are
+// illustrative. Everything else below is ASSUMED, and says so: nothing
+// iwantmyname publishes documents this endpoint.
+//
+// Paging: pages are fetched one at a time, each from the offset after the
+// rows read so far, until totalRows rows are read. Every page must agree on
+// totalRows, a page with no rows before then means the list stopped early,
+// and more than MaxPages pages means the server does not converge: each is
+// an error, not a partial list, as is any page that fails. The requests are
+// not conditional: each page's answer depends on the rows before it. Parse
+// reads one saved page that holds every row, or a JSON array of every page
+// in order, and refuses fewer rows than totalRows.
+//
+// How the format is read, decision by decision:
+//
+//   - Currency: US dollars, asked for with currency=USD; the rows do not
+//     repeat it. Should a page ever name a "currency" other than USD, the
+//     parameter was ignored and the page is refused (ASSUMED: no such field
+//     is known).
+//   - Tax is unknown (contracts.TaxUnknown): iwantmyname (ideegeo Group
+//     Limited) is a New Zealand company, and nothing it publishes that this
+//     package could read says whether GST or VAT is in these prices.
+//   - Prices are read as decimals with money.Parse ("17.00", "2,060.23"), a
+//     JSON number by its literal digits, never through a float. An
+//     operation that is absent or null, or whose price is null, "", "n/a",
+//     "-" or "-1", is not offered (ASSUMED: no live example of a missing
+//     price is known). A zero registration or renewal is a missing one too
+//     (nobody gives names away); a zero transfer is a free one. Any other
+//     unreadable price makes the zone unusable: it is skipped rather than
+//     published with an operation silently missing.
+//   - One price per operation is known, no regular price beside it, so no
+//     promotion is published (ASSUMED: a sale would show as the price).
+//   - Each key is a zone of its own: second-level zones ("co.nz", "co.uk")
+//     are priced as themselves. Keys are normalised with
+//     contracts.NormalizeZone, so IDNs may come as Unicode or as A-labels;
+//     a key that is not a zone is skipped. A key ending in "/" is how
+//     Handshake names are written, not a DNS root zone: left out (ASSUMED:
+//     no marker of iwantmyname's is known). A zone with no operation
+//     offered, or only a free transfer, is left out.
+//   - A page that is not one complete JSON object (truncated, an HTML page
+//     served with 200), has no "rows" or no "totalRows", fails the fetch,
+//     naming an "error" or "message" it carries (ASSUMED: the error shape
+//     is not known). totalRows is read as a JSON number or a string of
+//     digits, and "rows" may be [] on an empty page, as PHP encodes an
+//     empty array (both ASSUMED).
+//
+// A row left out is withdrawn like a zone that left the list. A row skipped
+// is counted in the list's Skipped and, when its key is a zone, keeps that
+// zone's last good price (Keep). A zone listed twice (on two pages when the
+// list shifted between requests, or as a Unicode key and its A-label) keeps
+// its first listing; the other is skipped.
+package iwantmyname
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// Name is the source's name and iwantmyname's registrar id.
+const Name = "iwantmyname"
+
+// DefaultURL is the price list iwantmyname's pricing page loads; Fetch adds
+// the query.
+const DefaultURL = "https://iwantmyname.com/Prices-getPrices.html"
+
+// PageSize is the number of rows asked for per page, as the site's own page
+// asks.
+const PageSize = 500
+
+// MaxPages is the most pages one fetch follows.
+const MaxPages = 100
+
+// currency is the currency asked for.
+const currency = "USD"
+
+// Config configures a Source.
+type Config struct {
+	// URL is the price list, without the paging query; empty means
+	// DefaultURL.
+	URL string
+}
+
+// Validate reports a configuration that cannot work, naming the field
+// (contracts.ValidationError).
+func (c Config) Validate() error {
+	if err := fetch.CheckURL(c.URL); err != nil {
+		return contracts.Invalid("URL", "iwantmyname URL %v", err)
+	}
+	return nil
+}
+
+// Source fetches iwantmyname's price list.
+type Source struct {
+	url    *url.URL
+	client *fetch.Client
+	now    func() time.Time
+}
+
+var _ ingest.Source = (*Source)(nil)
+
+// New returns a Source that fetches with client and stamps what it observes
+// with now() (time.Now when nil).
+func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("iwantmyname source needs a fetch client")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	raw := cfg.URL
+	if raw == "" {
+		raw = DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, contracts.Invalid("URL", "%v", err)
+	}
+	return &Source{url: u, client: client, now: now}, nil
+}
+
+// Name implements ingest.Source.
+func (s *Source) Name() string { return Name }
+
+// pageURL is the address of the page starting at offset.
+func (s *Source) pageURL(offset int) string {
+	u := *s.url
+	q := u.Query()
+	q.Set("ajax", "1")
+	q.Set("limit", strconv.Itoa(PageSize))
+	q.Set("offset", strconv.Itoa(offset))
+	q.Set("level", "IWMN")
+	q.Set("currency", currency)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Fetch implements ingest.Source: it reads every page, one at a time, and
+// merges them, or fails as a whole.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	r := reader{observed: s.now()}
+	for n := 1; ; n++ {
+		if n > MaxPages {
+			return nil, fmt.Errorf("iwantmyname price list has more than %d pages", MaxPages)
+		}
+		resp, err := s.client.Do(ctx, fetch.Request{
+			URL:    s.pageURL(r.rows),
+			Header: http.Header{"X-Requested-With": {"XMLHttpRequest"}, "Accept": {"application/json"}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("fetch iwantmyname price list page %d: %w", n, err)
+		}
+		p, err := parsePage(resp.Body)
+		if err == nil {
+			err = r.add(p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("iwantmyname price list page %d: %w", n, err)
+		}
+		if r.rows >= r.total {
+			break
+		}
+		if len(p.rows) == 0 {
+			return nil, fmt.Errorf("iwantmyname price list stopped after %d of %d rows", r.rows, r.total)
+		}
+	}
+	return r.list()
+}
+
+// Parse reads a saved price list, for an import from a file: one page that
+// holds every row, or a JSON array of every page in order ([page1, page2,
+// ...]). Fewer rows than totalRows is refused: importing part of the list
+// would withdraw the zones on the missing pages.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	bodies := []json.RawMessage{body}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		bodies = nil
+		if err := json.Unmarshal(t, &bodies); err != nil {
+			return nil, fmt.Errorf("iwantmyname price list: saved pages do not decode: %w", err)
+		}
+		if len(bodies) == 0 {
+			return nil, errors.New("iwantmyname price list: no saved pages")
+		}
+	}
+	r := reader{observed: observed}
+	for i, b := range bodies {
+		p, err := parsePage(b)
+		if err == nil {
+			err = r.add(p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("iwantmyname price list page %d: %w", i+1, err)
+		}
+	}
+	if r.rows < r.total {
+		return nil, fmt.Errorf("iwantmyname price list: the saved pages hold %d of %d rows; save every page, as a JSON array of the pages", r.rows, r.total)
+	}
+	return r.list()
+}
+
+// page is what one page body holds.
+type page struct {
+	rows  map[string]json.RawMessage
+	total int
+}
+
+type response struct {
+	Rows      json.RawMessage `json:"rows"`
+	TotalRows json.RawMessage `json:"totalRows"`
+	Currency  json.RawMessage `json:"currency"`
+	Error     json.RawMessage `json:"error"`
+	Message   json.RawMessage `json:"message"`
+}
+
+// parsePage decodes one page; it fails only when the page as a whole cannot
+// be read.
+func parsePage(body []byte) (*page, error) {
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if isNull(r.Rows) || isNull(r.TotalRows) {
+		for _, said := range []json.RawMessage{r.Error, r.Message} {
+			if !isNull(said) {
+				return nil, fmt.Errorf("iwantmyname answered %.200s", bytes.TrimSpace(said))
+			}
+		}
+		return nil, errors.New("page has no rows or no totalRows")
+	}
+	if !isNull(r.Currency) {
+		var cur string
+		if err := json.Unmarshal(r.Currency, &cur); err != nil || !strings.EqualFold(strings.TrimSpace(cur), currency) {
+			return nil, fmt.Errorf("page priced in %.200s, not the %s asked for", r.Currency, currency)
+		}
+	}
+	p := &page{}
+	text, err := decimalText(r.TotalRows)
+	if err == nil {
+		p.total, err = strconv.Atoi(strings.TrimSpace(text))
+	}
+	if err != nil || p.total < 0 {
+		return nil, fmt.Errorf("totalRows %.200s is not a count", r.TotalRows)
+	}
+	if rows := bytes.TrimSpace(r.Rows); rows[0] == '[' {
+		var empty []json.RawMessage
+		if err := json.Unmarshal(rows, &empty); err != nil || len(empty) > 0 {
+			return nil, errors.New("rows is a list, not an object keyed by zone")
+		}
+		return p, nil
+	}
+	if err := json.Unmarshal(r.Rows, &p.rows); err != nil {
+		return nil, fmt.Errorf("rows: %w", err)
+	}
+	return p, nil
+}
+
+// reader merges pages in order into one list.
+type reader struct {
+	observed time.Time
+	t        ingest.Tally
+	pages    int
+	rows     int // rows read so far
+	total    int // totalRows, which every page must agree on
+}
+
+// add reads one page's rows, in key order, after the pages before it.
+func (r *reader) add(p *page) error {
+	if r.pages > 0 && p.total != r.total {
+		return fmt.Errorf("totalRows %d disagrees with the %d of the pages before", p.total, r.total)
+	}
+	r.pages++
+	r.total = p.total
+	r.rows += len(p.rows)
+	keys := make([]string, 0, len(p.rows))
+	for k := range p.rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		ps, err := parseRow(key, p.rows[key], r.observed)
+		r.t.Add(strconv.Quote(key), ps, err)
+	}
+	return nil
+}
+
+// list returns the merged list.
+func (r *reader) list() (*ingest.List, error) {
+	if r.rows == 0 {
+		return nil, errors.New("iwantmyname price list has no zones")
+	}
+	return r.t.List("iwantmyname price list")
+}
+
+type row struct {
+	Registration *operation `json:"registration"`
+	Renewal      *operation `json:"renewal"`
+	Transfer     *operation `json:"transfer"`
+}
+
+type operation struct {
+	Price json.RawMessage `json:"price"`
+}
+
+// parseRow turns one row into a price set, or says why it cannot: an
+// ingest.LeftOut for a row that is not a zone iwantmyname sells, another
+// error for one that cannot be read. With an error the set still names the
+// zone when the key is one, so that its last good price can be kept.
+func parseRow(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	ps := contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
+		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
+	}
+	if strings.HasSuffix(strings.TrimSpace(key), "/") {
+		return ps, ingest.LeftOut("a Handshake name, not a DNS zone")
+	}
+	z, err := contracts.NormalizeZone(strings.TrimSpace(key))
+	if err != nil {
+		return ps, err
+	}
+	ps.Zone = z.ASCII
+	var e row
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return ps, fmt.Errorf("row does not decode: %w", err)
+	}
+	for _, f := range []struct {
+		name       string
+		op         *operation
+		dst        **contracts.OpPrice
+		zeroIsFree bool // false: a zero price means the operation is missing
+	}{
+		{"registration", e.Registration, &ps.Register, false},
+		{"renewal", e.Renewal, &ps.Renew, false},
+		{"transfer", e.Transfer, &ps.Transfer, true},
+	} {
+		if f.op == nil {
+			continue
+		}
+		v, err := amount(f.op.Price)
+		if err != nil {
+			return ps, fmt.Errorf("%s: %w", f.name, err)
+		}
+		if v == nil || (*v == 0 && !f.zeroIsFree) {
+			continue
+		}
+		*f.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: *v, Currency: currency}}
+	}
+	ops := ps.Ops()
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
+		return ps, ingest.LeftOut("no operation offered")
+	}
+	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
+		return ps, ingest.LeftOut("nothing priced but a free transfer")
+	}
+	return ps, nil
+}
+
+// amount reads one price in cents; nil when the field says there is none.
+func amount(raw json.RawMessage) (*int64, error) {
+	text, err := decimalText(raw)
+	if errors.Is(err, money.ErrNoPrice) || isMinusOne(text) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := money.Parse(text, currency)
+	if errors.Is(err, money.ErrNoPrice) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// isMinusOne reports "-1" (or "-1.00"), read as no price.
+func isMinusOne(text string) bool {
+	t := strings.TrimSpace(text)
+	return t == "-1" || (strings.HasPrefix(t, "-1.") && strings.Trim(t[3:], "0") == "")
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// decimalText returns the decimal a JSON string or number holds, as text,
+// never through a float. Absent and null give money.ErrNoPrice.
+func decimalText(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", money.ErrNoPrice
+	}
+	switch t := bytes.TrimSpace(raw); {
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
+		var n json.Number
+		if err := json.Unmarshal(t, &n); err != nil {
+			return "", err
+		}
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("%.200s is neither a string nor a number", bytes.TrimSpace(raw))
+}

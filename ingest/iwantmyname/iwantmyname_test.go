@@ -1,0 +1,562 @@
+package iwantmyname_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
+)
+
+var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+const listPath = "/Prices-getPrices.html"
+
+// wantZones is how many zones the two pages price: 20 rows less .pl (zero
+// throughout) and ".forever/" (a Handshake name).
+const wantZones = 18
+
+// twoPages are the fixture's pages by the offset they start at: 12 rows,
+// then 8.
+func twoPages(t testing.TB) map[int][]byte {
+	return map[int][]byte{0: ingesttest.Fixture(t, "page1.json"), 12: ingesttest.Fixture(t, "page2.json")}
+}
+
+// fakeAPI speaks iwantmyname's price list: it checks the query and the
+// header the site's script sends, records the offsets asked for, and
+// after any scripted answers serves the page starting at the offset.
+type fakeAPI struct {
+	*ingesttest.API
+	mu    sync.Mutex
+	asked []int
+}
+
+func newFakeAPI(t *testing.T, pages map[int][]byte) (*fakeAPI, string) {
+	t.Helper()
+	f := &fakeAPI{}
+	api, srv := ingesttest.NewAPI(t, nil, f.check)
+	f.API = api
+	f.serve(pages)
+	return f, srv.URL + listPath
+}
+
+// check records the offset asked for and says what is wrong with a request
+// the site would not expect.
+func (f *fakeAPI) check(r *http.Request) error {
+	q := r.URL.Query()
+	offset, err := strconv.Atoi(q.Get("offset"))
+	f.mu.Lock()
+	f.asked = append(f.asked, offset)
+	f.mu.Unlock()
+	switch {
+	case r.Method != http.MethodGet || r.URL.Path != listPath:
+		return errors.New(r.Method + " " + r.URL.Path)
+	case r.Header.Get("X-Requested-With") != "XMLHttpRequest":
+		return fmt.Errorf("X-Requested-With %q", r.Header.Get("X-Requested-With"))
+	case err != nil || q.Get("ajax") != "1" || q.Get("limit") != "500" || q.Get("level") != "IWMN" || q.Get("currency") != "USD":
+		return errors.New("query " + r.URL.RawQuery)
+	case r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "":
+		return errors.New("a paged request is conditional")
+	}
+	return nil
+}
+
+// serve makes pages the current answer: each request gets the page that
+// starts at the offset it asks for, or a 404.
+func (f *fakeAPI) serve(pages map[int][]byte) {
+	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		body, found := pages[offset]
+		if !found {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("ETag", `"same"`)
+		ingesttest.Body(body)(w, r)
+	})
+}
+
+func (f *fakeAPI) askedFor() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.asked)
+}
+
+func newSource(t testing.TB, url string, hc *http.Client) *iwantmyname.Source {
+	t.Helper()
+	src, err := iwantmyname.New(iwantmyname.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	return ingesttest.CheckList(t, list, iwantmyname.Name, iwantmyname.Name, observed)
+}
+
+func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+
+func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+
+func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: iwantmyname.Name, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: iwantmyname.Name,
+		Tax: contracts.TaxUnknown,
+	}
+}
+
+// pageOf is one page of rows priced 9.99 throughout, with totalRows total.
+func pageOf(total string, zones ...string) []byte {
+	rows := make([]string, 0, len(zones))
+	for _, z := range zones {
+		rows = append(rows, fmt.Sprintf(`%q:{"registration":{"price":"9.99"},"renewal":{"price":"9.99"},"transfer":{"price":"9.99"}}`, z))
+	}
+	return fmt.Appendf(nil, `{"totalRows":%s,"rows":{%s}}`, total, strings.Join(rows, ","))
+}
+
+func TestFetchPages(t *testing.T) {
+	f, url := newFakeAPI(t, twoPages(t))
+	list, err := newSource(t, url, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.askedFor(), []int{0, 12}; !reflect.DeepEqual(got, want) {
+		t.Errorf("offsets asked for = %v, want %v", got, want)
+	}
+	got := byZone(t, list)
+	if len(got) != wantZones {
+		t.Errorf("got %d zones, want %d", len(got), wantZones)
+	}
+	if list.Skipped != 0 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; a Handshake name and a zone priced at zero are left out, not skipped", list.Skipped, list.Keep)
+	}
+	tests := []struct {
+		name, zone                string
+		register, renew, transfer *contracts.OpPrice
+	}{
+		{"page 1, plain", ".com", op(1700), op(1700), op(1700)},
+		{"second-level zone, free transfer", ".co.nz", op(2250), op(2250), op(0)},
+		{"second-level zone beside its parent", ".co.uk", op(1250), op(1250), op(0)},
+		{"free transfer", ".nz", op(2250), op(2250), op(0)},
+		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
+		{"IDN as an A-label", ".xn--q9jyb4c", op(3000), op(3000), op(3000)},
+		{"IDN in Unicode", ".xn--80asehdb", op(3400), op(3400), op(3400)},
+		{"n/a transfer is not offered", ".es", op(1400), op(1400), nil},
+		{"absent transfer is not offered", ".io", op(5900), op(5900), nil},
+		{"page 2, empty transfer is not offered", ".online", op(3900), op(3900), nil},
+		{"-1 renewal is not offered", ".xyz", op(1500), nil, op(1500)},
+		{"prices as JSON numbers", ".app", op(2000), op(2000), op(2000)},
+		{"null transfer price is not offered", ".shop", op(4200), op(4200), nil},
+		{"null renewal is not offered", ".club", op(1800), nil, op(1800)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := got[tt.zone]
+			if !ok {
+				t.Fatalf("no price set for %s", tt.zone)
+			}
+			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
+			if p.Tax != contracts.TaxUnknown {
+				t.Errorf("tax %q, want %q", p.Tax, contracts.TaxUnknown)
+			}
+		})
+	}
+	for _, zone := range []string{".pl", ".forever"} {
+		if _, ok := got[zone]; ok {
+			t.Errorf("%s is listed; it should be left out", zone)
+		}
+	}
+}
+
+// TestPaging covers how Fetch follows and guards the pages.
+func TestPaging(t *testing.T) {
+	tests := []struct {
+		name      string
+		pages     map[int][]byte
+		wantErr   string // "" for success
+		wantZones int
+		wantAsked []int
+	}{
+		{"one page holds all", map[int][]byte{0: pageOf("2", "com", "net")}, "", 2, []int{0}},
+		{"short pages are followed by offset", map[int][]byte{0: pageOf("3", "com"), 1: pageOf("3", "net"), 2: pageOf("3", "org")}, "", 3, []int{0, 1, 2}},
+		{"the list shifted: the repeat is skipped", map[int][]byte{0: pageOf("3", "com", "net"), 2: pageOf("3", "net")}, "", 2, []int{0, 2}},
+		{"empty rows list on an empty list", map[int][]byte{0: []byte(`{"totalRows":0,"rows":[]}`)}, "no zones", 0, []int{0}},
+		{"pages disagree on totalRows", map[int][]byte{0: pageOf("3", "com"), 1: pageOf("4", "net")}, "page 2: totalRows 4 disagrees with the 3", 0, []int{0, 1}},
+		{"a page with no rows stops early", map[int][]byte{0: pageOf("3", "com"), 1: []byte(`{"totalRows":3,"rows":[]}`)}, "stopped after 1 of 3 rows", 0, []int{0, 1}},
+		{"next page missing", map[int][]byte{0: pageOf("3", "com")}, "page 2: GET", 0, []int{0, 1}},
+		{"rows as a populated list", map[int][]byte{0: []byte(`{"totalRows":1,"rows":[{"tld":".com"}]}`)}, "rows is a list", 0, []int{0}},
+		{"page in another currency", map[int][]byte{0: []byte(`{"totalRows":1,"currency":"NZD","rows":{}}`)}, `page priced in "NZD"`, 0, []int{0}},
+		{"no totalRows", map[int][]byte{0: []byte(`{"rows":{}}`)}, "no rows or no totalRows", 0, []int{0}},
+		{"totalRows not a count", map[int][]byte{0: []byte(`{"totalRows":"many","rows":{}}`)}, "not a count", 0, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, tt.pages)
+			list, err := newSource(t, url, nil).Fetch(context.Background())
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if list != nil {
+					t.Error("Fetch returned a list with its error")
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if len(list.Prices) != tt.wantZones {
+				t.Errorf("got %d zones, want %d", len(list.Prices), tt.wantZones)
+			}
+			if got := f.askedFor(); !reflect.DeepEqual(got, tt.wantAsked) {
+				t.Errorf("offsets asked for = %v, want %v", got, tt.wantAsked)
+			}
+		})
+	}
+	t.Run("endless pages stop at the limit", func(t *testing.T) {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			i := n.Add(1)
+			_, _ = w.Write(pageOf("1000000", fmt.Sprintf("z%d", i)))
+		}))
+		t.Cleanup(srv.Close)
+		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "more than 100 pages") {
+			t.Fatalf("Fetch error = %v, want the page limit", err)
+		}
+		if got := n.Load(); got != iwantmyname.MaxPages {
+			t.Errorf("server saw %d requests, want %d", got, iwantmyname.MaxPages)
+		}
+	})
+}
+
+func TestFailedPageFailsFetch(t *testing.T) {
+	for _, tt := range []struct {
+		name, wantErr string
+		page2         []byte
+		steps         []http.HandlerFunc
+	}{
+		{name: "server errors on page 2", wantErr: "fetch iwantmyname price list page 2",
+			steps: []http.HandlerFunc{nil, ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500), ingesttest.Status(500)}},
+		{name: "page 2 truncated", wantErr: "page 2: decode", page2: ingesttest.Fixture(t, "page2.json")[:200]},
+		{name: "page 2 is the HTML page", wantErr: "page 2: decode", page2: []byte(`<!DOCTYPE html><html><head><title>Domain prices | iwantmyname</title></head></html>`)},
+		{name: "page 2 is an error", wantErr: `page 2: iwantmyname answered "Too many requests, please slow down"`, page2: ingesttest.Fixture(t, "error.json")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pages := twoPages(t)
+			if tt.page2 != nil {
+				pages[12] = tt.page2
+			}
+			f, url := newFakeAPI(t, pages)
+			if tt.steps != nil {
+				steps := slices.Clone(tt.steps)
+				steps[0] = ingesttest.Body(pages[0])
+				f.Serve(steps...)
+			}
+			list, err := newSource(t, url, nil).Fetch(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if list != nil {
+				t.Error("Fetch returned a list with its error")
+			}
+		})
+	}
+}
+
+// TestParseQuirks covers the format's quirks one page at a time.
+func TestParseQuirks(t *testing.T) {
+	one := func(rows string) string {
+		return `{"totalRows":` + strconv.Itoa(strings.Count(rows, `"registration"`)) + `,"rows":{` + rows + `}}`
+	}
+	row := func(zone, reg, ren, tra string) string {
+		return fmt.Sprintf(`%q:{"registration":{"price":%s},"renewal":{"price":%s},"transfer":{"price":%s}}`, zone, reg, ren, tra)
+	}
+	net := row(".net", `"19.00"`, `"19.00"`, `"19.00"`)
+	tests := []struct {
+		name    string
+		body    string
+		zone    string
+		want    *contracts.PriceSet // nil: the zone must be absent
+		wantErr string              // non-empty: Parse fails with this in the message
+		skipped int                 // rows that could not be read
+		keep    []string            // zones whose last good price stays
+	}{
+		{
+			name: "key without a leading dot",
+			body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
+			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+		},
+		{
+			name: "three decimals round half up, trailing zeros are exact",
+			body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
+			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+		},
+		{
+			name: "zero registration is not offered, zero transfer is free",
+			body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
+			zone: ".uk", want: set(".uk", nil, op(1250), op(0)),
+		},
+		{
+			name: "-1.00 is not offered",
+			body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
+			zone: ".com", want: set(".com", op(1700), nil, op(1700)),
+		},
+		{
+			name: "only a free transfer is left out, not skipped",
+			body: one(row(".uk", `null`, `""`, `"0.00"`) + `,` + net),
+			zone: ".uk",
+		},
+		{
+			name: "Handshake name is left out, not skipped",
+			body: one(row(".forever/", `"5.00"`, `"5.00"`, `"5.00"`) + `,` + net),
+			zone: ".forever",
+		},
+		{
+			name: "unicode key and its A-label keep the first in key order",
+			body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
+			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
+			skipped: 1,
+		},
+		{
+			name: "unreadable price skips the zone",
+			body: one(row(".com", `"TBD"`, `"17.00"`, `"17.00"`) + `,` + net),
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+		},
+		{
+			name: "price with a currency symbol skips the zone",
+			body: one(row(".com", `"$17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+		},
+		{
+			name: "negative price skips the zone",
+			body: one(row(".com", `"-17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+		},
+		{
+			name: "row that is not an object skips the zone",
+			body: `{"totalRows":2,"rows":{".com":"17.00",` + net + `}}`,
+			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+		},
+		{
+			name: "key that is not a zone is skipped",
+			body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
+			zone: ".net", want: set(".net", op(1900), op(1900), op(1900)),
+			skipped: 1,
+		},
+		{
+			name: "saved pages as an array",
+			body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
+			zone: ".net", want: set(".net", op(999), op(999), op(999)),
+		},
+		{name: "one page of several", body: string(pageOf("3", "com")), wantErr: "the saved pages hold 1 of 3 rows"},
+		{name: "saved pages that disagree", body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, wantErr: "page 2: totalRows 3 disagrees"},
+		{name: "no saved pages", body: `[]`, wantErr: "no saved pages"},
+		{name: "error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `iwantmyname answered "Too many requests, please slow down"`},
+		{name: "only zones that cannot be used", body: one(row(".pl", `"0.00"`, `"0.00"`, `"0.00"`)), wantErr: "no usable zone"},
+		{name: "no zones", body: `{"totalRows":0,"rows":{}}`, wantErr: "no zones"},
+		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "page 1: decode"},
+		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:300]), wantErr: "page 1: decode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := iwantmyname.Parse([]byte(tt.body), observed)
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSavedPages(t *testing.T) {
+	pages := twoPages(t)
+	saved := slices.Concat([]byte("["), pages[0], []byte(","), pages[12], []byte("]"))
+	list, err := iwantmyname.Parse(saved, observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byZone(t, list); len(got) != wantZones {
+		t.Errorf("got %d zones, want %d", len(got), wantZones)
+	}
+	if _, err := iwantmyname.Parse(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
+		t.Errorf("Parse(page 1 alone) error = %v, want the missing rows named", err)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good ones
+		timeout time.Duration                         // of each attempt; 0 for none
+		want    []int                                 // offsets the server is asked for
+	}{
+		{"500s then success", func(*testing.T) []http.HandlerFunc {
+			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
+		}, 0, []int{0, 0, 0, 12}},
+		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, []int{0, 0, 12}},
+		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
+			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
+		}, 0, []int{0, 0, 12}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, twoPages(t))
+			f.Serve(tt.steps(t)...)
+			var hc *http.Client
+			if tt.timeout > 0 {
+				hc = &http.Client{Timeout: tt.timeout}
+			}
+			list, err := newSource(t, url, hc).Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Prices) != wantZones {
+				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
+			}
+			if got := f.askedFor(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("offsets asked for = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	t.Run("403 is not retried", func(t *testing.T) {
+		f, url := newFakeAPI(t, twoPages(t))
+		f.Serve(ingesttest.Status(http.StatusForbidden))
+		_, err := newSource(t, url, nil).Fetch(context.Background())
+		var se *fetch.StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch iwantmyname price list page 1") {
+			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
+		}
+		if got := f.Requests(); got != 1 {
+			t.Errorf("server saw %d requests, want 1", got)
+		}
+	})
+}
+
+func TestBadBodyKeepsLastPrices(t *testing.T) {
+	for _, tt := range []struct {
+		name, wantErr string
+		page1         []byte
+	}{
+		{"truncated", "page 1: decode", ingesttest.Fixture(t, "page1.json")[:400]},
+		{"html page with 200", "page 1: decode", []byte(`<!DOCTYPE html><html><head><title>Domain prices | iwantmyname</title></head></html>`)},
+		{"error", "Too many requests", ingesttest.Fixture(t, "error.json")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, url := newFakeAPI(t, twoPages(t))
+			src := newSource(t, url, nil)
+			h := ingesttest.New(t, src)
+			before := h.Round(t, iwantmyname.Name)
+			if len(before) != wantZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
+			}
+
+			pages := twoPages(t)
+			pages[0] = tt.page1
+			f.serve(pages)
+			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
+			}
+			h.RoundFails(t, iwantmyname.Name, before, nil)
+		})
+	}
+}
+
+func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
+	pages := twoPages(t)
+	f, url := newFakeAPI(t, pages)
+	h := ingesttest.New(t, newSource(t, url, nil))
+	before := h.Round(t, iwantmyname.Name)
+	if before[".com"] == nil {
+		t.Fatal("first round did not publish .com")
+	}
+
+	bad := strings.Replace(string(pages[0]), `"price": "17.00"`, `"price": "TBD"`, 1)
+	if bad == string(pages[0]) {
+		t.Fatal("the fixture has no .com price to spoil")
+	}
+	pages[0] = []byte(bad)
+	f.serve(pages)
+	if err := h.Once(t); err != nil {
+		t.Fatalf("second round with one unreadable row: %v", err)
+	}
+	after := h.Prices(t, iwantmyname.Name)
+	if !reflect.DeepEqual(after[".com"], before[".com"]) {
+		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
+	}
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
+	}
+}
+
+func TestShrunkListRefused(t *testing.T) {
+	f, url := newFakeAPI(t, twoPages(t))
+	h := ingesttest.New(t, newSource(t, url, nil))
+	before := h.Round(t, iwantmyname.Name)
+
+	f.serve(map[int][]byte{0: ingesttest.Fixture(t, "shrunk.json")})
+	h.RoundFails(t, iwantmyname.Name, before, ingest.ErrShrunk)
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     iwantmyname.Config
+		wantErr bool
+	}{
+		{"default", iwantmyname.Config{}, false},
+		{"https", iwantmyname.Config{URL: iwantmyname.DefaultURL}, false},
+		{"relative", iwantmyname.Config{URL: "/Prices-getPrices.html"}, true},
+		{"ftp", iwantmyname.Config{URL: "ftp://iwantmyname.com/"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
+			}
+			var ve *contracts.ValidationError
+			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
+				t.Errorf("error %v does not name the field URL", err)
+			}
+		})
+	}
+	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
+	if _, err := iwantmyname.New(iwantmyname.Config{URL: "nope"}, client, nil); err == nil {
+		t.Error("New accepted an invalid config")
+	}
+	if _, err := iwantmyname.New(iwantmyname.Config{}, nil, nil); err == nil {
+		t.Error("New accepted a nil client")
+	}
+	src, err := iwantmyname.New(iwantmyname.Config{}, client, nil)
+	if err != nil || src.Name() != iwantmyname.Name {
+		t.Errorf("New(default) = %v, %v", src, err)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it returns is
+// valid: a list is whole or there is an error.
+func FuzzParse(f *testing.F) {
+	ingesttest.Seed(f, "*.json")
+	f.Add(slices.Concat([]byte("["), ingesttest.Fixture(f, "page1.json"), []byte(","), ingesttest.Fixture(f, "page2.json"), []byte("]")))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		list, err := iwantmyname.Parse(body, observed)
+		ingesttest.CheckParsed(t, list, err)
+	})
+}
