@@ -132,16 +132,18 @@ compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT) -f $(COMPOSE_FILE_PATH) down $(COMPOSE_DOWN_FLAGS)
 
 ## compose-keys: an NKey per NATS user for the local cluster, in
-## deploy/compose/.env (made once, readable by you alone, never committed)
-compose-keys: $(COMPOSE_ENV)
-
-$(COMPOSE_ENV):
-	@umask 077; set -e; tmp=$@.tmp; : > $$tmp; \
+## deploy/compose/.env (readable by you alone, never committed); a user
+## that accounts.conf gained since is added, existing keys are kept
+compose-keys:
+	@umask 077; set -e; f=$(COMPOSE_ENV); touch $$f; \
 	for u in $(NATS_USERS); do \
-		$(GO) run github.com/nats-io/nkeys/nk -gen user -pubout | { read -r seed; read -r pub; \
-			echo "ZONEPRICE_NKEY_$$u=$$pub"; echo "ZONEPRICE_SEED_$$u=$$seed"; } >> $$tmp; \
-	done; \
-	mv $$tmp $@; echo "wrote $@"
+		grep -q "^ZONEPRICE_NKEY_$$u=" $$f && continue; \
+		keys=$$($(GO) run github.com/nats-io/nkeys/nk -gen user -pubout); \
+		seed=$$(echo "$$keys" | sed -n 1p); pub=$$(echo "$$keys" | sed -n 2p); \
+		[ -n "$$seed" ] && [ -n "$$pub" ] || { echo "nk made no key for $$u" >&2; exit 1; }; \
+		printf 'ZONEPRICE_NKEY_%s=%s\nZONEPRICE_SEED_%s=%s\n' $$u $$pub $$u $$seed >> $$f; \
+		echo "added the NATS user $$u to $$f"; \
+	done
 
 clean:
 	rm -rf $(BIN)

@@ -135,6 +135,7 @@ func TestCompose(t *testing.T) {
 	clients := map[string]string{
 		"provision": "ADMIN", "admin": "ADMIN", "query-1": "QUERY", "query-2": "QUERY",
 		"ingest-reference": "INGEST_REFERENCE", "ingest-porkbun": "INGEST_PORKBUN", "ingest-ovhcloud": "INGEST_OVHCLOUD",
+		"ingest-sites": "INGEST_SITES", "ingest-namecheap": "INGEST_NAMECHEAP",
 	}
 	t.Run("clients", func(t *testing.T) {
 		for name, user := range clients {

@@ -239,11 +239,8 @@ func TestKubernetesWorkloads(t *testing.T) {
 					if secret == "" {
 						t.Errorf("container %s: %s=%s is in no mounted Secret", c.Name, e.Name, e.Value)
 					}
-					if e.Name == "NATS_NKEY_FILE" {
-						user := strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(secret, "zoneprice-nats-"), "-", "_"))
-						if !slices.Contains(users, user) {
-							t.Errorf("container %s signs in to NATS with Secret %q, which is no user of accounts.conf %v", c.Name, secret, users)
-						}
+					if e.Name == "NATS_NKEY_FILE" && natsUserOf(pod, c) == "" {
+						t.Errorf("container %s signs in to NATS with Secret %q, which is no user of accounts.conf %v", c.Name, secret, users)
 					}
 				}
 				if _, ok := c.env("NATS_NKEY_FILE"); !ok {

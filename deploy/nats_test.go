@@ -77,16 +77,7 @@ func TestNodeConfigPorts(t *testing.T) {
 // for each command, and that the server enforces them, is tested with the
 // real commands in cmd/internal/app (TestNATSPermissions).
 func TestNATSPermissionsLeastPrivilege(t *testing.T) {
-	keys := natsKeys(t)
-	opts := loadNATS(t, "nats/zoneprice-node.conf", keys)
-	byUser := map[string]*server.Permissions{}
-	for _, nk := range opts.Nkeys {
-		for _, u := range natsUsers(t) {
-			if keys["ZONEPRICE_NKEY_"+u] == nk.Nkey {
-				byUser[u] = nk.Permissions
-			}
-		}
-	}
+	byUser := accountsPermissions(t, natsKeys(t))
 	list, err := sample.New(time.Now).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -104,16 +95,33 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			if perms == nil || perms.Publish == nil || perms.Subscribe == nil {
 				t.Fatal("no publish and subscribe permissions")
 			}
-			if got := perms.Subscribe.Allow; !slices.Equal(got, []string{"_INBOX.>"}) {
-				t.Errorf("may subscribe to %v, want only _INBOX.>", got)
+			// Ingesters hear zoneprice-admin stream republish and answer
+			// it, once per request; nobody else listens or answers.
+			_, ingester := strings.CutPrefix(user, "INGEST_")
+			wantSub, wantResp := []string{"_INBOX.>"}, (*server.ResponsePermission)(nil)
+			if ingester {
+				wantSub, wantResp = []string{"_INBOX.>", contracts.RepublishSubject}, &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+			}
+			if got := perms.Subscribe.Allow; !slices.Equal(got, wantSub) {
+				t.Errorf("may subscribe to %v, want only %v", got, wantSub)
+			}
+			if got := perms.Response; (got == nil) != (wantResp == nil) || got != nil && *got != *wantResp {
+				t.Errorf("may answer %+v, want %+v", got, wantResp)
 			}
 			var data, api []string
+			control := false
 			for _, s := range perms.Publish.Allow {
-				if strings.HasPrefix(s, "$") {
+				switch {
+				case strings.HasPrefix(s, "$"):
 					api = append(api, s)
-				} else {
+				case s == contracts.RepublishSubject:
+					control = true
+				default:
 					data = append(data, s)
 				}
+			}
+			if control != (user == "ADMIN") {
+				t.Errorf("may publish %s: %v; only the admin asks the ingesters to republish", contracts.RepublishSubject, control)
 			}
 			for _, s := range api {
 				// Every API subject names one of zoneprice's streams, or
@@ -128,7 +136,7 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			writes := func(s string) bool {
 				return strings.Contains(s, ".STREAM.CREATE.") || strings.Contains(s, ".STREAM.UPDATE.") || strings.HasPrefix(s, "$KV.")
 			}
-			registrar, ingester := strings.CutPrefix(user, "INGEST_")
+			registrar, _ := strings.CutPrefix(user, "INGEST_")
 			switch {
 			case user == "ADMIN":
 				if len(data) != 0 {
@@ -144,6 +152,20 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				slices.Sort(data)
 				if !slices.Equal(data, want) {
 					t.Errorf("may publish %v, want zone metadata, rates and the sample registrars' prices %v", data, want)
+				}
+			case registrar == "SITES":
+				// Whole registrars' prices and nothing else; which
+				// registrars, TestIngestersPublishAsAllowed holds to the
+				// sources its deployments run.
+				if len(data) == 0 {
+					t.Error("may publish no prices")
+				}
+				for _, s := range data {
+					rest, price := strings.CutPrefix(s, contracts.PriceSubjectPrefix)
+					r, whole := strings.CutSuffix(rest, ".>")
+					if !price || !whole || r == "" || strings.ContainsAny(r, ".*>") {
+						t.Errorf("may publish %s, want only prices.v1.<registrar>.> subjects", s)
+					}
 				}
 			case ingester:
 				want := []string{contracts.PriceSubjectPrefix + strings.ToLower(registrar) + ".>"}

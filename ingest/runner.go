@@ -96,6 +96,7 @@ type runnerMetrics struct {
 	refused     *prometheus.CounterVec
 	skipped     prometheus.Counter
 	lastSuccess prometheus.Gauge
+	interval    prometheus.Gauge
 }
 
 // NewRunner returns a Runner for src. Metrics are labelled with the
@@ -131,7 +132,12 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),
+		interval: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_ingest_interval_seconds", ConstLabels: labels,
+			Help: "The source's fetch interval (0 for one round): how old its last success may be before it is late.",
+		}),
 	}
+	m.interval.Set(cfg.Interval.Seconds())
 	for _, outcome := range []string{"ok", "error", "refused"} {
 		m.fetches.WithLabelValues(outcome) // present at zero from the start
 	}
@@ -142,7 +148,7 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 	for _, reason := range []string{"future", "rate_jump", "older_rates"} {
 		m.refused.WithLabelValues(reason) // present at zero from the start
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess} {
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess, m.interval} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
