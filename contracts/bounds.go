@@ -59,6 +59,8 @@ func ObservedAt(ev Event) time.Time {
 		return e.ObservedAt
 	case *Rates:
 		return e.ObservedAt
+	case *PriceChange:
+		return e.ObservedAt
 	}
 	return time.Time{}
 }

@@ -26,6 +26,9 @@ type wire struct {
 	ObservedAt time.Time         `json:"observed_at"`
 	Source     string            `json:"source"`
 	Tax        Tax               `json:"tax"`
+	Change     Change            `json:"change"`
+	Before     *Offer            `json:"before"`
+	After      *Offer            `json:"after"`
 }
 
 // Decoding failures that are not validation errors.
@@ -71,6 +74,7 @@ const (
 	recentCurrency
 	recentSource
 	recentTax
+	recentChange
 	recentOther
 	numRecent
 )
@@ -87,14 +91,23 @@ type priceBlock struct {
 	ops [NumOps]OpPrice
 }
 
+// changeBlock is priceBlock for a change: the change, its two offers and
+// their operations.
+type changeBlock struct {
+	change PriceChange
+	offers [2]Offer
+	ops    [2][NumOps]OpPrice
+}
+
 func decode(data []byte, d *Decoder) (Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxEventSize)
 	}
 	var w wire
 	blk := new(priceBlock)
-	if !decodeFast(data, &w, d, blk) {
-		w, blk = wire{}, new(priceBlock)
+	cblk, fast := decodeFast(data, &w, d, blk)
+	if !fast {
+		w, blk, cblk = wire{}, new(priceBlock), nil
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
 		}
@@ -115,6 +128,13 @@ func decode(data []byte, d *Decoder) (Event, error) {
 	case KindRates:
 		ev = &Rates{V: w.V, Kind: w.Kind, Base: w.Base, Date: w.Date, Rates: w.Rates,
 			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindPriceChange:
+		if cblk == nil {
+			cblk = new(changeBlock)
+		}
+		cblk.change = PriceChange{V: w.V, Kind: w.Kind, Change: w.Change, Registrar: w.Registrar, Zone: w.Zone,
+			Before: w.Before, After: w.After, ObservedAt: w.ObservedAt, Source: w.Source}
+		ev = &cblk.change
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownKind, w.Kind)
 	}
@@ -131,7 +151,10 @@ type scanner struct {
 	b   []byte
 	i   int
 	d   *Decoder
-	blk *priceBlock // where operations are decoded to
+	ops *[NumOps]OpPrice // where the operations being read are decoded to
+	blk *priceBlock      // a price set's operations
+	// cblk holds a change's offers, made when the first is read.
+	cblk *changeBlock
 }
 
 func (s *scanner) ws() {
@@ -365,7 +388,7 @@ func (s *scanner) op(i Op) (*OpPrice, bool) {
 	if s.null() {
 		return nil, true
 	}
-	op := &s.blk.ops[i]
+	op := &s.ops[i]
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -430,12 +453,56 @@ func (s *scanner) stringMap() (map[string]string, bool) {
 	return m, o.ok
 }
 
+// offer reads one side of a change (side 0 before, 1 after) into the
+// change's block.
+func (s *scanner) offer(side int) (*Offer, bool) {
+	if s.null() {
+		return nil, true
+	}
+	if s.cblk == nil {
+		s.cblk = new(changeBlock)
+	}
+	off := &s.cblk.offers[side]
+	outer := s.ops
+	s.ops = &s.cblk.ops[side]
+	defer func() { s.ops = outer }()
+	o := s.begin()
+	for key, more := o.next(); more; key, more = o.next() {
+		ok := false
+		switch string(key) {
+		case "register":
+			if o.once(0) {
+				off.Register, ok = s.op(OpRegister)
+			}
+		case "renew":
+			if o.once(1) {
+				off.Renew, ok = s.op(OpRenew)
+			}
+		case "transfer":
+			if o.once(2) {
+				off.Transfer, ok = s.op(OpTransfer)
+			}
+		case "tax":
+			if o.once(3) {
+				var t string
+				t, ok = s.strIn(recentTax)
+				off.Tax = Tax(t)
+			}
+		}
+		if !ok {
+			o.fail()
+		}
+	}
+	return off, o.ok
+}
+
 // decodeFast fills w from a document in the shape json.Marshal writes. It
 // reports false, leaving w in any state, when the document needs
 // encoding/json: an unknown key, a non-canonical number, an escape, a
-// repeated key, or anything malformed.
-func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
-	s := &scanner{b: data, d: d, blk: blk}
+// repeated key, or anything malformed. A change's offers are decoded into
+// the block it returns (nil when the document has none).
+func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) (*changeBlock, bool) {
+	s := &scanner{b: data, d: d, blk: blk, ops: &blk.ops}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -510,11 +577,25 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 				t, ok = s.strIn(recentTax)
 				w.Tax = Tax(t)
 			}
+		case "change":
+			if o.once(16) {
+				var c string
+				c, ok = s.strIn(recentChange)
+				w.Change = Change(c)
+			}
+		case "before":
+			if o.once(17) {
+				w.Before, ok = s.offer(0)
+			}
+		case "after":
+			if o.once(18) {
+				w.After, ok = s.offer(1)
+			}
 		}
 		if !ok {
 			o.fail()
 		}
 	}
 	s.ws()
-	return o.ok && s.i == len(s.b)
+	return s.cblk, o.ok && s.i == len(s.b)
 }

@@ -21,7 +21,7 @@ func TestDecodeFastTakesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		var w wire
-		fast := decodeFast(data, &w, nil, new(priceBlock))
+		_, fast := decodeFast(data, &w, nil, new(priceBlock))
 		// Non-ASCII strings (the Unicode form of an IDN) are left to
 		// encoding/json on purpose.
 		if want := !bytes.ContainsFunc(data, func(r rune) bool { return r >= 0x80 }); fast != want {
@@ -41,11 +41,13 @@ func TestDecodeFastFallsBack(t *testing.T) {
 		{"trailing data", `{"v":1} x`},
 		{"string null", `{"registrar":null}`},
 		{"truncated", `{"v":1,`},
+		{"repeated key in an offer", `{"v":1,"kind":"price_change","after":{"tax":"included","tax":"excluded"}}`},
+		{"unknown key in an offer", `{"v":1,"kind":"price_change","before":{"regsiter":null}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w wire
-			if decodeFast([]byte(tt.doc), &w, nil, new(priceBlock)) {
+			if _, fast := decodeFast([]byte(tt.doc), &w, nil, new(priceBlock)); fast {
 				t.Errorf("fast path accepted %s", tt.doc)
 			}
 		})
@@ -64,9 +66,10 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"v":1,"kind":"price_set","register":{"regular":{"amount":-0,"currency":"USD"},"promo":null},"renew":null}`))
 	f.Add([]byte(`{"categories":[],"rates":{},"v":-12}`))
+	f.Add([]byte(`{"kind":"price_change","before":null,"after":{"renew":{"regular":{"amount":1,"currency":"EUR"}},"tax":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast wire
-		if !decodeFast(data, &fast, &Decoder{}, new(priceBlock)) {
+		if _, ok := decodeFast(data, &fast, &Decoder{}, new(priceBlock)); !ok {
 			return
 		}
 		var slow wire

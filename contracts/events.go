@@ -333,17 +333,23 @@ func (p *PriceSet) Validate() error {
 	if err := validateCommon(p.Registrar, p.Zone, p.ObservedAt, p.Source); err != nil {
 		return err
 	}
-	if p.Register == nil && p.Renew == nil && p.Transfer == nil {
-		return invalid("register", "a price set needs at least one of register, renew, transfer")
+	return validateOffer("", p.Offer())
+}
+
+// validateOffer checks the operations and tax of a price set, or of one
+// side of a change (prefix "before." or "after.").
+func validateOffer(prefix string, o *Offer) error {
+	if o.Register == nil && o.Renew == nil && o.Transfer == nil {
+		return invalid(prefix+"register", "a price set needs at least one of register, renew, transfer")
 	}
-	switch p.Tax {
+	switch o.Tax {
 	case "", TaxExcluded, TaxIncluded, TaxUnknown:
 	default:
-		return invalid("tax", "%q is not excluded, included or unknown", truncate(string(p.Tax), 20))
+		return invalid(prefix+"tax", "%q is not excluded, included or unknown", truncate(string(o.Tax), 20))
 	}
-	ops := p.Ops()
+	ops := o.Ops()
 	for _, op := range Ops {
-		if err := validateOp(op.String(), ops[op]); err != nil {
+		if err := validateOp(prefix+op.String(), ops[op]); err != nil {
 			return err
 		}
 	}
@@ -357,7 +363,7 @@ func (p *PriceSet) Validate() error {
 		if cur == "" {
 			cur = op.Regular.Currency
 		} else if op.Regular.Currency != cur {
-			return invalid(Op(i).String()+".regular.currency", "%s differs from the set's %s: a price set has one currency", op.Regular.Currency, cur)
+			return invalid(prefix+Op(i).String()+".regular.currency", "%s differs from the set's %s: a price set has one currency", op.Regular.Currency, cur)
 		}
 	}
 	return nil

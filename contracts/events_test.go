@@ -90,6 +90,42 @@ var goldenEvents = []struct {
 		},
 		wantSubject: "rates.v1.EUR",
 	},
+	{
+		file: "price_change.json",
+		want: &PriceChange{
+			V: 1, Kind: KindPriceChange, Change: ChangeChanged, Registrar: "porkbun", Zone: ".co.uk",
+			Before: &Offer{
+				Register: &OpPrice{
+					Regular: Price{Amount: 968, Currency: "USD"},
+					Promo:   &Promo{Price: Price{Amount: 499, Currency: "USD"}, EndsAt: &promoEnds},
+				},
+				Renew:    &OpPrice{Regular: Price{Amount: 968, Currency: "USD"}},
+				Transfer: &OpPrice{Regular: Price{Amount: 968, Currency: "USD"}},
+			},
+			After: &Offer{
+				Register: &OpPrice{Regular: Price{Amount: 968, Currency: "USD"}},
+				Renew:    &OpPrice{Regular: Price{Amount: 1049, Currency: "USD"}},
+				Transfer: &OpPrice{Regular: Price{Amount: 968, Currency: "USD"}},
+			},
+			ObservedAt: observed,
+			Source:     "porkbun-api",
+		},
+		wantSubject: "changes.v1.porkbun.co_uk",
+	},
+	{
+		file: "price_change_known.json",
+		want: &PriceChange{
+			V: 1, Kind: KindPriceChange, Change: ChangeKnown, Registrar: "gmo", Zone: ".jp",
+			After: &Offer{
+				Register: &OpPrice{Regular: Price{Amount: 3520, Currency: "JPY"}},
+				Renew:    &OpPrice{Regular: Price{Amount: 4620, Currency: "JPY"}},
+				Tax:      TaxIncluded,
+			},
+			ObservedAt: observed,
+			Source:     "gmo-price-page",
+		},
+		wantSubject: "changes.v1.gmo.jp",
+	},
 }
 
 // marshalGolden renders an event the way the golden files hold it: indented

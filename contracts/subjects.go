@@ -17,10 +17,13 @@ import (
 //	prices.v1.*.co_uk     every registrar's .co.uk
 //	zones.v1.co_uk        .co.uk's metadata
 //	rates.v1.EUR          the EUR-based reference rates
+//	changes.v1.porkbun.*  every change of porkbun's prices (history)
+//	changes.v1.*.co_uk    every change of any registrar's .co.uk
 const (
-	PriceSubjectPrefix = "prices.v1."
-	ZoneSubjectPrefix  = "zones.v1."
-	RatesSubjectPrefix = "rates.v1."
+	PriceSubjectPrefix  = "prices.v1."
+	ZoneSubjectPrefix   = "zones.v1."
+	RatesSubjectPrefix  = "rates.v1."
+	ChangeSubjectPrefix = "changes.v1."
 )
 
 // RepublishSubject is the core NATS subject (not a stream) on which the
@@ -39,6 +42,14 @@ const StateStream = "ZONEPRICE_STATE"
 func StateSubjects() []string {
 	return []string{PriceSubjectPrefix + "*.*", ZoneSubjectPrefix + "*", RatesSubjectPrefix + "*"}
 }
+
+// HistoryStream is the stream of price changes: every change of every
+// registrar's offer for every zone, in the order they were observed, kept
+// for years (see package stream for how long).
+const HistoryStream = "ZONEPRICE_HISTORY"
+
+// HistorySubjects returns the subjects HistoryStream captures.
+func HistorySubjects() []string { return []string{ChangeSubjectPrefix + "*.*"} }
 
 // DuplicateWindow is how long the server remembers a Nats-Msg-Id: a retried
 // publish of the same content within it is dropped.
@@ -69,7 +80,27 @@ func PriceSubject(registrar, zone string) string {
 // validate the registrar or the zone, which the document on the subject is
 // checked against (OnSubject).
 func ParsePriceSubject(subject string) (registrar, zone string, ok bool) {
-	rest, ok := strings.CutPrefix(subject, PriceSubjectPrefix)
+	return parseRegistrarZone(PriceSubjectPrefix, subject)
+}
+
+// ChangeSubject is where the changes of a registrar's offer for a zone
+// are recorded.
+func ChangeSubject(registrar, zone string) string {
+	return ChangeSubjectPrefix + registrar + "." + ZoneToken(zone)
+}
+
+// ParseChangeSubject is ParsePriceSubject for a change subject.
+func ParseChangeSubject(subject string) (registrar, zone string, ok bool) {
+	return parseRegistrarZone(ChangeSubjectPrefix, subject)
+}
+
+// RegistrarChangeFilter selects every change subject of one registrar.
+func RegistrarChangeFilter(registrar string) string {
+	return ChangeSubjectPrefix + registrar + ".*"
+}
+
+func parseRegistrarZone(prefix, subject string) (registrar, zone string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, prefix)
 	if !ok {
 		return "", "", false
 	}
@@ -103,12 +134,18 @@ func OnSubject(ev Event, subject string) bool {
 		return onPriceSubject(subject, e.Registrar, e.Zone)
 	case *Withdrawal:
 		return onPriceSubject(subject, e.Registrar, e.Zone)
+	case *PriceChange:
+		return onRegistrarZone(ChangeSubjectPrefix, subject, e.Registrar, e.Zone)
 	}
 	return ev.Subject() == subject
 }
 
 func onPriceSubject(subject, registrar, zone string) bool {
-	rest, ok := strings.CutPrefix(subject, PriceSubjectPrefix)
+	return onRegistrarZone(PriceSubjectPrefix, subject, registrar, zone)
+}
+
+func onRegistrarZone(prefix, subject, registrar, zone string) bool {
+	rest, ok := strings.CutPrefix(subject, prefix)
 	if !ok {
 		return false
 	}

@@ -79,6 +79,8 @@ func TestSubjects(t *testing.T) {
 		{name: "registrar filter", got: contracts.RegistrarPriceFilter("porkbun"), want: "prices.v1.porkbun.*"},
 		{name: "zone", got: contracts.ZoneSubject(".co.uk"), want: "zones.v1.co_uk"},
 		{name: "rates", got: contracts.RatesSubject("EUR"), want: "rates.v1.EUR"},
+		{name: "change", got: contracts.ChangeSubject("porkbun", ".co.uk"), want: "changes.v1.porkbun.co_uk"},
+		{name: "registrar change filter", got: contracts.RegistrarChangeFilter("porkbun"), want: "changes.v1.porkbun.*"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +113,17 @@ func TestOnSubject(t *testing.T) {
 		if got, want := contracts.OnSubject(set, tt.subject), set.Subject() == tt.subject; got != want {
 			t.Errorf("OnSubject disagrees with Subject() for %q", tt.subject)
 		}
+	}
+	change := &contracts.PriceChange{Registrar: "porkbun", Zone: ".co.uk"}
+	if !contracts.OnSubject(change, "changes.v1.porkbun.co_uk") || contracts.OnSubject(change, "prices.v1.porkbun.co_uk") ||
+		contracts.OnSubject(change, "changes.v1.porkbun.uk") {
+		t.Error("OnSubject for a change does not follow Subject()")
+	}
+	if reg, zone, ok := contracts.ParseChangeSubject("changes.v1.porkbun.co_uk"); !ok || reg != "porkbun" || zone != ".co.uk" {
+		t.Errorf("ParseChangeSubject = %q, %q, %v", reg, zone, ok)
+	}
+	if _, _, ok := contracts.ParseChangeSubject("prices.v1.porkbun.co_uk"); ok {
+		t.Error("ParseChangeSubject read a price subject")
 	}
 	meta := &contracts.ZoneMeta{Zone: ".co.uk"}
 	if !contracts.OnSubject(meta, "zones.v1.co_uk") || contracts.OnSubject(meta, "zones.v1.uk") {

@@ -81,7 +81,7 @@ func TestIngestersPublishAsAllowed(t *testing.T) {
 	// One round per user and source: the compose file and the manifests
 	// mostly run the same ones.
 	type run struct{ user, source string }
-	ran := map[run][]string{} // subjects the round left on the stream
+	ran := map[run][]string{} // subjects the round left on the streams
 	for _, ing := range deployed {
 		for _, src := range ing.sources {
 			r := run{ing.user, src}
@@ -301,7 +301,7 @@ func priceRegistrar(subject string) (string, bool) {
 
 // roundResult is what one ingest round did.
 type roundResult struct {
-	subjects []string // on the stream afterwards
+	subjects []string // on the streams afterwards
 	refused  string   // the first permissions violations the command logged
 	err      error    // its exit
 	log      string
@@ -420,8 +420,8 @@ func accountsServer(t *testing.T, keys map[string]string) *server.Server {
 	return srv
 }
 
-// streamSubjects returns the subjects the state stream holds, read as the
-// admin user.
+// streamSubjects returns the subjects the state and history streams hold,
+// read as the admin user.
 func streamSubjects(t *testing.T, srv *server.Server, keys map[string]string) []string {
 	t.Helper()
 	kp, err := nkeys.FromSeed([]byte(keys["ZONEPRICE_SEED_ADMIN"]))
@@ -440,15 +440,19 @@ func streamSubjects(t *testing.T, srv *server.Server, keys map[string]string) []
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		t.Fatal(err)
+	var out []string
+	for _, name := range []string{contracts.StateStream, contracts.HistoryStream} {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter(">"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, slices.Sorted(maps.Keys(info.State.Subjects))...)
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(">"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Sorted(maps.Keys(info.State.Subjects))
+	return out
 }
 
 // syncBuffer is a bytes.Buffer a command writes while the test reads it.

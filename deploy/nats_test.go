@@ -85,10 +85,10 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 	var samples []string
 	for _, p := range list.Prices {
 		if s := contracts.PriceSubjectPrefix + p.Registrar + ".>"; !slices.Contains(samples, s) {
-			samples = append(samples, s)
+			samples = append(samples, s, contracts.ChangeSubjectPrefix+p.Registrar+".>")
 		}
 	}
-	stream, bucket := contracts.StateStream, "KV_"+contracts.KeysBucket
+	bucket := "KV_" + contracts.KeysBucket
 	for _, user := range natsUsers(t) {
 		t.Run(user, func(t *testing.T) {
 			perms := byUser[user]
@@ -126,7 +126,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			for _, s := range api {
 				// Every API subject names one of zoneprice's streams, or
 				// is the account info the key-value client asks for.
-				if s != "$JS.API.INFO" && !strings.Contains(s, "."+stream) && !strings.Contains(s, "."+bucket) && !strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") {
+				if s != "$JS.API.INFO" && !strings.Contains(s, "."+contracts.StateStream) && !strings.Contains(s, "."+contracts.HistoryStream) &&
+					!strings.Contains(s, "."+bucket) && !strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") {
 					t.Errorf("may publish %s, which is about no zoneprice stream", s)
 				}
 				if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || strings.Contains(s, ".MSG.DELETE.") {
@@ -154,9 +155,9 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 					t.Errorf("may publish %v, want zone metadata, rates and the sample registrars' prices %v", data, want)
 				}
 			case registrar == "SITES":
-				// Whole registrars' prices and nothing else; which
-				// registrars, TestIngestersPublishAsAllowed holds to the
-				// sources its deployments run.
+				// Whole registrars' prices and their changes, and nothing
+				// else; which registrars, TestIngestersPublishAsAllowed
+				// holds to the sources its deployments run.
 				if len(data) == 0 {
 					t.Error("may publish no prices")
 				}
@@ -164,11 +165,14 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 					rest, price := strings.CutPrefix(s, contracts.PriceSubjectPrefix)
 					r, whole := strings.CutSuffix(rest, ".>")
 					if !price || !whole || r == "" || strings.ContainsAny(r, ".*>") {
-						t.Errorf("may publish %s, want only prices.v1.<registrar>.> subjects", s)
+						if rest, change := strings.CutPrefix(s, contracts.ChangeSubjectPrefix); !change || !slices.Contains(data, contracts.PriceSubjectPrefix+rest) {
+							t.Errorf("may publish %s, want only prices.v1.<registrar>.> subjects and the changes.v1.<registrar>.> of each", s)
+						}
 					}
 				}
 			case ingester:
-				want := []string{contracts.PriceSubjectPrefix + strings.ToLower(registrar) + ".>"}
+				reg := strings.ToLower(registrar)
+				want := []string{contracts.PriceSubjectPrefix + reg + ".>", contracts.ChangeSubjectPrefix + reg + ".>"}
 				if !slices.Equal(data, want) {
 					t.Errorf("may publish %v, want only %v", data, want)
 				}

@@ -26,11 +26,13 @@ func NewPublisher(js jetstream.JetStream) *Publisher {
 }
 
 // Message is an event ready to publish: validated once, encoded, with its
-// subject and its content-derived message id.
+// subject, the stream that must store it and its content-derived message
+// id.
 type Message struct {
 	Subject string
 	Body    []byte
 	ID      string
+	Stream  string
 }
 
 // Encode validates ev and encodes it: whatever holds a Message holds a
@@ -54,7 +56,11 @@ func encodeValid(ev contracts.Event) (Message, error) {
 	}
 	subject := ev.Subject()
 	sum := sha256.Sum256(append([]byte(subject+"\n"), body...))
-	return Message{Subject: subject, Body: body, ID: hex.EncodeToString(sum[:16])}, nil
+	m := Message{Subject: subject, Body: body, ID: hex.EncodeToString(sum[:16]), Stream: contracts.StateStream}
+	if _, ok := ev.(*contracts.PriceChange); ok {
+		m.Stream = contracts.HistoryStream
+	}
+	return m, nil
 }
 
 func (m Message) nats() *nats.Msg {
@@ -70,7 +76,7 @@ func (p *Publisher) Publish(ctx context.Context, ev contracts.Event) (duplicate 
 	if err != nil {
 		return false, err
 	}
-	ack, err := p.js.PublishMsg(ctx, m.nats(), jetstream.WithExpectStream(contracts.StateStream))
+	ack, err := p.js.PublishMsg(ctx, m.nats(), jetstream.WithExpectStream(m.Stream))
 	if err != nil {
 		return false, fmt.Errorf("publish %s: %w", m.Subject, err)
 	}
@@ -121,7 +127,7 @@ func (p *Publisher) Send(ctx context.Context, msgs []Message, window int) (publi
 		return nil
 	}
 	for _, m := range msgs {
-		f, err := p.js.PublishMsgAsync(m.nats(), jetstream.WithExpectStream(contracts.StateStream))
+		f, err := p.js.PublishMsgAsync(m.nats(), jetstream.WithExpectStream(m.Stream))
 		if err != nil {
 			return published, duplicates, fmt.Errorf("publish %s: %w", m.Subject, err)
 		}

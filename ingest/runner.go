@@ -84,6 +84,10 @@ type Runner struct {
 	// or not (Republish).
 	republish atomic.Bool
 	after     []func(*List)
+	// beforeState, when set (by tests), runs between recording a
+	// round's changes and publishing its prices; an error ends the round
+	// there, as a crash would.
+	beforeState func() error
 }
 
 type runnerMetrics struct {
@@ -97,6 +101,7 @@ type runnerMetrics struct {
 	skipped     prometheus.Counter
 	lastSuccess prometheus.Gauge
 	interval    prometheus.Gauge
+	changes     *prometheus.CounterVec
 }
 
 // NewRunner returns a Runner for src. Metrics are labelled with the
@@ -148,7 +153,14 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 	for _, reason := range []string{"future", "rate_jump", "older_rates"} {
 		m.refused.WithLabelValues(reason) // present at zero from the start
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess, m.interval} {
+	m.changes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneprice_ingest_changes_total", ConstLabels: labels,
+		Help: "Price changes recorded on the history stream, by change: added, changed, withdrawn, known (a price first recorded as history started).",
+	}, []string{"change"})
+	for _, c := range []contracts.Change{contracts.ChangeAdded, contracts.ChangeChanged, contracts.ChangeWithdrawn, contracts.ChangeKnown} {
+		m.changes.WithLabelValues(string(c))
+	}
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess, m.interval, m.changes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
 		}
@@ -250,14 +262,42 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("read current state of %s: %w", r.src.Name(), err)
 	}
-	pl, err := r.diff(list, stored, r.republish.Swap(false))
+	recorded, err := r.recorded(ctx, list)
+	if err != nil {
+		r.m.fetches.WithLabelValues("error").Inc()
+		return fmt.Errorf("read history of %s: %w", r.src.Name(), err)
+	}
+	pl, err := r.diff(list, stored, recorded, r.republish.Swap(false))
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
 		return err
 	}
+	if recorded != nil {
+		if err := r.changes(pl, stored, recorded); err != nil {
+			return err
+		}
+	}
+	// Changes first: a change is recorded before the price it leads to,
+	// so that a crash between the two leaves the history ahead of the
+	// state, and the next round, which compares the list with the
+	// history's last word, records nothing twice and publishes the state.
 	pctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	if _, _, err := r.pub.Send(pctx, pl.changes, 256); err != nil {
+		r.m.fetches.WithLabelValues("error").Inc()
+		// Nothing of the state was published: the next round finds the
+		// same changes, less those the history now holds.
+		return fmt.Errorf("record changes: %w", err)
+	}
+	for change, n := range pl.changeCounts {
+		r.m.changes.WithLabelValues(string(change)).Add(float64(n))
+	}
+	if r.beforeState != nil {
+		if err := r.beforeState(); err != nil {
+			return err
+		}
+	}
 	published, dups, err := r.pub.Send(pctx, pl.messages, 256)
-	cancel()
 	r.m.published.Add(float64(published - dups))
 	r.m.duplicates.Add(float64(dups))
 	if err != nil {
@@ -269,7 +309,7 @@ func (r *Runner) Once(ctx context.Context) error {
 	r.m.withdrawn.Add(float64(pl.withdrawn))
 	r.m.fetches.WithLabelValues("ok").Inc()
 	r.m.lastSuccess.Set(float64(r.now().Unix()))
-	r.log.Info("price list published", "events", published, "duplicates", dups, "withdrawn", pl.withdrawn, "invalid", pl.invalid,
+	r.log.Info("price list published", "events", len(pl.messages), "changes", len(pl.changes), "withdrawn", pl.withdrawn, "invalid", pl.invalid,
 		"prices", len(list.Prices), "zones", len(list.Zones), "retired", len(list.Retired))
 	for _, f := range r.after {
 		f(list)
@@ -287,7 +327,8 @@ type storedEvent struct {
 	observed  time.Time
 	ratesDate string           // of a rates document
 	rates     *contracts.Rates // the rates document itself
-	source    string           // of a rates document
+	source    string           // of a rates document or a price set
+	offer     *contracts.Offer // of a live price set
 }
 
 // stored reads the stream's current message on every subject the list
@@ -328,7 +369,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 			st.fp = fingerprint(ev)
 			switch e := ev.(type) {
 			case *contracts.PriceSet:
-				st.live, st.observed = true, e.ObservedAt
+				st.live, st.observed, st.source, st.offer = true, e.ObservedAt, e.Source, e.Offer()
 			case *contracts.Withdrawal:
 				st.withdrawn = true
 			case *contracts.ZoneMeta:
@@ -349,11 +390,20 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	return out, nil
 }
 
-// plan is what one run publishes.
+// plan is what one run publishes: the changes to the history stream,
+// then the messages to the state stream.
 type plan struct {
+	changes   []Message
 	messages  []Message
 	withdrawn int
 	invalid   int
+	// offered are the list's valid price sets, published or not, and
+	// gone the price subjects of listed or retired registrars that the
+	// list no longer has: what changes are found in.
+	offered []*contracts.PriceSet
+	gone    []string
+	// changeCounts counts the changes by kind.
+	changeCounts map[contracts.Change]int
 }
 
 // diff returns the events that differ from what the stream holds, plus a
@@ -362,7 +412,7 @@ type plan struct {
 // of what the stream holds for it. An event that fails validation is
 // skipped and counted; its zone still counts as listed, so a bad row never
 // withdraws a good price.
-func (r *Runner) diff(list *List, stored map[string]storedEvent, all bool) (*plan, error) {
+func (r *Runner) diff(list *List, stored map[string]storedEvent, recorded map[string]*recordedChange, all bool) (*plan, error) {
 	now := r.now()
 	pl := &plan{}
 	listed := map[string]bool{}    // price subjects in the list
@@ -436,6 +486,9 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent, all bool) (*pla
 			r.log.Warn("event skipped: observed in the future (is this machine's or the source's clock wrong?)", "subject", ev.Subject(), "err", err)
 			return nil
 		}
+		if p, ok := ev.(*contracts.PriceSet); ok {
+			pl.offered = append(pl.offered, p)
+		}
 		st, ok := stored[ev.Subject()]
 		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
 		if all || !ok || st.fp != fingerprint(ev) || stale {
@@ -482,12 +535,24 @@ func (r *Runner) diff(list *List, stored map[string]storedEvent, all bool) (*pla
 			return nil, err
 		}
 	}
+	gone := func(subject string) (reg, zone string, ok bool) {
+		reg, zone, ok = contracts.ParsePriceSubject(subject)
+		return reg, zone, ok && !listed[subject] && (registrars[reg] > 0 || retired[reg])
+	}
+	for subject := range recorded {
+		if _, _, ok := gone(subject); ok {
+			pl.gone = append(pl.gone, subject)
+		}
+	}
 	for subject, st := range stored {
-		reg, zone, ok := contracts.ParsePriceSubject(subject)
+		reg, zone, ok := gone(subject)
+		if ok && recorded[subject] == nil {
+			pl.gone = append(pl.gone, subject)
+		}
 		// Anything but a withdrawal, including a document that does not
 		// decode, is withdrawn once the list no longer has it: otherwise
 		// garbage there would outlive the zone.
-		if !ok || st.withdrawn || listed[subject] || (registrars[reg] == 0 && !retired[reg]) {
+		if !ok || st.withdrawn {
 			continue
 		}
 		w := &contracts.Withdrawal{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
@@ -77,7 +78,7 @@ func (b *bench) setup(ctx context.Context, res *results) (env *natsEnv, err erro
 		}
 	}()
 	b.log.Info("embedded nats started", "url", env.url)
-	if err := app.Provision(ctx, js, 1, quiet); err != nil {
+	if err := app.Provision(ctx, js, stream.Options{}, quiet); err != nil {
 		return nil, err
 	}
 

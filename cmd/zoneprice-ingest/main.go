@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	}
 	defer nc.Close()
 	if ing.Provision == app.ProvisionOnly {
-		if err := app.Provision(ctx, js, ing.Replicas, log); err != nil {
+		if err := app.Provision(ctx, js, ing.StreamOptions(), log); err != nil {
 			return err
 		}
 		log.Info("stream and keys bucket provisioned; --provision only, so exiting", "replicas", ing.Replicas)

@@ -1,14 +1,15 @@
 // Package stream is where the service's streams meet JetStream: the
-// declared configuration of the state stream and of the API keys bucket,
-// named in package contracts, their provisioning, and the one reader of the
-// last message on each subject that ingesters, query pods and the
-// stand-in sources share. Package contracts says what the streams and
+// declared configuration of the state and history streams and of the API
+// keys bucket, named in package contracts, their provisioning, and the one
+// reader of the last message on each subject that ingesters, query pods and
+// the stand-in sources share. Package contracts says what the streams and
 // their documents mean and does no I/O; this package does the I/O.
 package stream
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -20,9 +21,22 @@ type Options struct {
 	// Replicas is the number of stream replicas: 1 for a single server,
 	// 3 on a three-node cluster. Below 1 means 1.
 	Replicas int
+	// HistoryRetention is how long the history stream keeps a change;
+	// zero means DefaultHistoryRetention.
+	HistoryRetention time.Duration
 }
 
 func (o Options) replicas() int { return max(o.Replicas, 1) }
+
+func (o Options) historyRetention() time.Duration {
+	if o.HistoryRetention <= 0 {
+		return DefaultHistoryRetention
+	}
+	return o.HistoryRetention
+}
+
+// DefaultHistoryRetention keeps three years of changes (1,096 days).
+const DefaultHistoryRetention = 1096 * 24 * time.Hour
 
 // The state stream's bounds: about ten times the benchmark's data set of
 // 225,000 prices, and a hundred times every real registrar's list
@@ -58,6 +72,40 @@ func StateConfig(o Options) jetstream.StreamConfig {
 	}
 }
 
+// The history stream's bounds: 25 times the benchmark's three years of
+// 2,000,000 changes (about 1.3 GB), as a limit on disk against a source
+// gone wrong, never reached by real changes.
+const (
+	MaxHistoryMsgs  = 50_000_000
+	MaxHistoryBytes = 32 << 30
+)
+
+// HistoryConfig is the declared configuration of contracts.HistoryStream.
+func HistoryConfig(o Options) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        contracts.HistoryStream,
+		Description: "every change of what a registrar charges for a zone, oldest first",
+		Subjects:    contracts.HistorySubjects(),
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    o.replicas(),
+		MaxAge:      o.historyRetention(),
+		// Every change of a subject is kept (the server's -1; 0 would
+		// read back as -1 and look like drift).
+		MaxMsgsPerSubject: -1,
+		// Past the bounds the oldest changes go, unlike the state
+		// stream's refusal of new subjects: an ingester publishes a
+		// zone's change before its new price, so refusing changes would
+		// freeze every price.
+		MaxMsgs:     MaxHistoryMsgs,
+		MaxBytes:    MaxHistoryBytes,
+		Discard:     jetstream.DiscardOld,
+		Duplicates:  contracts.DuplicateWindow,
+		AllowDirect: true,
+		MaxMsgSize:  contracts.MaxEventSize,
+	}
+}
+
 // KeysConfig is the declared configuration of contracts.KeysBucket. One
 // revision per key is enough: a revoked key is deleted, and the admin
 // command's list is the audit that matters.
@@ -72,12 +120,14 @@ func KeysConfig(o Options) jetstream.KeyValueConfig {
 	}
 }
 
-// Provision creates the state stream and the API keys bucket, or updates
-// them to the declared configuration. It is idempotent and safe to run
-// from every process that starts.
+// Provision creates the state and history streams and the API keys
+// bucket, or updates them to the declared configuration. It is idempotent
+// and safe to run from every process that starts.
 func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
-	if _, err := js.CreateOrUpdateStream(ctx, StateConfig(o)); err != nil {
-		return fmt.Errorf("provision stream %s: %w", contracts.StateStream, err)
+	for _, cfg := range []jetstream.StreamConfig{StateConfig(o), HistoryConfig(o)} {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("provision stream %s: %w", cfg.Name, err)
+		}
 	}
 	_, err := ProvisionKeys(ctx, js, o)
 	return err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -121,6 +122,65 @@ func publish(ctx context.Context, t *testing.T, js jetstream.JetStream, subject,
 	}
 	if ack.Stream != contracts.StateStream {
 		t.Fatalf("publish on %s stored in stream %q, want %q", subject, ack.Stream, contracts.StateStream)
+	}
+}
+
+func TestHistoryConfig(t *testing.T) {
+	cfg := stream.HistoryConfig(stream.Options{Replicas: 3})
+	if cfg.Name != contracts.HistoryStream || !slices.Equal(cfg.Subjects, contracts.HistorySubjects()) {
+		t.Errorf("Name %q, Subjects %q", cfg.Name, cfg.Subjects)
+	}
+	if cfg.Replicas != 3 || cfg.Storage != jetstream.FileStorage {
+		t.Errorf("Replicas %d, Storage %v; want 3 replicas on file storage like the state stream", cfg.Replicas, cfg.Storage)
+	}
+	if cfg.MaxAge != stream.DefaultHistoryRetention || cfg.MaxMsgsPerSubject != -1 {
+		t.Errorf("MaxAge %v, MaxMsgsPerSubject %d; want every change for %v", cfg.MaxAge, cfg.MaxMsgsPerSubject, stream.DefaultHistoryRetention)
+	}
+	if cfg.Discard != jetstream.DiscardOld || cfg.Duplicates != contracts.DuplicateWindow || cfg.MaxMsgSize != contracts.MaxEventSize {
+		t.Errorf("Discard %v, Duplicates %v, MaxMsgSize %d", cfg.Discard, cfg.Duplicates, cfg.MaxMsgSize)
+	}
+	if got := stream.HistoryConfig(stream.Options{HistoryRetention: 48 * time.Hour}).MaxAge; got != 48*time.Hour {
+		t.Errorf("MaxAge with a retention of 48h = %v", got)
+	}
+}
+
+// TestProvisionHistory checks that the history stream is made beside the
+// state stream, captures change subjects only, and drops a change
+// published twice with one message id.
+func TestProvisionHistory(t *testing.T) {
+	srv := natstest.Server(t)
+	_, js := natstest.Connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := stream.Provision(ctx, js, stream.Options{HistoryRetention: 72 * time.Hour}); err != nil {
+		t.Fatalf("Provision: %v", err)
+	}
+	s, err := js.Stream(ctx, contracts.HistoryStream)
+	if err != nil {
+		t.Fatalf("history stream: %v", err)
+	}
+	assertStreamConfig(t, s.CachedInfo().Config, stream.HistoryConfig(stream.Options{HistoryRetention: 72 * time.Hour}))
+	subject := contracts.ChangeSubject("porkbun", ".co.uk")
+	for range 2 {
+		msg := &nats.Msg{Subject: subject, Data: []byte("a change"), Header: nats.Header{}}
+		msg.Header.Set(jetstream.MsgIDHeader, "change-1")
+		ack, err := js.PublishMsg(ctx, msg)
+		if err != nil {
+			t.Fatalf("publish on %s: %v", subject, err)
+		}
+		if ack.Stream != contracts.HistoryStream {
+			t.Errorf("a change was stored in %s", ack.Stream)
+		}
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Errorf("history holds %d messages after one change published twice, want 1", info.State.Msgs)
+	}
+	if st := streamInfo(ctx, t, js); st.State.Msgs != 0 {
+		t.Errorf("the state stream holds %d messages, want none", st.State.Msgs)
 	}
 }
 

@@ -163,10 +163,10 @@ func Connect(url, name, credsFile string, log *slog.Logger, extra ...nats.Option
 
 // Provision creates or updates the streams, retrying while NATS is not yet
 // reachable, until ctx ends.
-func Provision(ctx context.Context, js jetstream.JetStream, replicas int, log *slog.Logger) error {
+func Provision(ctx context.Context, js jetstream.JetStream, o stream.Options, log *slog.Logger) error {
 	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := stream.Provision(pctx, js, stream.Options{Replicas: replicas})
+		err := stream.Provision(pctx, js, o)
 		cancel()
 		if err == nil {
 			return nil

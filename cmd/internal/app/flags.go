@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -81,7 +82,9 @@ type IngestFlags struct {
 	File     string
 	Interval time.Duration
 	Replicas int
-	Once     bool
+	// HistoryRetention is how long the history stream keeps a change.
+	HistoryRetention time.Duration
+	Once             bool
 	// Provision is ProvisionOn, ProvisionOff or ProvisionOnly.
 	Provision string
 }
@@ -95,6 +98,10 @@ func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
 		return nil, err
 	}
 	if err := IntVar(fs, getenv, &f.Replicas, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)"); err != nil {
+		return nil, err
+	}
+	if err := DurationVar(fs, getenv, &f.HistoryRetention, "history-retention", "ZONEPRICE_HISTORY_RETENTION", stream.DefaultHistoryRetention,
+		"how long the history stream keeps a price change, when provisioning (26304h: three years)"); err != nil {
 		return nil, err
 	}
 	once, err := strconv.ParseBool(envOr(getenv, "ZONEPRICE_ONCE", "false"))
@@ -115,7 +122,15 @@ func (f *IngestFlags) Validate() error {
 	if f.Interval <= 0 {
 		return fmt.Errorf("--interval (ZONEPRICE_INGEST_INTERVAL): %v must be positive", f.Interval)
 	}
+	if f.HistoryRetention < 24*time.Hour {
+		return fmt.Errorf("--history-retention (ZONEPRICE_HISTORY_RETENTION): %v is less than a day", f.HistoryRetention)
+	}
 	return validProvision(f.Provision)
+}
+
+// StreamOptions are the provisioning choices the flags make.
+func (f *IngestFlags) StreamOptions() stream.Options {
+	return stream.Options{Replicas: f.Replicas, HistoryRetention: f.HistoryRetention}
 }
 
 // Ingesters provisions the streams (or, with --provision off, waits for
@@ -125,7 +140,7 @@ func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, reg
 	if f.Provision == ProvisionOff {
 		err = WaitForStream(ctx, js, log)
 	} else {
-		err = Provision(ctx, js, f.Replicas, log)
+		err = Provision(ctx, js, f.StreamOptions(), log)
 	}
 	if err != nil {
 		return nil, err

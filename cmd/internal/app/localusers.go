@@ -205,17 +205,15 @@ func ownerOnly(path string, info fs.FileInfo, fix, why string) error {
 // them equal). Every user subscribes to _INBOX.> for the JetStream API's
 // replies and its consumers' deliveries.
 func localPermissions(user LocalUser) *server.Permissions {
-	state, keys := contracts.StateStream, "KV_"+contracts.KeysBucket
-	provision := []string{
-		"$JS.API.INFO",
-		"$JS.API.STREAM.INFO." + state, "$JS.API.STREAM.CREATE." + state, "$JS.API.STREAM.UPDATE." + state,
-		"$JS.API.STREAM.INFO." + keys, "$JS.API.STREAM.CREATE." + keys, "$JS.API.STREAM.UPDATE." + keys,
+	state, history, keys := contracts.StateStream, contracts.HistoryStream, "KV_"+contracts.KeysBucket
+	provision := []string{"$JS.API.INFO"}
+	read := []string{}
+	for _, s := range []string{state, history, keys} {
+		provision = append(provision, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
 	}
-	readState := []string{
-		"$JS.API.STREAM.INFO." + state,
-		"$JS.API.CONSUMER.CREATE." + state + ".>",
-		"$JS.API.CONSUMER.MSG.NEXT." + state + ".>",
-		"$JS.API.CONSUMER.DELETE." + state + ".>",
+	for _, s := range []string{state, history} {
+		read = append(read, "$JS.API.STREAM.INFO."+s, "$JS.API.CONSUMER.CREATE."+s+".>",
+			"$JS.API.CONSUMER.MSG.NEXT."+s+".>", "$JS.API.CONSUMER.DELETE."+s+".>")
 	}
 	// A key-value watch reads through a consumer and answers its flow
 	// control; unanswered, the watch stalls.
@@ -228,8 +226,9 @@ func localPermissions(user LocalUser) *server.Permissions {
 	var publish []string
 	switch user {
 	case LocalIngest:
-		publish = slices.Concat(provision, readState, []string{
-			contracts.PriceSubjectPrefix + ">", contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">",
+		publish = slices.Concat(provision, read, []string{
+			contracts.PriceSubjectPrefix + ">", contracts.ChangeSubjectPrefix + ">",
+			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">",
 			"$JS.API.DIRECT.GET." + state + ".>",
 		})
 	case LocalAdmin:
@@ -239,7 +238,7 @@ func localPermissions(user LocalUser) *server.Permissions {
 			contracts.RepublishSubject,
 		})
 	case LocalQuery:
-		publish = slices.Concat(readState, watchKeys)
+		publish = slices.Concat(read, watchKeys)
 	}
 	slices.Sort(publish)
 	p := &server.Permissions{

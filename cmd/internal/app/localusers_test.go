@@ -30,6 +30,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
@@ -167,7 +168,7 @@ func TestLocalNATSKeepsAnEarlierStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := app.Provision(ctx, js, 1, quiet); err != nil {
+	if err := app.Provision(ctx, js, stream.Options{}, quiet); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ingest.NewPublisher(js).Publish(ctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
@@ -350,7 +351,7 @@ func TestLocalIngestUser(t *testing.T) {
 
 	pctx, pcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer pcancel()
-	if err := app.Provision(pctx, c.js, 1, slog.New(slog.NewJSONHandler(c.log, nil))); err != nil {
+	if err := app.Provision(pctx, c.js, stream.Options{}, slog.New(slog.NewJSONHandler(c.log, nil))); err != nil {
 		t.Fatalf("provision: %v; refused:\n%s", err, c.violations())
 	}
 	rates, err := os.ReadFile("../../../ingest/ecb/testdata/eurofxref-daily.xml")
@@ -514,7 +515,7 @@ func TestLocalAdminAndQueryUsers(t *testing.T) {
 	}
 	waitConnected(t, admin.nc)
 	waitConnected(t, query.nc)
-	if err := app.Provision(ctx, admin.js, 1, slog.New(slog.DiscardHandler)); err != nil {
+	if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("admin provisions: %v\n%s", err, admin.violations())
 	}
 	kv, err := admin.js.KeyValue(ctx, contracts.KeysBucket)

@@ -253,7 +253,7 @@ func TestNATSPermissions(t *testing.T) {
 	provisioned := t.Run("admin provisions", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		if err := app.Provision(ctx, admin.js, 1, slog.New(slog.NewJSONHandler(admin.log, nil))); err != nil {
+		if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.NewJSONHandler(admin.log, nil))); err != nil {
 			t.Fatalf("provision: %v; refused:\n%s", err, admin.violations())
 		}
 		if err := <-waiting; err != nil {
@@ -650,7 +650,7 @@ func TestNATSTLS(t *testing.T) {
 				waitConnected(t, c.nc)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
-				if err := app.Provision(ctx, c.js, 1, slog.New(slog.DiscardHandler)); err != nil {
+				if err := app.Provision(ctx, c.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 					t.Fatalf("provision over TLS: %v", err)
 				}
 				if !c.nc.TLSRequired() {
