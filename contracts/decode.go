@@ -65,6 +65,10 @@ type Decoder struct {
 	// currency, so most strings are the one before, and a comparison
 	// saves a map lookup.
 	recent [numRecent]string
+	// change, blk and w are DecodeChange's storage, reused by each call.
+	change *changeBlock
+	blk    *priceBlock
+	w      wire
 }
 
 // The fields whose last value a Decoder remembers, and the rest.
@@ -84,11 +88,52 @@ func (d *Decoder) Decode(data []byte) (Event, error) {
 	return decode(data, d)
 }
 
+// DecodeChange decodes a change document like Decode, into storage the
+// Decoder owns: the change it returns, and its offers, are valid only
+// until the Decoder's next call. A query pod loads millions of changes
+// when it starts, and keeps none of them as they are; this way loading
+// them allocates nothing per document but what the fallback to
+// encoding/json does. A document of another kind is ErrUnknownKind.
+func (d *Decoder) DecodeChange(data []byte) (*PriceChange, error) {
+	if len(data) > MaxEventSize {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxEventSize)
+	}
+	if d.change == nil {
+		d.change, d.blk = new(changeBlock), new(priceBlock)
+	}
+	*d.change, *d.blk, d.w = changeBlock{}, priceBlock{}, wire{}
+	w := &d.w
+	if _, fast := decodeFast(data, w, d, d.blk, d.change); !fast {
+		*w = wire{}
+		if err := json.Unmarshal(data, w); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
+		}
+	}
+	if w.Kind != KindPriceChange {
+		return nil, fmt.Errorf("%w %q: want %q", ErrUnknownKind, w.Kind, KindPriceChange)
+	}
+	c := &d.change.change
+	*c = PriceChange{V: w.V, Kind: w.Kind, Change: w.Change, Registrar: w.Registrar, Zone: w.Zone,
+		Before: w.Before, After: w.After, ObservedAt: w.ObservedAt, Source: w.Source}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // priceBlock holds a price set and its operations in one allocation; the
 // set's operation pointers point into it.
 type priceBlock struct {
 	set PriceSet
-	ops [NumOps]OpPrice
+	ops opBlock
+}
+
+// opBlock holds the operations of a price set or an offer, with their
+// promotions and their ends, where the scanner decodes them.
+type opBlock struct {
+	ops    [NumOps]OpPrice
+	promos [NumOps]Promo
+	ends   [NumOps]time.Time
 }
 
 // changeBlock is priceBlock for a change: the change, its two offers and
@@ -96,7 +141,7 @@ type priceBlock struct {
 type changeBlock struct {
 	change PriceChange
 	offers [2]Offer
-	ops    [2][NumOps]OpPrice
+	ops    [2]opBlock
 }
 
 func decode(data []byte, d *Decoder) (Event, error) {
@@ -105,7 +150,7 @@ func decode(data []byte, d *Decoder) (Event, error) {
 	}
 	var w wire
 	blk := new(priceBlock)
-	cblk, fast := decodeFast(data, &w, d, blk)
+	cblk, fast := decodeFast(data, &w, d, blk, nil)
 	if !fast {
 		w, blk, cblk = wire{}, new(priceBlock), nil
 		if err := json.Unmarshal(data, &w); err != nil {
@@ -151,7 +196,7 @@ type scanner struct {
 	b   []byte
 	i   int
 	d   *Decoder
-	ops *[NumOps]OpPrice // where the operations being read are decoded to
+	ops *opBlock // where the operations being read are decoded to
 	blk *priceBlock      // a price set's operations
 	// cblk holds a change's offers, made when the first is read.
 	cblk *changeBlock
@@ -355,11 +400,11 @@ func (s *scanner) price(p *Price) bool {
 	return o.ok
 }
 
-func (s *scanner) promo() (*Promo, bool) {
+func (s *scanner) promo(i Op) (*Promo, bool) {
 	if s.null() {
 		return nil, true
 	}
-	p := &Promo{}
+	p := &s.ops.promos[i]
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -371,9 +416,9 @@ func (s *scanner) promo() (*Promo, bool) {
 		case "ends_at":
 			if o.once(1) {
 				if ok = s.null(); !ok {
-					var t time.Time
-					t, ok = s.time()
-					p.EndsAt = &t
+					t := &s.ops.ends[i]
+					*t, ok = s.time()
+					p.EndsAt = t
 				}
 			}
 		}
@@ -388,7 +433,7 @@ func (s *scanner) op(i Op) (*OpPrice, bool) {
 	if s.null() {
 		return nil, true
 	}
-	op := &s.ops[i]
+	op := &s.ops.ops[i]
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -399,7 +444,7 @@ func (s *scanner) op(i Op) (*OpPrice, bool) {
 			}
 		case "promo":
 			if o.once(1) {
-				op.Promo, ok = s.promo()
+				op.Promo, ok = s.promo(i)
 			}
 		}
 		if !ok {
@@ -500,9 +545,10 @@ func (s *scanner) offer(side int) (*Offer, bool) {
 // reports false, leaving w in any state, when the document needs
 // encoding/json: an unknown key, a non-canonical number, an escape, a
 // repeated key, or anything malformed. A change's offers are decoded into
-// the block it returns (nil when the document has none).
-func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock) (*changeBlock, bool) {
-	s := &scanner{b: data, d: d, blk: blk, ops: &blk.ops}
+// the block it returns: cblk, or one it makes (nil when the document has
+// none).
+func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock, cblk *changeBlock) (*changeBlock, bool) {
+	s := &scanner{b: data, d: d, blk: blk, ops: &blk.ops, cblk: cblk}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false

@@ -3,6 +3,7 @@ package contracts
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,7 +22,7 @@ func TestDecodeFastTakesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		var w wire
-		_, fast := decodeFast(data, &w, nil, new(priceBlock))
+		_, fast := decodeFast(data, &w, nil, new(priceBlock), nil)
 		// Non-ASCII strings (the Unicode form of an IDN) are left to
 		// encoding/json on purpose.
 		if want := !bytes.ContainsFunc(data, func(r rune) bool { return r >= 0x80 }); fast != want {
@@ -47,7 +48,7 @@ func TestDecodeFastFallsBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w wire
-			if _, fast := decodeFast([]byte(tt.doc), &w, nil, new(priceBlock)); fast {
+			if _, fast := decodeFast([]byte(tt.doc), &w, nil, new(priceBlock), nil); fast {
 				t.Errorf("fast path accepted %s", tt.doc)
 			}
 		})
@@ -69,7 +70,7 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"kind":"price_change","before":null,"after":{"renew":{"regular":{"amount":1,"currency":"EUR"}},"tax":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast wire
-		if _, ok := decodeFast(data, &fast, &Decoder{}, new(priceBlock)); !ok {
+		if _, ok := decodeFast(data, &fast, &Decoder{}, new(priceBlock), nil); !ok {
 			return
 		}
 		var slow wire
@@ -82,4 +83,42 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 			t.Fatalf("paths disagree on %q:\nfast %s\nslow %s", data, a, b)
 		}
 	})
+}
+
+// TestDecodeChange reads every change golden file with DecodeChange, the
+// same as Decode reads it, twice with one Decoder (the second call reuses
+// the first's storage), and allocates nothing doing it.
+func TestDecodeChange(t *testing.T) {
+	var d Decoder
+	for _, g := range goldenEvents {
+		want, ok := g.want.(*PriceChange)
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("testdata", g.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, err := d.DecodeChange(data)
+			if err != nil {
+				t.Fatalf("%s: %v", g.file, err)
+			}
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(want)
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: DecodeChange = %s, want %s", g.file, a, b)
+			}
+		}
+		compact := new(bytes.Buffer)
+		if err := json.Compact(compact, data); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = d.DecodeChange(compact.Bytes()) }); n > 0 {
+			t.Errorf("%s: DecodeChange allocates %v times per document", g.file, n)
+		}
+	}
+	if _, err := d.DecodeChange([]byte(`{"v":1,"kind":"withdrawal"}`)); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("DecodeChange of a withdrawal = %v, want ErrUnknownKind", err)
+	}
 }

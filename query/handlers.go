@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -244,12 +243,8 @@ func (s *Server) comparison(req *http.Request, snap *cache.Snapshot, raw string,
 			return b, "", nil
 		}
 	}
-	zone, err := contracts.NormalizeZone(name)
+	zone, err := normalizeZoneParam(name)
 	if err != nil {
-		if errors.Is(err, contracts.ErrMalformedZone) {
-			return nil, "", paramProblem(http.StatusBadRequest, contracts.CodeMalformedZone, "Malformed zone", "zone",
-				err.Error()+`; give a zone such as ".com", "co.uk" or ".рф"`)
-		}
 		return nil, "", err
 	}
 	b, ok := snap.Comparison(zone.ASCII)

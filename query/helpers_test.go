@@ -170,11 +170,12 @@ func background(t testing.TB, what string, part func(context.Context) error) {
 	})
 }
 
-// fixedSnapshots serves one snapshot, ready or not: a pod for tests of
-// the handlers, which need no stream.
+// fixedSnapshots serves one snapshot, ready or not, and a history, loaded
+// or not: a pod for tests of the handlers, which need no stream.
 type fixedSnapshots struct {
 	snap  *cache.Snapshot
 	ready bool
+	hist  *cache.HistoryView // nil: not loaded
 }
 
 var _ query.Snapshots = fixedSnapshots{}
@@ -182,6 +183,13 @@ var _ query.Snapshots = fixedSnapshots{}
 func (f fixedSnapshots) Snapshot() *cache.Snapshot { return f.snap }
 
 func (f fixedSnapshots) IsReady() bool { return f.ready }
+
+func (f fixedSnapshots) History() (*cache.HistoryView, bool) {
+	if f.hist == nil {
+		return cache.NewHistory().View(), false
+	}
+	return f.hist, true
+}
 
 // notReady is a pod's data before it has caught up: empty, and not ready.
 func notReady() fixedSnapshots {

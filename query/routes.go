@@ -25,8 +25,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/api/domains/categories", s.limit(s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.Categories })))
 	e.Match(read, "/api/comparison/zones", s.limit(s.handleBody(func(s *cache.Snapshot) *cache.Body { return s.ComparisonZones })))
 	e.Match(read, "/api/comparison/:zone", s.limit(s.handleComparison()))
+	e.Match(read, "/api/comparison/:zone/history", s.limit(s.handleZoneHistory()))
+	e.Match(read, "/api/changes", s.limit(s.handleChanges()))
 	e.Match(read, "/api/openapi.json", s.limit(s.handleOpenAPI()))
-	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone", "/api/openapi.json"} {
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone",
+		"/api/comparison/:zone/history", "/api/changes", "/api/openapi.json"} {
 		e.OPTIONS(path, handlePreflight()) // CORS preflight
 	}
 

@@ -138,6 +138,9 @@ type Snapshots interface {
 	// IsReady reports whether the snapshot is whole: before, the API
 	// answers 503 rather than show a half-loaded catalog.
 	IsReady() bool
+	// History returns the current view of the price history and whether
+	// it is loaded: before, the history endpoints answer 503.
+	History() (*cache.HistoryView, bool)
 }
 
 // Server serves the API from snapshots.
@@ -326,7 +329,7 @@ func (s *Server) handleError(c *echo.Context, err error) {
 	if p.Status == http.StatusMethodNotAllowed && h.Get(echo.HeaderAllow) == "" {
 		h.Set(echo.HeaderAllow, "GET, HEAD")
 	}
-	if p.Status == http.StatusServiceUnavailable {
+	if p.Status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
 		h.Set("Retry-After", "1")
 	}
 	h.Set(echo.HeaderContentType, "application/problem+json")

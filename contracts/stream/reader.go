@@ -36,6 +36,9 @@ type ReaderConfig struct {
 	Filters []string
 	// Batch is how many messages one pull asks for; 0 means 1024.
 	Batch int
+	// All reads every message the stream holds, oldest first, instead of
+	// the last on each subject: a history, not a state.
+	All bool
 	// InactiveThreshold is how long the server keeps the reader's
 	// consumer after its reader went away without a word; 0 is the
 	// client's default (5 minutes). A short read sets it short.
@@ -43,9 +46,9 @@ type ReaderConfig struct {
 }
 
 // Reader reads the last message on every subject of a stream that matches
-// its filters, in stream order, and then every message stored after them:
-// a stream that keeps one message per subject is its current state, and
-// then its changes. It reads through an ordered consumer, which recreates
+// its filters (or, with ReaderConfig.All, every message), in stream order,
+// and then every message stored after them: a stream that keeps one
+// message per subject is its current state, and then its changes. It reads through an ordered consumer, which recreates
 // itself after a reconnect and resumes after the last message delivered,
 // so a reader outlives a NATS outage. It is not safe for concurrent use.
 type Reader struct {
@@ -60,8 +63,12 @@ type Reader struct {
 func Open(ctx context.Context, s jetstream.Stream, cfg ReaderConfig) (*Reader, error) {
 	name := s.CachedInfo().Config.Name
 	state := s.CachedInfo().State
+	deliver := jetstream.DeliverLastPerSubjectPolicy
+	if cfg.All {
+		deliver = jetstream.DeliverAllPolicy
+	}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+		DeliverPolicy:     deliver,
 		FilterSubjects:    cfg.Filters,
 		InactiveThreshold: cfg.InactiveThreshold,
 	})

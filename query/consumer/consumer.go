@@ -79,6 +79,11 @@ type Consumer struct {
 	// at damageLogged; only noteHealth touches them.
 	damaged      bool
 	damageLogged time.Time
+	// hist is the price history, loaded and followed by runHistory
+	// once the state is ready; histLoaded says it has been loaded.
+	hist       *cache.History
+	histLoaded atomic.Bool
+	hm         *historyMetrics
 }
 
 // New returns a consumer reading from js.
@@ -101,7 +106,10 @@ func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Re
 	if err := reg.Register(connected); err != nil {
 		return nil, fmt.Errorf("register consumer metrics: %w", err)
 	}
-	c := &Consumer{js: js, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{})}
+	c := &Consumer{js: js, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory()}
+	if c.hm, err = newHistoryMetrics(reg, c.hist); err != nil {
+		return nil, err
+	}
 	c.snap.Store(cache.NewIndex(cfg.Currency).Snapshot())
 	return c, nil
 }
@@ -165,10 +173,16 @@ func (c *Consumer) Run(ctx context.Context) error {
 	c.publish(idx)
 	c.markReady(start)
 	// The stream's head is watched apart from the consumer, so that a
-	// consumer that stops reading shows a growing lag instead of a frozen one.
+	// consumer that stops reading shows a growing lag instead of a frozen
+	// one; the history is loaded beside it, after the state.
 	wctx, stopWatch := context.WithCancel(ctx)
 	var watching sync.WaitGroup
 	watching.Go(func() { c.watchHead(wctx, s) })
+	watching.Go(func() {
+		if err := c.runHistory(wctx); err != nil {
+			c.log.Error("history stopped; its endpoints serve what was read", "err", err)
+		}
+	})
 	defer watching.Wait()
 	defer stopWatch()
 	return c.follow(ctx, r, idx)
