@@ -196,8 +196,8 @@ type scanner struct {
 	b   []byte
 	i   int
 	d   *Decoder
-	ops *opBlock // where the operations being read are decoded to
-	blk *priceBlock      // a price set's operations
+	ops *opBlock    // where the operations being read are decoded to
+	blk *priceBlock // a price set's operations
 	// cblk holds a change's offers, made when the first is read.
 	cblk *changeBlock
 }

@@ -3,16 +3,22 @@
 package cluster
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +30,6 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/deploy"
 )
 
 // imageTag is the tag make images gives every image.
@@ -97,8 +102,11 @@ type clusterOptions struct {
 func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluster {
 	t.Helper()
 	c := &cluster{t: t, pool: pool, prefix: namePrefix + randomHex(t, 3)}
+	// The users and their permissions are the image's, not the work
+	// tree's: accounts.conf may have changed since make images.
+	conf := c.imageFile("zoneprice/nats-server", "/etc/nats/accounts.conf")
 	c.net = c.network("nats")
-	c.keys = newKeys(t, o.loader)
+	c.keys = newKeys(t, natsUsers(t, conf), o.loader)
 
 	var env []string
 	for user, kp := range c.keys {
@@ -110,7 +118,7 @@ func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluste
 	}
 	var binds []string
 	if o.loader {
-		binds = append(binds, loaderAccounts(t)+":/etc/nats/accounts.conf:ro")
+		binds = append(binds, loaderAccounts(t, conf)+":/etc/nats/accounts.conf:ro")
 	}
 	for i := 1; i <= 3; i++ {
 		c.names = append(c.names, fmt.Sprintf("%s-nats-%d", c.prefix, i))
@@ -133,6 +141,12 @@ func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluste
 		url := "http://" + n.GetHostPort("8222/tcp") + "/healthz?js-enabled-only=true"
 		c.waitHTTP(url, 60*time.Second, "nats node "+c.names[i])
 	}
+	// Registered after the nodes', so it runs before they are removed.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("JetStream as each node saw it at the end:\n%s", c.jetStreamState())
+		}
+	})
 	c.provision()
 	return c
 }
@@ -190,7 +204,7 @@ func (c *cluster) run(o *dockertest.RunOptions, binds ...string) *dockertest.Res
 	}
 	c.t.Cleanup(func() {
 		if c.t.Failed() {
-			c.t.Logf("last log lines of %s:\n%s", o.Name, c.logs(res.Container.ID, "40"))
+			c.t.Logf("last log lines of %s:\n%s", o.Name, c.logTail(res.Container.ID, 40))
 		}
 		if err := c.pool.Purge(res); err != nil {
 			c.t.Logf("purge %s: %v", o.Name, err)
@@ -210,6 +224,108 @@ func (c *cluster) logs(id, tail string) string {
 		fmt.Fprintf(&buf, "(logs: %v)", err)
 	}
 	return buf.String()
+}
+
+// logTail returns the last n entries of a container's log. A line that
+// differs only in its numbers from one of the few lines just before it (a
+// node retrying its lost routes every second) is counted, not repeated, so
+// that a retry loop does not push what came before it out of view.
+func (c *cluster) logTail(id string, n int) string {
+	type entry struct {
+		first, last string
+		more        int
+	}
+	var entries []entry
+	var recent []string    // the shapes of the last few lines
+	at := map[string]int{} // a shape: the index of its latest entry
+	for line := range strings.SplitSeq(strings.TrimRight(c.logs(id, "2000"), "\n"), "\n") {
+		shape := digits.ReplaceAllString(line, "#")
+		if slices.Contains(recent, shape) {
+			e := &entries[at[shape]]
+			e.more++
+			e.last = line
+		} else {
+			at[shape] = len(entries)
+			entries = append(entries, entry{first: line})
+		}
+		recent = append(recent, shape)
+		if len(recent) > 6 {
+			recent = recent[1:]
+		}
+	}
+	var b strings.Builder
+	for _, e := range entries[max(0, len(entries)-n):] {
+		b.WriteString(e.first + "\n")
+		if e.more > 0 {
+			fmt.Fprintf(&b, "  … %d more like it, the last:\n%s\n", e.more, e.last)
+		}
+	}
+	return b.String()
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// jetStreamState describes, node by node, what each node's monitoring port
+// says of the state stream and of the consumers the node holds: where a
+// pod's reader was, and how far it got.
+func (c *cluster) jetStreamState() string {
+	var b strings.Builder
+	for i, n := range c.nodes {
+		fmt.Fprintf(&b, "%s: ", c.names[i])
+		var jsz struct {
+			Meta *struct {
+				Leader string `json:"leader"`
+			} `json:"meta_cluster"`
+			Accounts []struct {
+				Name    string `json:"name"`
+				Streams []struct {
+					Name      string                    `json:"name"`
+					Cluster   *jetstream.ClusterInfo    `json:"cluster"`
+					State     jetstream.StreamState     `json:"state"`
+					Consumers []*jetstream.ConsumerInfo `json:"consumer_detail"`
+				} `json:"stream_detail"`
+			} `json:"account_details"`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		code, body, err := fetch(ctx, "http://"+n.GetHostPort("8222/tcp")+"/jsz?accounts=true&streams=true&consumers=true")
+		cancel()
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("%d %.200s", code, body)
+		}
+		if err == nil {
+			err = json.Unmarshal(body, &jsz)
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "no answer (%v)\n", err)
+			continue
+		}
+		if jsz.Meta != nil {
+			fmt.Fprintf(&b, "meta leader %q", jsz.Meta.Leader)
+		}
+		b.WriteString("\n")
+		for _, a := range jsz.Accounts {
+			for _, st := range a.Streams {
+				if st.Name != contracts.StateStream {
+					continue
+				}
+				leader := ""
+				if st.Cluster != nil {
+					leader = st.Cluster.Leader
+				}
+				fmt.Fprintf(&b, "  stream %s: leader %q, last sequence %d, messages %d; %d consumers here\n",
+					st.Name, leader, st.State.LastSeq, st.State.Msgs, len(st.Consumers))
+				for _, ci := range st.Consumers {
+					active := "never"
+					if ci.Delivered.Last != nil {
+						active = time.Since(*ci.Delivered.Last).Round(100*time.Millisecond).String() + " ago"
+					}
+					fmt.Fprintf(&b, "    consumer %s: created %s, delivered up to stream sequence %d, pending %d, pull requests waiting %d, last delivery %s\n",
+						ci.Name, ci.Created.Format("15:04:05.000"), ci.Delivered.Stream, ci.NumPending, ci.NumWaiting, active)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // provision runs zoneprice-ingest --provision only --replicas 3 as the
@@ -308,7 +424,8 @@ func (c *cluster) waitStreamHealthy(js jetstream.JetStream, within time.Duration
 			} else {
 				for _, r := range info.Cluster.Replicas {
 					if !r.Current || r.Offline {
-						err = fmt.Errorf("replica %s not current", r.Name)
+						err = fmt.Errorf("leader %s; replica %s: current %v, offline %v, lag %d, last seen %v ago",
+							info.Cluster.Leader, r.Name, r.Current, r.Offline, r.Lag, r.Active.Round(time.Millisecond))
 					}
 				}
 			}
@@ -373,12 +490,39 @@ func (c *cluster) startPod(name string, o podOptions) *pod {
 		NetworkID:    netID,
 		ExposedPorts: []string{"8080/tcp"},
 	})
+	// Registered after the container's, so it runs before it is removed.
+	c.t.Cleanup(func() {
+		if c.t.Failed() {
+			c.t.Logf("metrics of %s at the end: %s", p.name, p.consumerMetrics())
+		}
+	})
 	if o.apiNet != nil {
 		if err := p.res.ConnectToNetwork(c.net); err != nil {
 			c.t.Fatalf("connect %s to the nats network: %v", p.name, err)
 		}
 	}
 	return p
+}
+
+// consumerMetrics are the pod's gauges and counters that say how far its
+// reader got and whether it is connected, one line.
+func (p *pod) consumerMetrics() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := p.metrics(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		for _, prefix := range []string{"zoneprice_consumer_", "zoneprice_nats_", "zoneprice_snapshot_as_of", "zoneprice_stream_"} {
+			if strings.HasPrefix(name, prefix) {
+				out = append(out, fmt.Sprintf("%s %g", name, m[name]))
+				break
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // url is the pod's API through its published port, as of the last
@@ -422,11 +566,10 @@ func (c *cluster) waitHTTP(url string, within time.Duration, what string) {
 	c.t.Fatalf("%s not ready within %v (%s): last answer %s", what, within, url, last)
 }
 
-// newKeys makes an NKey user pair for every user of accounts.conf (and the
-// loader when asked for).
-func newKeys(t *testing.T, loader bool) map[string]nkeys.KeyPair {
+// newKeys makes an NKey user pair for every user (and the loader when
+// asked for).
+func newKeys(t *testing.T, users []string, loader bool) map[string]nkeys.KeyPair {
 	t.Helper()
-	users := accountUsers(t)
 	if loader {
 		users = append(users, userLoader)
 	}
@@ -441,33 +584,77 @@ func newKeys(t *testing.T, loader bool) map[string]nkeys.KeyPair {
 	return keys
 }
 
-// accountUsers returns the users of deploy/nats/accounts.conf.
-func accountUsers(t *testing.T) []string {
+// nkeyVar is how accounts.conf names a user's public key, as in
+// deploy.NATSUsers, which reads the copy compiled into the test binary;
+// the suite reads the one in the image it runs.
+var nkeyVar = regexp.MustCompile(`nkey: *\$ZONEPRICE_NKEY_([A-Z_]+)`)
+
+// natsUsers returns the users of an accounts.conf by the suffix of their
+// ZONEPRICE_NKEY_ variable.
+func natsUsers(t *testing.T, conf []byte) []string {
 	t.Helper()
-	users := deploy.NATSUsers()
+	var users []string
+	for _, m := range nkeyVar.FindAllSubmatch(conf, -1) {
+		users = append(users, string(m[1]))
+	}
 	if len(users) == 0 {
-		t.Fatal("accounts.conf names no users")
+		t.Fatalf("the image's accounts.conf names no users:\n%.2000s", conf)
 	}
 	return users
 }
 
-// loaderAccounts writes accounts.conf with one more user, who may publish
-// any price subject, and returns its path for a bind mount. Only the cold
-// start scenario uses it.
-func loaderAccounts(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "nats", "accounts.conf"))
+// imageFile returns a file of the image's (tag imageTag), read from a
+// container created for it and never started.
+func (c *cluster) imageFile(repo, path string) []byte {
+	c.t.Helper()
+	ct, err := c.pool.Client.CreateContainer(dc.CreateContainerOptions{
+		Name:       c.prefix + "-files",
+		Config:     &dc.Config{Image: repo + ":" + imageTag, Labels: map[string]string{suiteLabel: "1"}},
+		HostConfig: &dc.HostConfig{RestartPolicy: dc.RestartPolicy{Name: "no"}},
+	})
 	if err != nil {
-		t.Fatal(err)
+		c.t.Fatalf("create a container of %s to read %s: %v", repo, path, err)
 	}
+	defer func() {
+		if err := c.pool.Client.RemoveContainer(dc.RemoveContainerOptions{ID: ct.ID, Force: true}); err != nil {
+			c.t.Logf("remove container %s: %v", ct.Name, err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var archive bytes.Buffer
+	if err := c.pool.Client.DownloadFromContainer(ct.ID, dc.DownloadFromContainerOptions{Path: path, OutputStream: &archive, Context: ctx}); err != nil {
+		c.t.Fatalf("read %s from %s: %v", path, repo, err)
+	}
+	tr := tar.NewReader(&archive)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			c.t.Fatalf("read %s from %s: no such file in the archive (%v)", path, repo, err)
+		}
+		if h.Name == filepath.Base(path) && h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				c.t.Fatalf("read %s from %s: %v", path, repo, err)
+			}
+			return b
+		}
+	}
+}
+
+// loaderAccounts writes conf, an accounts.conf, with one more user, who
+// may publish any price subject, and returns its path for a bind mount.
+// Only the cold start scenario uses it.
+func loaderAccounts(t *testing.T, conf []byte) string {
+	t.Helper()
 	const anchor = "users: ["
-	if bytes.Count(b, []byte(anchor)) != 1 {
-		t.Fatalf("deploy/nats/accounts.conf: want exactly one %q to add the loader user after", anchor)
+	if bytes.Count(conf, []byte(anchor)) != 1 {
+		t.Fatalf("the image's accounts.conf: want exactly one %q to add the loader user after", anchor)
 	}
 	user := anchor + `
       { nkey: $ZONEPRICE_NKEY_` + userLoader + `, permissions: {
           publish: ["prices.v1.>", "$JS.API.STREAM.INFO.ZONEPRICE_STATE"], subscribe: ["_INBOX.>"] } }`
-	b = bytes.Replace(b, []byte(anchor), []byte(user), 1)
+	b := bytes.Replace(conf, []byte(anchor), []byte(user), 1)
 	dir, err := os.MkdirTemp("", "zpfs-accounts-")
 	if err != nil {
 		t.Fatal(err)

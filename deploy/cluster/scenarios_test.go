@@ -148,7 +148,7 @@ func TestNodeLoss(t *testing.T) {
 
 	time.Sleep(8 * time.Second)
 	_, adminJS := c.connect(userAdmin)
-	info := c.waitStreamHealthy(adminJS, 10*time.Second)
+	info := c.waitStreamHealthy(adminJS, 30*time.Second)
 	leader := info.Cluster.Leader
 	killedAt := rec.String()
 	if err := pool.Client.KillContainer(dc.KillContainerOptions{ID: c.node(leader).Container.ID, Signal: dc.SIGKILL}); err != nil {
@@ -157,18 +157,33 @@ func TestNodeLoss(t *testing.T) {
 	t.Logf("killed the stream leader %s (after %s)", leader, killedAt)
 	// A new leader among the two survivors.
 	var newLeader string
+	lastSeen := "no answer"
 	deadline := time.Now().Add(30 * time.Second)
 	for newLeader == "" && time.Now().Before(deadline) {
 		ictx, icancel := context.WithTimeout(ctx, 3*time.Second)
-		if info, err := streamInfo(ictx, adminJS); err == nil && info.Cluster != nil && info.Cluster.Leader != leader {
-			newLeader = info.Cluster.Leader
-		}
+		info, err := streamInfo(ictx, adminJS)
 		icancel()
+		switch {
+		case err != nil:
+			lastSeen = err.Error()
+		case info.Cluster == nil:
+			lastSeen = "no cluster information"
+		case info.Cluster.Leader != leader:
+			newLeader = info.Cluster.Leader
+		default:
+			lastSeen = "leader " + info.Cluster.Leader
+		}
 		if newLeader == "" {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	t.Logf("new stream leader: %q", newLeader)
+	if newLeader == "" {
+		// Not a failure in itself: the convergence below says whether
+		// anything was lost.
+		t.Logf("no new stream leader within 30s; the stream's last answer: %s", lastSeen)
+	} else {
+		t.Logf("new stream leader: %q", newLeader)
+	}
 
 	time.Sleep(12 * time.Second)
 	close(stop)
@@ -244,8 +259,9 @@ func TestRollingRestart(t *testing.T) {
 		ExposedPorts: []string{"8080/tcp"},
 	})
 	lbURL := "http://" + lb.GetHostPort("8080/tcp")
+	lbName := c.prefix + "-lb"
 	for _, b := range backends {
-		c.waitLog(lb.Container.ID, "backend in: ready", b, 1, 30*time.Second)
+		c.waitLog(lbName, lb.Container.ID, 0, 30*time.Second, []string{"backend in: ready", b})
 	}
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
@@ -259,6 +275,7 @@ func TestRollingRestart(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	for _, p := range pods {
 		before := reads.sent.Load()
+		mark := len(c.logLines(lb.Container.ID))
 		t0 := time.Now()
 		// docker stop's SIGTERM (dockertest's containers stop with another
 		// signal, so it is sent here), its grace period, then SIGKILL.
@@ -276,14 +293,24 @@ func TestRollingRestart(t *testing.T) {
 			t.Fatalf("start %s again: %v", p.name, err)
 		}
 		p.refresh()
-		c.waitLog(lb.Container.ID, "backend in: ready", "http://"+p.name+":8080", 2, 60*time.Second)
+		// Taken back is out and then in again after the SIGTERM: the
+		// next pod may stop only once this one serves.
+		backend := "http://" + p.name + ":8080"
+		c.waitLog(lbName, lb.Container.ID, mark, 60*time.Second, []string{"backend out", backend}, []string{"backend in: ready", backend})
 		t.Logf("restarted %s: exit code %d, %v from SIGTERM to exit, %v until the balancer took it back; %d requests meanwhile, %d failed so far",
 			p.name, code, stopped.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond), reads.sent.Load()-before, reads.failed.Load())
 	}
 	time.Sleep(2 * time.Second)
 	stopLoad()
 	wg.Wait()
-	t.Logf("rolling restart: %s; took %v", &reads, time.Since(start).Round(time.Millisecond))
+	var changes []string
+	for _, line := range c.logLines(lb.Container.ID) {
+		if strings.Contains(line, "backend in") || strings.Contains(line, "backend out") {
+			changes = append(changes, line)
+		}
+	}
+	t.Logf("rolling restart: %s; took %v; the balancer's changes of mind:\n%s",
+		&reads, time.Since(start).Round(time.Millisecond), strings.Join(changes, "\n"))
 	if n := reads.failed.Load(); n > 0 {
 		t.Errorf("%d of %d requests through the balancer failed during the rolling restart", n, reads.sent.Load())
 	}
@@ -292,26 +319,49 @@ func TestRollingRestart(t *testing.T) {
 	}
 }
 
-// waitLog waits until the container's log has at least n lines holding
-// both what and also.
-func (c *cluster) waitLog(id, what, also string, n int, within time.Duration) {
+// logLines returns a container's whole log, a line each.
+func (c *cluster) logLines(id string) []string {
+	log := strings.TrimRight(c.logs(id, "all"), "\n")
+	if log == "" {
+		return nil
+	}
+	return strings.Split(log, "\n")
+}
+
+// waitLog waits until the container's log, past its first from lines,
+// holds a line with every string of each step, the steps' lines in order.
+// Counting from a mark, rather than counting matches, keeps a line logged
+// before the mark (a backend that flapped earlier) from passing for the
+// one awaited.
+func (c *cluster) waitLog(name, id string, from int, within time.Duration, steps ...[]string) {
 	c.t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		count := 0
-		for line := range strings.SplitSeq(c.logs(id, "all"), "\n") {
-			if strings.Contains(line, what) && strings.Contains(line, also) {
-				count++
+		lines := c.logLines(id)
+		step, at := 0, from
+		for i := from; i < len(lines) && step < len(steps); i++ {
+			if containsAll(lines[i], steps[step]) {
+				step, at = step+1, i+1
 			}
 		}
-		if count >= n {
+		if step == len(steps) {
 			return
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("log of %s: %d lines with %q and %q within %v, want %d", id[:12], count, what, also, within, n)
+			c.t.Fatalf("log of %s: no line with %q after line %d within %v (the steps before it: %q); the log after line %d:\n%s",
+				name, steps[step], at, within, steps[:step], from, strings.Join(lines[min(from, len(lines)):], "\n"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+func containsAll(line string, subs []string) bool {
+	for _, s := range subs {
+		if !strings.Contains(line, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestPartition: one query pod is cut off from the NATS network while
@@ -529,7 +579,18 @@ func TestColdStart(t *testing.T) {
 	})
 	wg.Wait()
 	if !done() {
-		t.Fatalf("pod not ready with a catalog within the deadline (%d readyz polls, %d catalog polls)", len(readyz), len(domains))
+		last := func(rs []result) string {
+			if len(rs) == 0 {
+				return "none"
+			}
+			r := rs[len(rs)-1]
+			if r.err != nil {
+				return fmt.Sprintf("%d, %v", r.code, r.err)
+			}
+			return fmt.Sprintf("%d %s", r.code, r.detail)
+		}
+		t.Fatalf("pod not ready with a catalog within the deadline (%d readyz polls, the last %s; %d catalog polls, the last %s)",
+			len(readyz), last(readyz), len(domains), last(domains))
 	}
 
 	count := func(rs []result, code int) (n int) {

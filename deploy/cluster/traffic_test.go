@@ -167,7 +167,7 @@ func getLoad(ctx context.Context, bases func() []string, paths []string, l *load
 		for _, base := range bases() {
 			path := paths[i%len(paths)]
 			l.sent.Add(1)
-			code, _, err := fetch(ctx, base+path)
+			code, body, err := fetch(ctx, base+path)
 			switch {
 			case err != nil && ctx.Err() != nil:
 				l.sent.Add(-1) // cut short by the end of the run, not a failure
@@ -175,7 +175,7 @@ func getLoad(ctx context.Context, bases func() []string, paths []string, l *load
 			case err != nil:
 				l.fail("GET %s%s: %v", base, path, err)
 			case code != http.StatusOK:
-				l.fail("GET %s%s: %d", base, path, code)
+				l.fail("GET %s%s: %d %.300s", base, path, code, body)
 			}
 		}
 		select {
@@ -287,24 +287,27 @@ func toCents(s string) (int64, error) {
 }
 
 // waitConverged polls the pod until it holds exactly want for registrar.
+// Its error says how the pod's prices last differed, and the last error
+// a poll met.
 func (p *pod) waitConverged(registrar string, zones []string, want map[string]int64, within time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	var last string
+	last, lastErr := "no poll answered", ""
 	for {
 		got, err := p.prices(ctx, registrar, zones)
-		if err == nil {
+		switch {
+		case err == nil:
 			diff := diffPrices(got, want)
 			if diff == "" {
 				return nil
 			}
 			last = diff
-		} else {
-			last = err.Error()
+		case ctx.Err() == nil:
+			lastErr = "; the last error: " + err.Error()
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not converge within %v: %s", p.name, within, last)
+			return fmt.Errorf("%s did not converge within %v: %s%s", p.name, within, last, lastErr)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -128,7 +128,9 @@ func (c *Consumer) runHistory(ctx context.Context) error {
 
 // future is contracts.CheckObserved for a change: judged against when the
 // stream stored it, as the state's documents are.
-func future(c *contracts.PriceChange, stored time.Time) error { return contracts.CheckObserved(c, stored) }
+func future(c *contracts.PriceChange, stored time.Time) error {
+	return contracts.CheckObserved(c, stored)
+}
 
 // historyLoaded publishes the loaded history and says so. Loading leaves
 // garbage of the size of the stream read (the client's copies of every
