@@ -99,6 +99,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 	}
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	modified := modifiedTime(x.modified)
+	s.global = modifiedTime(x.global)
 	s.Domains = NewBody(x.renderDomains(st, views), modified)
 	s.Categories = NewBody(renderCategories(views), modified)
 	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)

@@ -133,6 +133,7 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 			continue
 		}
 		shown = true
+		newest = max(newest, r.at) // the zone's, as a comparison's as_of, whatever the options leave out
 		name := v.names[r.reg]
 		if len(o.Registrars) > 0 && !slices.Contains(o.Registrars, name) || slices.Contains(o.Exclude, name) {
 			continue
@@ -146,7 +147,6 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 			g.periods = append(g.periods, period{rec: i, end: g.newer, hasEnd: g.seen})
 		}
 		g.seen, g.newer = true, r.at
-		newest = max(newest, r.at)
 	}
 	if !shown {
 		return nil, false
@@ -170,8 +170,12 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 	b = append(b, `,"as_of":`...)
 	b = appendTime(b, epochTime(newest))
 	var meta *contracts.ZoneMeta
+	// The body changes with the zone's changes, and with what the
+	// snapshot lends it: metadata, rates, the sample rule.
+	modified := later(epochTime(newest), s.global)
 	if zv := s.byZone[z.ASCII]; zv != nil {
 		meta = zv.meta
+		modified = later(modified, zv.modified)
 	}
 	b = appendMeta(b, meta)
 	b = st.appendRates(b)
@@ -208,7 +212,14 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 		b = append(b, "]}"...)
 	}
 	b = append(b, "]}"...)
-	return NewBody(b, epochTime(newest)), true
+	return NewBody(b, modified), true
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // RenderChanges renders one page of /api/changes: the changes the options
@@ -361,9 +372,13 @@ func (s *Snapshot) renderChangesPage(st *style, v *HistoryView, picked []int32, 
 		b = append(b, '}')
 	}
 	b = append(b, "]}"...)
-	modified := epochTime(newest)
-	if newest == 0 {
-		modified = time.Time{}
+	// A page changes with its own changes, and with anything of the
+	// snapshot's it shows or filters by: rates, metadata (categories),
+	// the sample rule. The catalog's Last-Modified is the newest of
+	// those.
+	modified := s.Domains.Modified
+	if newest != 0 {
+		modified = later(modified, epochTime(newest))
 	}
 	body := NewBody(b, modified)
 	body.Next = next

@@ -31,6 +31,7 @@ type Snapshot struct {
 	BodyBytes int64
 
 	style  *style
+	global time.Time        // when a change touching every zone (rates, the sample rule) was stored
 	views  []*view          // priced zones by ASCII name
 	byZone map[string]*view // by ASCII name
 	lists  listCache        // catalog lists computed for options

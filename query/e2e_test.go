@@ -299,6 +299,8 @@ func TestBrowserHeaders(t *testing.T) {
 		{http.MethodGet, "/api/nothing-here"},
 		{http.MethodPost, "/api/domains"},
 		{http.MethodHead, "/api/domains/categories"},
+		{http.MethodGet, "/api/comparison/COM/history"},
+		{http.MethodGet, "/api/changes?kind=nope"},
 	} {
 		resp, _ := do(t, tc.method, p.url+tc.path, "Origin", "https://example.org")
 		for k, v := range want {
@@ -307,7 +309,8 @@ func TestBrowserHeaders(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/.com"} {
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/.com",
+		"/api/comparison/.com/history", "/api/changes"} {
 		resp, body := do(t, http.MethodOptions, p.url+path,
 			"Origin", "https://example.org", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
 		if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
@@ -330,15 +333,19 @@ func TestBrowserHeaders(t *testing.T) {
 func TestSecondPodIdentical(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
+	publishHistory(t, js, historyEvents()...)
 	a := startPod(t, js, podConfig{})
+	a.waitHistory(t)
 	publish(t, js, eventtest.Priced("delta", ".com", epoch, "USD", 1001, 1002, 1003))
 	polltest.Until(t, "delta in pod a", func() bool {
 		_, body := get(t, a.url+"/api/comparison/.com")
 		return bytes.Contains(body, []byte(`"delta"`))
 	})
 	b := startPod(t, js, podConfig{})
+	b.waitHistory(t)
 	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones",
-		"/api/comparison/.com", "/api/comparison/.co.uk", "/api/comparison/.xn--p1ai"} {
+		"/api/comparison/.com", "/api/comparison/.co.uk", "/api/comparison/.xn--p1ai",
+		"/api/comparison/.com/history", "/api/changes", "/api/changes?limit=3&kind=changed,added"} {
 		ra, ba := get(t, a.url+path)
 		rb, bb := get(t, b.url+path)
 		if !bytes.Equal(ba, bb) || ra.Header.Get("ETag") != rb.Header.Get("ETag") {

@@ -70,12 +70,17 @@ func (s *Server) handleZoneHistory() echo.HandlerFunc {
 		if !v.HasZone(zone.ASCII) {
 			return unknown
 		}
+		// An empty body stands for a zone whose changes are all the
+		// sample's, hidden beside real prices: the response cache holds
+		// no nil.
 		b := s.derived(snap.Version, historyKey(v, "/api/comparison/"+zone.ASCII+"/history", key), func() *cache.Body {
-			b, _ := snap.RenderZoneHistory(v, zone.ASCII, o)
-			return b
+			if b, ok := snap.RenderZoneHistory(v, zone.ASCII, o); ok {
+				return b
+			}
+			return cache.NewBody(nil, time.Time{})
 		})
-		if b == nil {
-			return unknown // only sample changes, hidden beside real prices
+		if len(b.JSON) == 0 {
+			return unknown
 		}
 		return s.writeBody(c, b)
 	}

@@ -74,6 +74,8 @@ func TestRateLimit(t *testing.T) {
 		{"over the limit", http.MethodGet, "/api/comparison/zones", nil, http.StatusTooManyRequests, 0},
 		{"HEAD over the limit", http.MethodHead, "/api/domains/categories", nil, http.StatusTooManyRequests, 0},
 		{"404 of an API route over the limit", http.MethodGet, "/api/comparison/.nope", nil, http.StatusTooManyRequests, 0},
+		{"history over the limit", http.MethodGet, "/api/comparison/.com/history", nil, http.StatusTooManyRequests, 0},
+		{"HEAD changes over the limit", http.MethodHead, "/api/changes", nil, http.StatusTooManyRequests, 0},
 	}
 	for _, s := range steps {
 		resp, body := do(t, s.method, p.url+s.path, s.header...)
@@ -138,8 +140,8 @@ func TestRateLimit(t *testing.T) {
 	if got := prometheusCounter(t, p.reg, "zoneprice_ratelimit_requests_total", "outcome", "allowed"); got != 3 {
 		t.Errorf("allowed requests: got %v, want 3", got)
 	}
-	if got := prometheusCounter(t, p.reg, "zoneprice_ratelimit_requests_total", "outcome", "limited"); got != 3 {
-		t.Errorf("limited requests: got %v, want 3", got)
+	if got := prometheusCounter(t, p.reg, "zoneprice_ratelimit_requests_total", "outcome", "limited"); got != 5 {
+		t.Errorf("limited requests: got %v, want 5", got)
 	}
 	if problems, err := testutil.GatherAndLint(p.reg); err != nil || len(problems) > 0 {
 		t.Errorf("metric lint: %v %v", err, problems)

@@ -49,6 +49,31 @@ func publishSample(t *testing.T, js jetstream.JetStream) {
 		t.Fatalf("publish the sample: %v", err)
 	}
 	publish(t, js, eventtest.Priced("sample-zz", ".zz", epoch, "USD", 500, 1200, 0))
+	// The sample's first run records additions only; these changes show
+	// the rest of what a change or a period says: a price known from
+	// before history was kept, promotions on every operation, before and
+	// after, and a withdrawal of a price in another currency.
+	ends := epoch.AddDate(0, 1, 0)
+	promoted := &contracts.Offer{Register: eventtest.Promo("USD", 600, 300, &ends), Renew: eventtest.Promo("USD", 1200, 900, &ends),
+		Transfer: eventtest.Promo("USD", 600, 400, &ends)}
+	publishHistory(t, js,
+		change(contracts.ChangeKnown, "sample-zz", ".zz", daysAgo(3), nil, offer("USD", 600, 1200, 600)),
+		change(contracts.ChangeChanged, "sample-zz", ".zz", daysAgo(2), offer("USD", 600, 1200, 600), promoted),
+		change(contracts.ChangeChanged, "sample-zz", ".zz", daysAgo(1), promoted, offer("USD", 500, 1200, 600)),
+		change(contracts.ChangeAdded, "sample-yy", ".zz", daysAgo(3), nil, offer("EUR", 700, 800, 800)),
+		change(contracts.ChangeWithdrawn, "sample-yy", ".zz", daysAgo(1), offer("EUR", 700, 800, 800), nil),
+	)
+}
+
+// samplePod is a pod of the OpenAPI tests serving the sample, its
+// history loaded.
+func samplePod(t *testing.T) *pod {
+	t.Helper()
+	_, js := natstest.Provisioned(t)
+	publishSample(t, js)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p.waitHistory(t)
+	return p
 }
 
 // apiConfig is the configuration of the OpenAPI tests' pods: the free
@@ -146,9 +171,7 @@ func (c apiCase) run(t *testing.T, d *openapitest.Doc, base string) exchange {
 // describes for a response is seen in one, but for those the sample data
 // cannot show.
 func TestOpenAPIResponses(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publishSample(t, js)
-	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p := samplePod(t)
 	d := openapitest.Load(t)
 
 	ok200 := func(name, target, path string) apiCase {
@@ -201,11 +224,39 @@ func TestOpenAPIResponses(t *testing.T) {
 	for _, c := range slices.Clone(tests[:11]) {
 		tests = append(tests, head(c))
 	}
+	for _, c := range []apiCase{
+		ok200("zone history", "/api/comparison/.com/history", "/api/comparison/{zone}/history"),
+		ok200("zone history with known, promoted and withdrawn prices", "/api/comparison/zz/history", "/api/comparison/{zone}/history"),
+		ok200("zone history by unicode", "/api/comparison/.%D1%80%D1%84/history", "/api/comparison/{zone}/history"),
+		ok200("changes", "/api/changes", "/api/changes"),
+		ok200("changes, the only page", "/api/changes?zone=.zz", "/api/changes"),
+	} {
+		tests = append(tests, c, head(c))
+	}
+	tests = append(tests,
+		apiCase{name: "zone history gzip", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 200,
+			header: []string{"Accept-Encoding", "gzip"}},
+		apiCase{name: "changes gzip", target: "/api/changes", path: "/api/changes", status: 200, header: []string{"Accept-Encoding", "gzip"}},
+		apiCase{name: "history of a malformed zone", target: "/api/comparison/exa_mple/history", path: "/api/comparison/{zone}/history",
+			status: 400, wantCode: contracts.CodeMalformedZone},
+		apiCase{name: "history of an unknown zone", target: "/api/comparison/.nope/history", path: "/api/comparison/{zone}/history",
+			status: 404, wantCode: contracts.CodeUnknownZone},
+		apiCase{name: "changes of an unknown kind", target: "/api/changes?kind=known", path: "/api/changes",
+			status: 400, wantCode: contracts.CodeInvalidParameter},
+		apiCase{name: "history by bearer is refused", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 401,
+			header: []string{"Authorization", "Bearer zp_not-a-key"}, wantCode: contracts.CodeInvalidAPIKey},
+		apiCase{name: "changes with a wrong key", target: "/api/changes", path: "/api/changes", status: 401,
+			header: []string{"X-API-Key", "zp_not-a-key"}, wantCode: contracts.CodeInvalidAPIKey},
+		apiCase{name: "DELETE changes", method: http.MethodDelete, target: "/api/changes", status: 405, named: "MethodNotAllowed",
+			wantCode: contracts.CodeMethodNotAllowed},
+	)
 	for _, target := range []struct{ target, path string }{
 		{"/api/domains", "/api/domains"},
 		{"/api/domains/categories", "/api/domains/categories"},
 		{"/api/comparison/zones", "/api/comparison/zones"},
 		{"/api/comparison/.com", "/api/comparison/{zone}"},
+		{"/api/comparison/.com/history", "/api/comparison/{zone}/history"},
+		{"/api/changes", "/api/changes"},
 		{"/api/openapi.json", "/api/openapi.json"},
 	} {
 		tests = append(tests,
@@ -245,6 +296,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		"GET /api/domains 401 param",
 		"GET /api/domains/categories 401 param",
 		"GET /api/openapi.json 401 param",
+		"GET /api/comparison/{zone}/history 401 param",
+		"GET /api/changes 401 param",
 	}
 	fields, err := d.Fields()
 	if err != nil {
@@ -304,6 +357,8 @@ func TestOpenAPINotReady(t *testing.T) {
 		{name: "comparison zones", target: "/api/comparison/zones", path: "/api/comparison/zones", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "comparison", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "HEAD comparison", method: http.MethodHead, target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 503},
+		{name: "zone history", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 503, wantCode: contracts.CodeNotReady},
+		{name: "changes", target: "/api/changes", path: "/api/changes", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "readyz", target: "/readyz", path: "/readyz", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "healthz", target: "/healthz", path: "/healthz", status: 200},
 		{name: "openapi", target: "/api/openapi.json", path: "/api/openapi.json", status: 200},
@@ -331,6 +386,9 @@ func TestOpenAPIRateLimited(t *testing.T) {
 		{name: "first", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200},
 		{name: "second", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 429, wantCode: contracts.CodeRateLimited},
 		{name: "HEAD", method: http.MethodHead, target: "/api/domains", path: "/api/domains", status: 429},
+		{name: "zone history", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 429,
+			wantCode: contracts.CodeRateLimited},
+		{name: "changes", target: "/api/changes", path: "/api/changes", status: 429, wantCode: contracts.CodeRateLimited},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, d, p.url) })
 	}
@@ -343,6 +401,8 @@ var limitedOperations = []struct{ target, path string }{
 	{"/api/domains/categories", "/api/domains/categories"},
 	{"/api/comparison/zones", "/api/comparison/zones"},
 	{"/api/comparison/.com", "/api/comparison/{zone}"},
+	{"/api/comparison/.com/history", "/api/comparison/{zone}/history"},
+	{"/api/changes", "/api/changes"},
 	{"/api/openapi.json", "/api/openapi.json"},
 }
 
@@ -353,9 +413,11 @@ var limitedOperations = []struct{ target, path string }{
 func TestOpenAPIKeysNotLoaded(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	publish(t, js, baseEvents()...)
+	publishHistory(t, js, historyEvents()...)
 	cfg := apiConfig()
 	// A real store, never run: its keys are never loaded.
 	p := startPod(t, js, podConfig{cfg: cfg, keys: true})
+	p.waitHistory(t)
 	d := openapitest.Load(t)
 	for _, op := range limitedOperations {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
@@ -384,7 +446,9 @@ func TestOpenAPILimitsOff(t *testing.T) {
 	publish(t, js, baseEvents()...)
 	cfg := apiConfig()
 	cfg.Limits.Anonymous = access.Rate{}
+	publishHistory(t, js, historyEvents()...)
 	p := startPod(t, js, podConfig{cfg: cfg})
+	p.waitHistory(t)
 	d := openapitest.Load(t)
 	tests := []apiCase{
 		{name: "catalog", target: "/api/domains", path: "/api/domains", status: 200},
@@ -393,7 +457,10 @@ func TestOpenAPILimitsOff(t *testing.T) {
 		{name: "comparison zones", target: "/api/comparison/zones", path: "/api/comparison/zones", status: 200},
 		{name: "comparison", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200},
 		{name: "openapi", target: "/api/openapi.json", path: "/api/openapi.json", status: 200},
+		{name: "zone history", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 200},
+		{name: "changes", target: "/api/changes?limit=2", path: "/api/changes", status: 200},
 		{name: "revalidated", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 304, revalid: "etag"},
+		{name: "changes revalidated", target: "/api/changes", path: "/api/changes", status: 304, revalid: "etag"},
 		{name: "bad parameter", target: "/api/domains?sort=price", path: "/api/domains", status: 400, wantCode: contracts.CodeInvalidParameter},
 		{name: "unknown zone", target: "/api/comparison/.nope", path: "/api/comparison/{zone}", status: 404, wantCode: contracts.CodeUnknownZone},
 		{name: "wrong key", target: "/api/domains", path: "/api/domains", status: 401, header: []string{"X-API-Key", "zp_wrong"},
@@ -454,9 +521,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 // its documented example, alone: each must be answered 200 with a body the
 // document describes, never 400. A cursor is taken from a first page.
 func TestOpenAPIParametersAccepted(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publishSample(t, js)
-	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p := samplePod(t)
 	d := openapitest.Load(t)
 	ops, err := d.Operations()
 	if err != nil {
@@ -538,25 +603,23 @@ func firstCursor(t *testing.T, url string) string {
 // TestOpenAPIQueryOptions validates the query options' answers, good and
 // bad, against the document.
 func TestOpenAPIQueryOptions(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publishSample(t, js)
-	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p := samplePod(t)
 	d := openapitest.Load(t)
 
-	domains := func(name, query string, status int) apiCase {
-		c := apiCase{name: name, target: "/api/domains?" + query, path: "/api/domains", status: status}
-		if status == http.StatusBadRequest {
-			c.wantCode = contracts.CodeInvalidParameter
+	// options makes the cases of one operation, requested at target.
+	options := func(target, path string) func(name, query string, status int) apiCase {
+		return func(name, query string, status int) apiCase {
+			c := apiCase{name: name, target: target + "?" + query, path: path, status: status}
+			if status == http.StatusBadRequest {
+				c.wantCode = contracts.CodeInvalidParameter
+			}
+			return c
 		}
-		return c
 	}
-	comparison := func(name, query string, status int) apiCase {
-		c := apiCase{name: name, target: "/api/comparison/.com?" + query, path: "/api/comparison/{zone}", status: status}
-		if status == http.StatusBadRequest {
-			c.wantCode = contracts.CodeInvalidParameter
-		}
-		return c
-	}
+	domains := options("/api/domains", "/api/domains")
+	comparison := options("/api/comparison/.com", "/api/comparison/{zone}")
+	history := options("/api/comparison/.com/history", "/api/comparison/{zone}/history")
+	changes := options("/api/changes", "/api/changes")
 	tests := []struct {
 		apiCase
 		param string // the parameter a 400 names
@@ -601,6 +664,37 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 		{apiCase: comparison("unknown currency", "currency=XXX", 400), param: "currency"},
 		{apiCase: comparison("registrar id", "registrars=Bad_Id", 400), param: "registrars"},
 		{apiCase: comparison("exclude id", "exclude=-x", 400), param: "exclude"},
+		{apiCase: history("registrars", "registrars=sample-alpha,sample-bravo", 200)},
+		{apiCase: history("exclude", "exclude=sample-india", 200)},
+		{apiCase: history("since a date", "since=2026-11-01", 200)},
+		{apiCase: history("since a time", "since=2026-11-20T13:00:00Z", 200)},
+		{apiCase: history("currency", "currency=eur", 200), check: wantField("currency", "EUR")},
+		{apiCase: history("everything", "registrars=sample-alpha,sample-echo&exclude=sample-echo&since=2026-11-20&currency=GBP", 200)},
+		{apiCase: history("since words", "since=yesterday", 400), param: "since"},
+		{apiCase: history("since twice", "since=2026-11-01&since=2026-11-02", 400), param: "since"},
+		{apiCase: history("registrar id", "registrars=Bad_Id", 400), param: "registrars"},
+		{apiCase: history("exclude id", "exclude=-x", 400), param: "exclude"},
+		{apiCase: history("unknown currency", "currency=XXX", 400), param: "currency"},
+		{apiCase: changes("limit", "limit=10", 200), check: wantNextLink},
+		{apiCase: changes("largest limit", "limit=500", 200), check: wantNextLink},
+		{apiCase: changes("zone", "zone=.zz", 200), check: wantField("next_cursor", nil)},
+		{apiCase: changes("zone unicode", "zone=%D1%80%D1%84", 200)},
+		{apiCase: changes("registrar", "registrar=sample-alpha,sample-bravo", 200)},
+		{apiCase: changes("category", "category=generic", 200)},
+		{apiCase: changes("drops", "kind=dropped", 200)},
+		{apiCase: changes("kinds", "kind=added,withdrawn", 200)},
+		{apiCase: changes("since", "since=2026-11-19", 200)},
+		{apiCase: changes("currency", "currency=GBP", 200), check: wantField("currency", "GBP")},
+		{apiCase: changes("everything", "limit=3&zone=zz&registrar=sample-yy,sample-zz&category=generic&kind=changed,withdrawn&since=2026-11-01&currency=EUR", 200)},
+		{apiCase: changes("limit zero", "limit=0", 400), param: "limit"},
+		{apiCase: changes("limit too big", "limit=501", 400), param: "limit"},
+		{apiCase: changes("forged cursor", "cursor=forged", 400), param: "cursor"},
+		{apiCase: changes("malformed zone", "zone=exa_mple", 400), param: "zone"},
+		{apiCase: changes("registrar id", "registrar=Bad_Id", 400), param: "registrar"},
+		{apiCase: changes("unknown category", "category=nope", 400), param: "category"},
+		{apiCase: changes("known", "kind=known", 400), param: "kind"},
+		{apiCase: changes("since words", "since=soon", 400), param: "since"},
+		{apiCase: changes("unknown currency", "currency=XXX", 400), param: "currency"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -623,6 +717,10 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 		c := domains("next page", "limit=5&sort=-register&cursor="+url.QueryEscape(cursor), 200)
 		c.run(t, d, p.url)
 	})
+	t.Run("next page of changes", func(t *testing.T) {
+		cursor := firstCursor(t, p.url+"/api/changes?limit=5&kind=added")
+		changes("next page", "limit=5&kind=added&cursor="+url.QueryEscape(cursor), 200).run(t, d, p.url)
+	})
 	t.Run("count is the whole list's", func(t *testing.T) {
 		var all, page struct {
 			Count int               `json:"count"`
@@ -642,9 +740,7 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 // documented number of distinct items is never refused for being too
 // many, and one more is.
 func TestOpenAPIListLimits(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	publishSample(t, js)
-	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p := samplePod(t)
 	d := openapitest.Load(t)
 	ops, err := d.Operations()
 	if err != nil {

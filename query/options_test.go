@@ -13,7 +13,7 @@ import (
 // TestQueryOptionErrors checks that every bad value is a 400 naming the
 // parameter and what it takes.
 func TestQueryOptionErrors(t *testing.T) {
-	p := startPod(t, nil, podConfig{snaps: serving(t, baseEvents()...)})
+	p := startPod(t, nil, podConfig{snaps: servingHistory(t)})
 	tests := []struct {
 		name, path, param, mention string
 	}{
@@ -35,6 +35,30 @@ func TestQueryOptionErrors(t *testing.T) {
 		{"exclude id", "/api/comparison/.com?exclude=-x", "exclude", "registrar id"},
 		{"comparison tax", "/api/comparison/.com?tax=maybe", "tax", "excluded, included or unknown"},
 		{"catalog tax", "/api/domains?tax=", "tax", "empty"},
+		{"history currency", "/api/comparison/.com/history?currency=XYZ", "currency", "one of EUR, USD"},
+		{"history currency without rate", "/api/comparison/.com/history?currency=JPY", "currency", "no exchange rate"},
+		{"history registrars", "/api/comparison/com/history?registrars=Alpha_1", "registrars", "registrar id"},
+		{"history exclude", "/api/comparison/.com/history?exclude=alpha,,bravo", "exclude", "empty item"},
+		{"history since", "/api/comparison/.com/history?since=yesterday", "since", "RFC 3339"},
+		{"history since in 1999", "/api/comparison/.com/history?since=1999-12-31", "since", "a date (2026-01-31)"},
+		{"history since twice", "/api/comparison/.com/history?since=2026-11-01&since=2026-11-02", "since", "more than once"},
+		{"changes limit zero", "/api/changes?limit=0", "limit", "1 to 500"},
+		{"changes limit", "/api/changes?limit=501", "limit", "1 to 500"},
+		{"changes limit words", "/api/changes?limit=ten", "limit", "1 to 500"},
+		{"changes cursor", "/api/changes?cursor=forged", "cursor", "next_cursor"},
+		{"changes empty cursor", "/api/changes?cursor=", "cursor", "empty"},
+		{"changes zone", "/api/changes?zone=exa_mple", "zone", `".com"`},
+		{"changes zone twice", "/api/changes?zone=com&zone=net", "zone", "more than once"},
+		{"changes registrar", "/api/changes?registrar=Bad_Id", "registrar", "registrar id"},
+		{"changes category", "/api/changes?category=nope", "category", "technology"},
+		{"changes categories", "/api/changes?category=idn,generic", "category", "technology"},
+		{"changes category twice", "/api/changes?category=idn&category=generic", "category", "more than once"},
+		{"changes kind", "/api/changes?kind=known", "kind", "added, changed, withdrawn or dropped"},
+		{"changes empty kind", "/api/changes?kind=added,,changed", "kind", "empty item"},
+		{"changes kinds", "/api/changes?kind=added,changed,withdrawn,dropped,x", "kind", "more than 4"},
+		{"changes since", "/api/changes?since=2026-13-01", "since", "RFC 3339"},
+		{"changes since in 2201", "/api/changes?since=2201-01-01", "since", "RFC 3339"},
+		{"changes currency", "/api/changes?currency=JPY", "currency", "no exchange rate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +78,7 @@ func TestQueryOptionErrors(t *testing.T) {
 // pre-rendered body, pages link to the next one, and repeats come from the
 // response cache.
 func TestQueryOptionsServed(t *testing.T) {
-	p := startPod(t, nil, podConfig{snaps: serving(t, baseEvents()...)})
+	p := startPod(t, nil, podConfig{snaps: servingHistory(t)})
 
 	etag := func(path string) string {
 		t.Helper()
@@ -72,6 +96,13 @@ func TestQueryOptionsServed(t *testing.T) {
 		{"/api/comparison/.com", "/api/comparison/com?sort=register", "/api/comparison/COM?currency=USD"},
 		{"/api/comparison/.com?sort=cost", "/api/comparison/.com?years=1&sort=cost"},
 		{"/api/comparison/.com?registrars=alpha,bravo", "/api/comparison/com?registrars=bravo&registrars=alpha"},
+		{"/api/comparison/.com/history", "/api/comparison/COM/history?currency=usd", "/api/comparison/com./history?utm_source=x"},
+		{"/api/comparison/.com/history?registrars=alpha,bravo", "/api/comparison/com/history?registrars=bravo&registrars=ALPHA"},
+		{"/api/comparison/.com/history?since=2026-11-16", "/api/comparison/.com/history?since=2026-11-16T01:00:00%2B01:00"},
+		{"/api/changes", "/api/changes?limit=50", "/api/changes?currency=USD&utm_source=x"},
+		{"/api/changes?kind=changed,withdrawn", "/api/changes?kind=withdrawn&kind=CHANGED", "/api/changes?kind=changed,withdrawn,changed"},
+		{"/api/changes?since=2026-11-15", "/api/changes?since=2026-11-15T00:00:00Z", "/api/changes?since=2026-11-15T00:00:00.9Z"},
+		{"/api/changes?zone=.xn--p1ai", "/api/changes?zone=%D1%80%D1%84", "/api/changes?zone=XN--P1AI"},
 	}
 	for _, group := range same {
 		want := etag(group[0])

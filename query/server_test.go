@@ -80,7 +80,7 @@ func TestGracefulDrain(t *testing.T) {
 func TestNotReadyBeforeCatchUp(t *testing.T) {
 	cfg := query.DefaultConfig()
 	p := startPod(t, nil, podConfig{cfg: &cfg, snaps: notReady()})
-	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/readyz"} {
+	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/api/comparison/.com/history", "/api/changes", "/readyz"} {
 		resp, body := get(t, p.url+path)
 		var pr contracts.Problem
 		decode(t, body, &pr)
