@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -53,41 +54,102 @@ type ReaderConfig struct {
 // so a reader outlives a NATS outage. It is not safe for concurrent use.
 type Reader struct {
 	stream    jetstream.Stream
+	cfg       ReaderConfig
 	cons      jetstream.Consumer
 	it        jetstream.MessagesContext
 	startLast uint64
 	caughtUp  bool
+	last      uint64 // the stream sequence of the last message delivered
+
+	mu      sync.Mutex // it and stopped, between Next reopening and Stop
+	stopped bool
 }
+
+// resetAttempts bounds how often the ordered consumer tries to recreate
+// itself under one name. An R1 consumer recreated while a node is lost can
+// be placed on that node before the cluster marks it offline; under the
+// same name every later attempt fails too, forever. After resetAttempts the
+// Reader opens a new ordered consumer, under a new name, which the cluster
+// places anew.
+const resetAttempts = 3
+
+// pullHeartbeat is how often the server says an idle pull is alive.
+const pullHeartbeat = 2 * time.Second
 
 // Open starts reading s.
 func Open(ctx context.Context, s jetstream.Stream, cfg ReaderConfig) (*Reader, error) {
-	name := s.CachedInfo().Config.Name
 	state := s.CachedInfo().State
-	deliver := jetstream.DeliverLastPerSubjectPolicy
-	if cfg.All {
-		deliver = jetstream.DeliverAllPolicy
-	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy:     deliver,
-		FilterSubjects:    cfg.Filters,
-		InactiveThreshold: cfg.InactiveThreshold,
-	})
+	r := &Reader{stream: s, cfg: cfg, startLast: state.LastSeq}
+	cons, it, err := r.open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("create ordered consumer on %s: %w", name, err)
+		return nil, err
 	}
-	batch := cfg.Batch
-	if batch < 1 {
-		batch = 1024
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(batch))
-	if err != nil {
-		return nil, fmt.Errorf("consume %s: %w", name, err)
-	}
-	r := &Reader{stream: s, cons: cons, it: it, startLast: state.LastSeq}
+	r.cons, r.it = cons, it
 	// An empty stream, or no message on the filtered subjects, has
 	// nothing to catch up with.
 	r.caughtUp = state.Msgs == 0 || (cons.CachedInfo() != nil && cons.CachedInfo().NumPending == 0)
 	return r, nil
+}
+
+// open starts an ordered consumer: from the start (the last message of
+// every subject, or with All the first message) when nothing was delivered
+// yet, else after the last message delivered.
+func (r *Reader) open(ctx context.Context) (jetstream.Consumer, jetstream.MessagesContext, error) {
+	name := r.stream.CachedInfo().Config.Name
+	cc := jetstream.OrderedConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+		FilterSubjects:    r.cfg.Filters,
+		InactiveThreshold: r.cfg.InactiveThreshold,
+		MaxResetAttempts:  resetAttempts,
+	}
+	switch {
+	case r.last > 0:
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, r.last+1
+	case r.cfg.All:
+		cc.DeliverPolicy = jetstream.DeliverAllPolicy
+	}
+	cons, err := r.stream.OrderedConsumer(ctx, cc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create ordered consumer on %s: %w", name, err)
+	}
+	batch := r.cfg.Batch
+	if batch < 1 {
+		batch = 1024
+	}
+	// Heartbeats every 2 s: a pull whose server went away is noticed after
+	// two missed ones, within a read's StallWait, instead of after the
+	// client's default of 10 s, which no read waiting 5 s ever reaches.
+	it, err := cons.Messages(jetstream.PullMaxMessages(batch), jetstream.PullHeartbeat(pullHeartbeat))
+	if err != nil {
+		return nil, nil, fmt.Errorf("consume %s: %w", name, err)
+	}
+	return cons, it, nil
+}
+
+// reopen replaces an ordered consumer that gave up recreating itself with
+// a new one, trying until it has one or the reader is stopped.
+func (r *Reader) reopen() error {
+	r.it.Stop()
+	for backoff := time.Second; ; backoff = min(2*backoff, 10*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cons, it, err := r.open(ctx)
+		cancel()
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			if it != nil {
+				it.Stop()
+			}
+			return jetstream.ErrMsgIteratorClosed
+		}
+		if err == nil {
+			r.cons, r.it = cons, it
+			r.mu.Unlock()
+			return nil
+		}
+		r.mu.Unlock()
+		time.Sleep(backoff)
+	}
 }
 
 // CaughtUp reports whether the reader has delivered every message that was
@@ -100,6 +162,14 @@ func (r *Reader) CaughtUp() bool { return r.caughtUp }
 // Stop it returns jetstream.ErrMsgIteratorClosed.
 func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 	msg, err := r.it.Next(opts...)
+	for err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrMsgIteratorClosed) &&
+		!errors.Is(err, jetstream.ErrInvalidOption) {
+		// The ordered consumer gave up recreating itself (resetAttempts).
+		if rerr := r.reopen(); rerr != nil {
+			return Msg{}, rerr
+		}
+		msg, err = r.it.Next(opts...)
+	}
 	if err != nil {
 		return Msg{}, err
 	}
@@ -107,6 +177,7 @@ func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 	if err != nil {
 		return Msg{Subject: msg.Subject()}, fmt.Errorf("%w: %v", ErrNoMetadata, err)
 	}
+	r.last = meta.Sequence.Stream
 	if meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast {
 		r.caughtUp = true
 	}
@@ -118,7 +189,12 @@ func (r *Reader) Health(ctx context.Context) (Health, error) { return checkStrea
 
 // Stop ends the read: a Next waiting returns, and the consumer is left
 // for the server to remove once it is inactive.
-func (r *Reader) Stop() { r.it.Stop() }
+func (r *Reader) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	r.it.Stop()
+}
 
 // Close is Stop, and removes the consumer from the server at once.
 func (r *Reader) Close() {

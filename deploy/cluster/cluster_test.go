@@ -226,32 +226,24 @@ func (c *cluster) logs(id, tail string) string {
 	return buf.String()
 }
 
-// logTail returns the last n entries of a container's log. A line that
-// differs only in its numbers from one of the few lines just before it (a
-// node retrying its lost routes every second) is counted, not repeated, so
-// that a retry loop does not push what came before it out of view.
+// logTail returns the last n entries of a container's log, in order. A
+// run of lines that differ only in their numbers (a node retrying a lost
+// route every second) is one entry, its first and last lines and a count,
+// so that a retry loop does not push what came before it out of view.
 func (c *cluster) logTail(id string, n int) string {
 	type entry struct {
-		first, last string
-		more        int
+		first, last, shape string
+		more               int
 	}
 	var entries []entry
-	var recent []string    // the shapes of the last few lines
-	at := map[string]int{} // a shape: the index of its latest entry
 	for line := range strings.SplitSeq(strings.TrimRight(c.logs(id, "2000"), "\n"), "\n") {
 		shape := digits.ReplaceAllString(line, "#")
-		if slices.Contains(recent, shape) {
-			e := &entries[at[shape]]
-			e.more++
-			e.last = line
-		} else {
-			at[shape] = len(entries)
-			entries = append(entries, entry{first: line})
+		if k := len(entries) - 1; k >= 0 && entries[k].shape == shape {
+			entries[k].more++
+			entries[k].last = line
+			continue
 		}
-		recent = append(recent, shape)
-		if len(recent) > 6 {
-			recent = recent[1:]
-		}
+		entries = append(entries, entry{first: line, shape: shape})
 	}
 	var b strings.Builder
 	for _, e := range entries[max(0, len(entries)-n):] {
