@@ -27,6 +27,7 @@ var served = []string{
 	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options",
 	"Referrer-Policy", "Content-Security-Policy", "Cross-Origin-Resource-Policy",
 	"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset", "Ratelimit-Policy",
+	"Link", // the feed of changes' next page
 }
 
 // canned is one response captured from the real service and replayed as is.

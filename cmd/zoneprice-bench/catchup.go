@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -35,21 +34,21 @@ type catchupResult struct {
 func (b *bench) catchup(ctx context.Context, env *natsEnv, res *results) error {
 	cr := &catchupResult{prices: env.prices, messages: env.messages}
 	res.catchup = cr
-	batch := consumer.DefaultConfig().PullBatch
 	for i := range b.cfg.runs {
+		// Each run starts on a clean heap: the previous real consumer's
+		// index is garbage now.
 		bare := func() error {
-			d, n, err := bareCatchup(ctx, env.js, batch)
+			runtime.GC()
+			d, err := timeBare(ctx, env.js, contracts.StateStream, jetstream.DeliverLastPerSubjectPolicy, env.messages)
 			if err != nil {
-				return fmt.Errorf("bare catch-up: %w", err)
-			}
-			if uint64(n) != env.messages {
-				return fmt.Errorf("bare catch-up read %d messages, the stream holds %d", n, env.messages)
+				return err
 			}
 			cr.bare = append(cr.bare, d)
 			b.log.Info("catch-up", "consumer", "bare", "run", i+1, "took", d.Round(time.Millisecond))
 			return nil
 		}
 		real := func() error {
+			runtime.GC()
 			d, err := realCatchup(ctx, env.js, env.prices)
 			if err != nil {
 				return fmt.Errorf("real catch-up: %w", err)
@@ -58,40 +57,55 @@ func (b *bench) catchup(ctx context.Context, env *natsEnv, res *results) error {
 			b.log.Info("catch-up", "consumer", "real", "run", i+1, "took", d.Round(time.Millisecond))
 			return nil
 		}
-		order := []func() error{bare, real}
-		if i%2 == 1 {
-			order = []func() error{real, bare}
-		}
-		for _, f := range order {
-			// Start each run on a clean heap: the previous real
-			// consumer's index is garbage now.
-			runtime.GC()
-			if err := f(); err != nil {
-				return err
-			}
+		if err := inTurn(i, bare, real); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// bareCatchup reads the state stream the way the real consumer does (an
-// ordered consumer delivering the last message per subject, the same pull
-// batch) and does nothing with the messages. It returns the time from start
-// to the last message and how many it read.
-func bareCatchup(ctx context.Context, js jetstream.JetStream, batch int) (time.Duration, int, error) {
+// inTurn runs a and b, a first in even runs and b first in odd ones, so
+// that neither always has the quieter moment of a shared machine.
+func inTurn(run int, a, b func() error) error {
+	if run%2 == 1 {
+		a, b = b, a
+	}
+	if err := a(); err != nil {
+		return err
+	}
+	return b()
+}
+
+// timeBare times bareCatchup on a stream, with the service consumer's pull
+// batch, and checks it read want messages.
+func timeBare(ctx context.Context, js jetstream.JetStream, name string, deliver jetstream.DeliverPolicy, want uint64) (time.Duration, error) {
+	d, n, err := bareCatchup(ctx, js, name, deliver, consumer.DefaultConfig().PullBatch)
+	if err != nil {
+		return 0, fmt.Errorf("bare read of %s: %w", name, err)
+	}
+	if uint64(n) != want {
+		return 0, fmt.Errorf("bare read of %s: %d messages, the stream holds %d", name, n, want)
+	}
+	return d, nil
+}
+
+// bareCatchup reads a stream the way the real consumer does (an ordered
+// consumer with the same deliver policy and pull batch: the last message
+// per subject of the state stream, every message of the history stream)
+// and does nothing with the messages. It returns the time from start to
+// the last message and how many it read.
+func bareCatchup(ctx context.Context, js jetstream.JetStream, name string, deliver jetstream.DeliverPolicy, batch int) (time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, catchupTimeout)
 	defer cancel()
 	start := time.Now()
-	stream, err := js.Stream(ctx, contracts.StateStream)
+	stream, err := js.Stream(ctx, name)
 	if err != nil {
 		return 0, 0, err
 	}
 	if stream.CachedInfo().State.Msgs == 0 {
-		return 0, 0, errors.New("the state stream is empty")
+		return 0, 0, fmt.Errorf("the stream %s is empty", name)
 	}
-	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
-	})
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: deliver})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,9 +1,11 @@
 // Command zoneprice-bench measures the query service on loopback and writes
 // one markdown report: HTTP throughput of the real service against a bare
 // net/http handler writing the same bytes, catch-up time against a bare
-// ordered consumer, freshness of updates under load, memory, and ingest
-// throughput. Every measurement is paired with a baseline taken in the same
-// run, because on a small shared machine only ratios from one run compare.
+// ordered consumer, the price history's load time (against a bare read of
+// the history stream) and memory cost, freshness of prices and of changes
+// under load, memory, and ingest throughput. Every measurement is paired
+// with a baseline taken in the same run, because on a small shared machine
+// only ratios from one run compare.
 //
 // It starts an embedded NATS server, runs the real zoneprice-query binary
 // (found next to this one) as a child process and drives it with wrk. It
@@ -41,6 +43,7 @@ type config struct {
 	connections int
 	zones       int
 	registrars  int
+	changes     int
 	out         string
 	keep        bool
 }
@@ -54,6 +57,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.connections, "connections", 32, "wrk connections")
 	fs.IntVar(&c.zones, "zones", 1500, "zones in the generated data set")
 	fs.IntVar(&c.registrars, "registrars", 150, "registrars in the generated data set; each prices every zone")
+	fs.IntVar(&c.changes, "changes", 2_000_000, "changes in the generated history, over three years of the data set's prices")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (NATS store, child logs)")
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +77,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-zones: must be at least 2")
 	case c.registrars < 1:
 		return c, errors.New("-registrars: must be at least 1")
+	case c.changes < c.zones*c.registrars:
+		return c, errors.New("-changes: must be at least one per price (-zones × -registrars)")
 	}
 	return c, nil
 }
@@ -175,12 +181,23 @@ func (b *bench) run(ctx context.Context, res *results) error {
 		return err
 	}
 
-	q, err := b.startQuery(ctx, env.url, res)
+	// The history's memory and load time: pods holding the prices with
+	// an empty history stream, then pods loading the history data set.
+	if err := b.emptyHistory(ctx, env, res); err != nil {
+		return err
+	}
+	if err := b.publishHistory(ctx, env, res); err != nil {
+		return err
+	}
+	if err := b.historyLoad(ctx, env, res); err != nil {
+		return err
+	}
+
+	q, err := b.podUnderTest(ctx, env, res)
 	if err != nil {
 		return err
 	}
 	defer q.stop()
-	res.memory = append(res.memory, q.memory(ctx, "at ready"))
 
 	if err := b.throughput(ctx, q, env, res); err != nil {
 		return err

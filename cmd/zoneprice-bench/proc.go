@@ -218,9 +218,21 @@ func (c *child) metrics() string {
 // and returns the top of it as go tool pprof prints it: where the memory
 // goes. The child's binary symbolises it.
 func (c *child) heapProfile(ctx context.Context, path, binary string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	return c.profile(ctx, "heap?gc=1", 30*time.Second, path, binary, "-sample_index=inuse_space")
+}
+
+// cpuProfile saves a CPU profile of the child's next d to path and returns
+// its top, by time spent in each function and its callees.
+func (c *child) cpuProfile(ctx context.Context, d time.Duration, path, binary string) (string, error) {
+	return c.profile(ctx, fmt.Sprintf("profile?seconds=%d", int(d/time.Second)), d+30*time.Second, path, binary, "-cum")
+}
+
+// profile saves the child's /debug/pprof/<query> to path and returns the
+// top of it.
+func (c *child) profile(ctx context.Context, query string, timeout time.Duration, path, binary string, pprofArgs ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := get(ctx, http.DefaultClient, c.metrics()+"/debug/pprof/heap?gc=1")
+	resp, err := get(ctx, http.DefaultClient, c.metrics()+"/debug/pprof/"+query)
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +242,8 @@ func (c *child) heapProfile(ctx context.Context, path, binary string) (string, e
 	if err := os.WriteFile(path, resp.body, 0o644); err != nil {
 		return "", err
 	}
-	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=20", "-sample_index=inuse_space", binary, path).CombinedOutput()
+	args := append(append([]string{"tool", "pprof", "-top", "-nodecount=20"}, pprofArgs...), binary, path)
+	out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -22,7 +23,12 @@ const (
 	// targetApplied is the events a query consumer applies per second.
 	targetApplied  = 100_000
 	targetFreshP99 = 100 * time.Millisecond
-	targetRSS      = 200 << 20 // bytes
+	targetRSS      = 200 << 20 // bytes, holding the prices
+	// targetHistoryRSS is what holding the history may add to a pod's
+	// resident memory, and targetHistoryLoad how many times a bare
+	// consumer's read of the history stream a pod may take to load it.
+	targetHistoryRSS  = 150 << 20
+	targetHistoryLoad = 3.0
 )
 
 // results is everything one run measured; a part that did not run is nil
@@ -34,15 +40,19 @@ type results struct {
 	took    time.Duration
 	err     error
 
-	ingest    *ingestResult
-	catchup   *catchupResult
-	endpoints []*endpointResult
-	features  []*featureResult
-	fresh     *freshResult
-	memory    []memSample
+	ingest      *ingestResult
+	catchup     *catchupResult
+	history     *historyResult
+	historyLoad *historyLoadResult
+	endpoints   []*endpointResult
+	features    []*featureResult
+	fresh       []*freshResult // prices, then history
+	// memory is the pod under test's, after the history was loaded.
+	memory []memSample
 	// heap is the appendix on where the query pod's memory goes: the
-	// top of its heap profile after the HTTP runs.
-	heap string
+	// top of its heap profile after the HTTP runs; historyProfile, on
+	// where its CPU goes while it loads the history.
+	heap, historyProfile string
 }
 
 // machine describes where the bench ran.
@@ -113,6 +123,7 @@ func (res *results) markdown() (string, []string) {
 	res.writeHTTP(&body)
 	res.writeFeatures(&body)
 	res.writeCatchup(&body)
+	res.writeHistoryLoad(&body)
 	res.writeFresh(&body)
 	res.writeMemory(&body)
 	res.writeIngest(&body)
@@ -163,9 +174,15 @@ func (res *results) writeParameters(r *report) {
 	}
 	r.line("| wrk | `-t%d -c%d -d%ds --latency`, %d runs per endpoint and server, real and bare back to back, first one alternating |",
 		wrkThreads, c.connections, int(c.duration/time.Second), c.runs)
+	if h := res.history; h != nil {
+		r.line("| History stream | %s changes of the %s prices (%s added, %s changed, %s withdrawn, %s known), observed from %s to %s, generated with seed %d |",
+			fmtInt(int64(h.changes)), fmtInt(int64(h.subjects)), fmtInt(int64(h.kinds[kindAdded])), fmtInt(int64(h.kinds[kindChanged])),
+			fmtInt(int64(h.kinds[kindWithdrawn])), fmtInt(int64(h.kinds[kindKnown])), h.from.Format(time.DateOnly), h.to.Format(time.DateOnly), historySeed)
+	}
 	r.line("| Catch-up | %d runs each of the bare and the real consumer, in-process, against the embedded NATS over loopback TCP |", c.runs)
-	r.line("| Freshness | %d updates, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
-		freshUpdates, freshInterval, freshPoll, c.connections)
+	r.line("| History load | %d runs each of a bare consumer in-process and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
+	r.line("| Freshness | %d price sets, then %d changes, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
+		freshUpdates, freshUpdates, freshInterval, freshPoll, c.connections)
 	r.line("")
 }
 
@@ -230,14 +247,12 @@ func (res *results) writeCatchup(r *report) {
 	r.line("| Measure | Min | Median | Max | Target | Result |")
 	r.line("|---|--:|--:|--:|---|---|")
 	if len(c.bare) > 0 {
-		r.line("| Bare ordered consumer: start to last message | %s | %s | %s | — | info |",
-			fmtSeconds(slices.Min(c.bare)), fmtSeconds(medianDur(c.bare)), fmtSeconds(slices.Max(c.bare)))
+		r.line("| Bare ordered consumer: start to last message | %s | — | info |", spreadCells(c.bare))
 	}
 	if len(c.real) > 0 {
 		med := medianDur(c.real)
-		r.line("| Real consumer: start to Ready | %s | %s | %s | median ≤ %s | %s |",
-			fmtSeconds(slices.Min(c.real)), fmtSeconds(med), fmtSeconds(slices.Max(c.real)),
-			fmtSeconds(targetReady), r.verdict("catch-up ready time", med <= targetReady))
+		r.line("| Real consumer: start to Ready | %s | median ≤ %s | %s |",
+			spreadCells(c.real), fmtSeconds(targetReady), r.verdict("catch-up ready time", med <= targetReady))
 	}
 	if len(c.bare) > 0 && len(c.real) > 0 {
 		ratio := medianDur(c.real).Seconds() / medianDur(c.bare).Seconds()
@@ -255,16 +270,53 @@ func (res *results) writeCatchup(r *report) {
 	r.line("")
 }
 
-func (res *results) writeFresh(r *report) {
-	r.line("## Freshness under load")
+func (res *results) writeHistoryLoad(r *report) {
+	r.line("## History load")
 	r.line("")
-	f := res.fresh
-	if f == nil {
+	h := res.historyLoad
+	if h == nil || len(h.bare)+len(h.pod) == 0 {
 		r.line("Not run.")
 		r.line("")
 		return
 	}
-	r.line("Time from just before publishing a price change for `%s` at `%s` until a GET of `/api/comparison/%s` shows it, while wrk loads `/api/domains`.", f.registrar, f.zone, f.zone)
+	r.line("Reading the history stream (%s messages, every one) once the prices are ready. The bare consumer only reads, in the bench's process: an ordered consumer delivering every message with the pod's pull batch, until NumPending is 0. The pod is zoneprice-query, which reads the stream the same way (stream.Open, All) and decodes and holds every change; its time is its zoneprice_history_load_seconds, from when it starts reading the history stream to loaded.", fmtInt(int64(h.changes)))
+	r.line("")
+	r.line("| Measure | Min | Median | Max | Target | Result |")
+	r.line("|---|--:|--:|--:|---|---|")
+	if len(h.bare) > 0 {
+		r.line("| Bare ordered consumer: start to last message | %s | — | info |", spreadCells(h.bare))
+	}
+	if len(h.pod) > 0 {
+		r.line("| zoneprice-query: zoneprice_history_load_seconds | %s | — | info |", spreadCells(h.pod))
+		r.line("| Changes loaded per second (messages / pod median) | | %s | | — | info |", fmtRate(float64(h.changes)/medianDur(h.pod).Seconds()))
+	}
+	if len(h.bare) > 0 && len(h.pod) > 0 {
+		ratio := medianDur(h.pod).Seconds() / medianDur(h.bare).Seconds()
+		r.line("| Pod / bare (of the medians) | | %.2f | | ≤ %.1f | %s |",
+			ratio, targetHistoryLoad, r.verdict("history load ratio", ratio <= targetHistoryLoad))
+	}
+	r.line("")
+}
+
+func (res *results) writeFresh(r *report) {
+	r.line("## Freshness under load")
+	r.line("")
+	if len(res.fresh) == 0 {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	for _, f := range res.fresh {
+		writeFreshRun(r, f)
+	}
+}
+
+func writeFreshRun(r *report, f *freshResult) {
+	prefix := "freshness"
+	if f.name != "" {
+		prefix = f.name + " freshness"
+	}
+	r.line("Time from just before %s, while wrk loads `/api/domains`.", f.what)
 	r.line("")
 	r.line("| Measure | Value | Target | Result |")
 	r.line("|---|--:|---|---|")
@@ -273,24 +325,24 @@ func (res *results) writeFresh(r *report) {
 		seen += " (" + oneLine(f.err.Error()) + ")"
 	}
 	r.line("| Updates seen | %s | all, each within %v | %s |", seen, freshDeadline,
-		r.verdict("freshness: every update seen", f.err == nil && len(f.lags) == freshUpdates))
+		r.verdict(prefix+": every update seen", f.err == nil && len(f.lags) == freshUpdates))
 	if len(f.lags) > 0 {
 		sorted := slices.Sorted(slices.Values(f.lags))
 		r.line("| p50 | %s | — | info |", fmtLatency(percentile(sorted, 50)))
 		r.line("| p90 | %s | — | info |", fmtLatency(percentile(sorted, 90)))
 		worst := percentile(sorted, 99)
-		r.line("| p99 | %s | ≤ %s | %s |", fmtLatency(worst), fmtLatency(targetFreshP99), r.verdict("freshness p99", worst <= targetFreshP99))
+		r.line("| p99 | %s | ≤ %s | %s |", fmtLatency(worst), fmtLatency(targetFreshP99), r.verdict(prefix+" p99", worst <= targetFreshP99))
 		r.line("| max | %s | — | info |", fmtLatency(sorted[len(sorted)-1]))
 	}
 	if f.loadErr != nil {
-		r.line("| Background load on /api/domains | %s | no errors | %s |", oneLine(f.loadErr.Error()), r.verdict("freshness background load", false))
+		r.line("| Background load on /api/domains | %s | no errors | %s |", oneLine(f.loadErr.Error()), r.verdict(prefix+" background load", false))
 	} else {
 		errs := f.load.errorSummary()
 		if errs == "" {
 			errs = "no errors"
 		}
 		r.line("| Background load on /api/domains | %s req/s, p99 %s, %s | no errors | %s |",
-			fmtRate(f.load.reqPerSec), fmtLatency(f.load.p99), errs, r.verdict("freshness background load", !f.load.failed()))
+			fmtRate(f.load.reqPerSec), fmtLatency(f.load.p99), errs, r.verdict(prefix+" background load", !f.load.failed()))
 	}
 	r.line("")
 }
@@ -298,28 +350,65 @@ func (res *results) writeFresh(r *report) {
 func (res *results) writeMemory(r *report) {
 	r.line("## Memory")
 	r.line("")
-	if len(res.memory) == 0 {
+	hl := res.historyLoad
+	if len(res.memory) == 0 && (hl == nil || len(hl.empty) == 0) {
 		r.line("Not run.")
 		r.line("")
 		return
 	}
-	r.line("Resident memory of the zoneprice-query process: VmRSS and its peak VmHWM from /proc/<pid>/status, and from its /metrics the Go heap in use and the GC's heap goal (the heap size that starts the next collection; with the default GOGC=100 about twice what was live after the last one). The target was set for 225,000 prices.")
+	r.line("Resident memory of zoneprice-query processes: VmRSS and its peak VmHWM from /proc/<pid>/status, and from /metrics the Go heap in use and the GC's heap goal (the heap size that starts the next collection; with the default GOGC=100 about twice what was live after the last one). The prices' target was set for 225,000 prices; the history may add %d MiB to it. A pod's memory with its history loaded is read %v after zoneprice_history_loaded turns 1, once it has returned the load's garbage to the system; the first two rows are the medians (by RSS) of %d pods each, the rest the pod under test.", targetHistoryRSS>>20, historySettle, res.cfg.runs)
 	r.line("")
 	r.line("| When | RSS | Peak so far | Go heap in use | GC heap goal | Target | Result |")
 	r.line("|---|--:|--:|--:|--:|---|---|")
-	for _, m := range res.memory {
+	row := func(name string, m memSample, limit int64) {
 		if m.err != nil {
-			r.line("| %s | %s | | | | RSS ≤ %d MiB | %s |", m.when, oneLine(m.err.Error()), targetRSS>>20, r.verdict("memory "+m.when, false))
-			continue
+			r.line("| %s | %s | | | | RSS ≤ %d MiB | %s |", m.when, oneLine(m.err.Error()), limit>>20, r.verdict(name, false))
+			return
 		}
 		r.line("| %s | %s | %s | %s | %s | RSS ≤ %d MiB | %s |", m.when, fmtMiB(m.rss), fmtMiB(m.hwm),
-			fmtMiBOrDash(m.heapInuse), fmtMiBOrDash(m.heapGoal), targetRSS>>20,
-			r.verdict("memory "+m.when, m.rss <= targetRSS))
+			fmtMiBOrDash(m.heapInuse), fmtMiBOrDash(m.heapGoal), limit>>20, r.verdict(name, m.rss <= limit))
+	}
+	var empty, full memSample
+	if hl != nil && len(hl.empty) > 0 {
+		empty = medianMem(hl.empty)
+		row("memory, prices only", empty, targetRSS)
+	}
+	if hl != nil && len(hl.full) > 0 {
+		full = medianMem(hl.full)
+		row("memory, prices and history", full, targetRSS+targetHistoryRSS)
+	}
+	if hl != nil && len(hl.empty) > 0 && len(hl.full) > 0 && empty.err == nil && full.err == nil {
+		cost := full.rss - empty.rss
+		r.line("| The history's cost: the second row less the first | %s | | %s | | ≤ %d MiB | %s |",
+			fmtMiB(cost), fmtMiB(full.heapInuse-empty.heapInuse), targetHistoryRSS>>20, r.verdict("history memory", cost <= targetHistoryRSS))
+	}
+	for _, m := range res.memory {
+		row("memory "+m.when, m, targetRSS+targetHistoryRSS)
 	}
 	r.line("")
 }
 
+// medianMem is the sample of median RSS (the lower of the middle two).
+func medianMem(ms []memSample) memSample {
+	for _, m := range ms {
+		if m.err != nil {
+			return m
+		}
+	}
+	s := slices.SortedFunc(slices.Values(ms), func(a, b memSample) int { return cmp.Compare(a.rss, b.rss) })
+	m := s[(len(s)-1)/2]
+	m.when = fmt.Sprintf("%s (median of %d)", m.when, len(s))
+	return m
+}
+
 func (res *results) writeHeap(r *report) {
+	if res.historyProfile != "" {
+		r.line("## Appendix: where the query pod's CPU goes while it loads the history")
+		r.line("")
+		r.line("A CPU profile of the pod under test (`/debug/pprof/profile` on its metrics port) over the first %v of its history load, from when it is ready; that pod's load is not one of the timed ones.", historyProfileTime)
+		r.line("%s", res.historyProfile)
+		r.line("")
+	}
 	if res.heap == "" {
 		return
 	}
@@ -344,6 +433,13 @@ func (res *results) writeIngest(r *report) {
 	r.line("| Events published (ingest.Publisher.PublishAll, window %d, encode and validate included) | %s | — | info |", publishWindow, fmtInt(int64(in.events())))
 	r.line("| Time to the last acknowledgement | %s | — | info |", fmtSeconds(in.took))
 	r.line("| Ingest throughput | %s events/s | — | info |", fmtRate(float64(in.events())/in.took.Seconds()))
+	if h := res.history; h != nil {
+		r.line("| History: %s changes generated (plans drawn, trimmed to the count, sorted) | %s | — | info |", fmtInt(int64(h.changes)), fmtSeconds(h.generated))
+		if h.published > 0 {
+			r.line("| History: encoded, validated and published (ingest.Encode, Publisher.Send, window %d), to the last acknowledgement | %s (%s changes/s) | — | info |",
+				publishWindow, fmtSeconds(h.published), fmtRate(float64(h.changes)/h.published.Seconds()))
+		}
+	}
 	r.line("")
 }
 
@@ -436,6 +532,12 @@ func fmtLatency(d time.Duration) string {
 }
 
 func fmtSeconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// spreadCells is the min, median and max of a series of times, as three
+// table cells.
+func spreadCells(ds []time.Duration) string {
+	return fmtSeconds(slices.Min(ds)) + " | " + fmtSeconds(medianDur(ds)) + " | " + fmtSeconds(slices.Max(ds))
+}
 
 func fmtMiB(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 

@@ -35,6 +35,8 @@ type natsEnv struct {
 	registrar string           // the first generated registrar
 	prices    int              // price sets published: zones × registrars
 	messages  uint64           // messages in the state stream
+	changes   uint64           // messages in the history stream
+	probe     *historyProbe    // the subject whose history freshness changes
 }
 
 func (e *natsEnv) close() {

@@ -50,14 +50,17 @@ func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*
 	return q, nil
 }
 
-// benchPaths are the endpoints measured: the three catalog bodies and the
-// comparison of the first generated zone, which every registrar prices.
+// benchPaths are the endpoints measured: the three catalog bodies, the
+// comparison of the first generated zone, which every registrar prices,
+// that zone's price history and the first page of the feed of changes.
 func benchPaths(env *natsEnv) []string {
 	return []string{
 		"/api/domains",
 		"/api/domains/categories",
 		"/api/comparison/zones",
 		"/api/comparison/" + env.zones[0].ASCII,
+		"/api/comparison/" + env.zones[0].ASCII + "/history",
+		"/api/changes",
 	}
 }
 
