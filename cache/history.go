@@ -16,7 +16,8 @@ import (
 // publishes an immutable HistoryView, which any number of requests read.
 //
 // Each change is a fixed-size record of plain numbers in chunks that are
-// never moved or rewritten once published: a view is the chunks and the
+// never moved or rewritten once published (and, where the system allows,
+// live outside the Go heap: records.go): a view is the chunks and the
 // count of records it may read. A record keeps the offer the change left
 // (the "after"); the offer it replaced is the previous record of the same
 // registrar and zone, which the record links to, or, where that record is
@@ -34,7 +35,8 @@ type History struct {
 	viewNames                  map[string]uint16
 	viewZones                  map[string]uint32
 
-	chunks []*[historyChunk]historyRecord
+	chunks []*recordChunk
+	bases  []uint64 // by chunk: the sequence its records' seq counts from
 	n      int
 	exts   []*[extChunk]historyExt
 	nExt   int
@@ -56,25 +58,34 @@ const (
 	extChunk     = 1 << 10 // extensions per chunk
 )
 
-// historyRecord is one change, 48 bytes.
+// historyRecord is one change, 52 bytes: no field needs more than four,
+// so nothing pads it.
 type historyRecord struct {
-	seq      uint64 // the history stream's sequence: the feed's cursor
+	seq      uint32 // the history stream's sequence, less its chunk's base
 	at       uint32 // observed_at, seconds since historyEpoch
 	zone     uint32
 	prev     int32 // the previous record of the same registrar and zone; -1 for none
 	prevZone int32 // the previous record of the same zone; -1 for none
 	ext      int32 // its extension; -1 for none
-	reg      uint16
-	source   uint16
-	currency uint16 // of the after offer; of the before for a withdrawal
-	kind     uint8  // the change, recordKinds
-	flags    uint8  // offered operations (bit per Op), tax code (two bits), dropped
-	amounts  [contracts.NumOps]uint32
+	// promoPrice and promoEnd are the after offer's promotion, on the
+	// operation flags name (most promotions are one operation's, a
+	// registration's); promoEnd counts seconds since historyEpoch, 0
+	// for a promotion without an end. Other promotions are in ext.
+	promoPrice uint32
+	promoEnd   uint32
+	amounts    [contracts.NumOps]uint32 // the after offer's regular prices
+	reg        uint16
+	source     uint16
+	currency   uint16 // of the after offer; of the before for a withdrawal
+	kind       uint8  // the change, recordKinds
+	flags      uint8  // offered operations (bit per Op), tax code, the inline promotion's operation, dropped
 }
 
+// The flags past the offered operations' bits.
 const (
-	flagTaxShift = contracts.NumOps
-	flagDropped  = 1 << 7
+	flagTaxShift   = contracts.NumOps // two bits: the tax code
+	flagPromoShift = flagTaxShift + 2 // two bits: 1 + the inline promotion's operation; 0 for none
+	flagDropped    = 1 << (flagPromoShift + 2)
 )
 
 // recordKinds are the changes by their number in a record.
@@ -91,9 +102,15 @@ func kindCode(c contracts.Change) uint8 {
 
 // historyExt is what a record's fixed fields cannot hold.
 type historyExt struct {
+	// promos are the after offer's promotions when they are not one
+	// that fits the record (two operations', or a price of 2^32 minor
+	// units or more).
 	promos  [contracts.NumOps]historyPromo
 	amounts [contracts.NumOps]int64 // the after offer's regular amounts, when big
 	big     bool
+	// seq is the record's sequence when it is 2^32 or more past its
+	// chunk's base (a gap of four thousand million messages).
+	seq uint64
 	// before is the change's own before, where the previous record is
 	// not held or does not say the same.
 	before *contracts.Offer
@@ -150,7 +167,7 @@ func (h *History) zone(ascii string) (uint32, error) {
 }
 
 func (h *History) record(i int32) *historyRecord {
-	return &h.chunks[i/historyChunk][i%historyChunk]
+	return &h.chunks[i/historyChunk].recs[i%historyChunk]
 }
 
 func (h *History) newExt() (int32, *historyExt) {
@@ -190,10 +207,11 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 	}
 	i := int32(h.n)
 	if h.n == len(h.chunks)*historyChunk {
-		h.chunks = append(h.chunks, new([historyChunk]historyRecord))
+		h.chunks = append(h.chunks, newRecordChunk())
+		h.bases = append(h.bases, seq)
 	}
 	r := h.record(i)
-	*r = historyRecord{seq: seq, at: epochSeconds(c.ObservedAt), zone: zone, prev: -1, prevZone: h.byZone[zone], ext: -1,
+	*r = historyRecord{at: epochSeconds(c.ObservedAt), zone: zone, prev: -1, prevZone: h.byZone[zone], ext: -1,
 		reg: reg, source: source, currency: currency, kind: kindCode(c.Change)}
 	key := uint64(zone)<<16 | uint64(reg)
 	if prev, ok := h.bySubject[key]; ok {
@@ -206,8 +224,14 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 		}
 		return ext
 	}
+	if off := seq - h.bases[len(h.bases)-1]; off <= math.MaxUint32 {
+		r.seq = uint32(off)
+	} else {
+		extend().seq = seq
+	}
 	if c.After != nil {
 		r.flags = uint8(taxCodeOf(c.After.Tax)) << flagTaxShift
+		promos, inline := 0, true
 		for op, p := range c.After.Ops() {
 			if p == nil {
 				continue
@@ -220,12 +244,27 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 				e.big, e.amounts[op] = true, p.Regular.Amount
 			}
 			if p.Promo != nil {
-				hp := historyPromo{has: true, price: p.Promo.Price.Amount}
-				if p.Promo.EndsAt != nil {
-					hp.end = p.Promo.EndsAt.Unix()
-				}
-				extend().promos[op] = hp
+				promos++
+				inline = inline && p.Promo.Price.Amount <= math.MaxUint32
 			}
+		}
+		for op, p := range c.After.Ops() {
+			if p == nil || p.Promo == nil {
+				continue
+			}
+			var end int64
+			if p.Promo.EndsAt != nil {
+				end = max(p.Promo.EndsAt.Unix(), historyEpoch+1)
+			}
+			if promos == 1 && inline && end <= historyEpoch+math.MaxUint32 {
+				r.flags |= uint8(op+1) << flagPromoShift
+				r.promoPrice = uint32(p.Promo.Price.Amount)
+				if end != 0 {
+					r.promoEnd = uint32(end - historyEpoch)
+				}
+				continue
+			}
+			extend().promos[op] = historyPromo{has: true, price: p.Promo.Price.Amount, end: end}
 		}
 	}
 	if c.Dropped() {
@@ -248,7 +287,7 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 func (h *History) Publish() {
 	old := h.view.Load()
 	v := &HistoryView{
-		chunks: h.chunks, exts: h.exts, n: h.n,
+		chunks: h.chunks, bases: h.bases, exts: h.exts, n: h.n,
 		names: h.names, zones: h.zones, byZone: append([]int32(nil), h.byZone...),
 		real: h.real, newest: h.newest,
 	}
@@ -290,6 +329,12 @@ func stateOf(names []string, r *historyRecord, e *historyExt) (offerState, bool)
 		}
 		o := &st.ops[op]
 		o.offered, o.regular = true, int64(r.amounts[op])
+		if int(r.flags>>flagPromoShift)&3 == op+1 {
+			o.hasPromo, o.promo = true, int64(r.promoPrice)
+			if r.promoEnd != 0 {
+				o.promoEnd = int64(r.promoEnd) + historyEpoch
+			}
+		}
 		if e != nil {
 			if e.big && e.amounts[op] != 0 {
 				o.regular = e.amounts[op]
@@ -384,7 +429,8 @@ type HistoryView struct {
 	// Version increases with every Publish.
 	Version uint64
 
-	chunks  []*[historyChunk]historyRecord
+	chunks  []*recordChunk
+	bases   []uint64
 	exts    []*[extChunk]historyExt
 	n       int
 	names   []string
@@ -409,7 +455,16 @@ func (v *HistoryView) Newest() time.Time {
 }
 
 func (v *HistoryView) record(i int32) *historyRecord {
-	return &v.chunks[i/historyChunk][i%historyChunk]
+	return &v.chunks[i/historyChunk].recs[i%historyChunk]
+}
+
+// seq is record i's history stream sequence.
+func (v *HistoryView) seq(i int32) uint64 {
+	r := v.record(i)
+	if e := v.ext(r); e != nil && e.seq != 0 {
+		return e.seq
+	}
+	return v.bases[i/historyChunk] + uint64(r.seq)
 }
 
 func (v *HistoryView) ext(r *historyRecord) *historyExt {

@@ -245,7 +245,7 @@ func (s *Snapshot) RenderChanges(v *HistoryView, o ChangesOptions) *Body {
 	if o.Before > 0 {
 		// Records are in sequence order: the first at or after the
 		// cursor's, less one.
-		start = int32(sort.Search(v.n, func(i int) bool { return v.record(int32(i)).seq >= o.Before })) - 1
+		start = int32(sort.Search(v.n, func(i int) bool { return v.seq(int32(i)) >= o.Before })) - 1
 	}
 	next := func(i int32) int32 { return i - 1 }
 	if o.Zone != "" {
@@ -268,7 +268,7 @@ func (s *Snapshot) RenderChanges(v *HistoryView, o ChangesOptions) *Body {
 			continue
 		}
 		if o.Limit > 0 && len(picked) == o.Limit {
-			more = ChangesCursor(v.record(picked[len(picked)-1]).seq)
+			more = ChangesCursor(v.seq(picked[len(picked)-1]))
 			break
 		}
 		picked = append(picked, i)
@@ -335,7 +335,7 @@ func (s *Snapshot) renderChangesPage(st *style, v *HistoryView, picked []int32, 
 		z := v.zones[r.zone]
 		at := int64(r.at) + historyEpoch
 		b = append(b, `{"id":"`...)
-		b = strconv.AppendUint(b, r.seq, 10)
+		b = strconv.AppendUint(b, v.seq(i), 10)
 		b = append(b, `","zone":`...)
 		b = appendString(b, z.ASCII)
 		b = append(b, `,"unicode":`...)

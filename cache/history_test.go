@@ -11,10 +11,10 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 )
 
-// TestHistoryRecordSize holds a change to 48 bytes: a pod holds millions.
+// TestHistoryRecordSize holds a change to 52 bytes: a pod holds millions.
 func TestHistoryRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(historyRecord{}); n != 48 {
-		t.Errorf("a history record is %d bytes, want 48", n)
+	if n := unsafe.Sizeof(historyRecord{}); n != 52 {
+		t.Errorf("a history record is %d bytes, want 52", n)
 	}
 }
 
@@ -74,11 +74,15 @@ func TestHistoryKeepsEveryOffer(t *testing.T) {
 	promo := offer("EUR", 1000, 1200)
 	promo.Register.Promo = &contracts.Promo{Price: contracts.Price{Amount: 500, Currency: "EUR"}, EndsAt: &ends}
 	promo.Tax = contracts.TaxIncluded
+	twoPromos := offer("EUR", 1000, 1200)
+	twoPromos.Register.Promo = &contracts.Promo{Price: contracts.Price{Amount: 400, Currency: "EUR"}}
+	twoPromos.Renew.Promo = &contracts.Promo{Price: contracts.Price{Amount: 900, Currency: "EUR"}, EndsAt: &ends}
 	big := offer("IDR", math.MaxUint32+5, 7)
 	changes := []*contracts.PriceChange{
 		change(contracts.ChangeAdded, "a", ".com", at(0), nil, offer("EUR", 1000, 1200)),
 		change(contracts.ChangeChanged, "a", ".com", at(time.Hour), offer("EUR", 1000, 1200), promo),
-		change(contracts.ChangeChanged, "a", ".com", at(2*time.Hour), promo, big),
+		change(contracts.ChangeChanged, "a", ".com", at(90*time.Minute), promo, twoPromos),
+		change(contracts.ChangeChanged, "a", ".com", at(2*time.Hour), twoPromos, big),
 		change(contracts.ChangeWithdrawn, "a", ".com", at(3*time.Hour), big, nil),
 		// The first change held of a subject whose earlier ones aged out.
 		change(contracts.ChangeChanged, "b", ".com", at(4*time.Hour), offer("USD", 10, -1), offer("USD", 11, -1)),
@@ -103,10 +107,30 @@ func TestHistoryKeepsEveryOffer(t *testing.T) {
 		sameOffer(t, "before of change "+string(rune('0'+i)), got, ok, c.Before)
 	}
 	if n := f.h.nExt; n != 4 {
-		t.Errorf("%d extensions, want 4: the promotion, the big amount, and two befores", n)
+		t.Errorf("%d extensions, want 4: two promotions of one offer, the big amount, and two befores (one promotion fits a record)", n)
 	}
 	if !v.HasZone(".co.uk") || v.HasZone(".uk") {
 		t.Error("HasZone does not follow the changes held")
+	}
+}
+
+// TestHistorySequences keeps each change's stream sequence, across gaps of
+// any size.
+func TestHistorySequences(t *testing.T) {
+	h := NewHistory()
+	seqs := []uint64{7, 8, 1 << 40, 1<<40 + 1}
+	for i, seq := range seqs {
+		c := change(contracts.ChangeAdded, "a", ".z"+string(rune('a'+i)), at(0), nil, offer("USD", 1, -1))
+		if err := h.Add(seq, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Publish()
+	v := h.View()
+	for i, want := range seqs {
+		if got := v.seq(int32(i)); got != want {
+			t.Errorf("change %d has sequence %d, want %d", i, got, want)
+		}
 	}
 }
 
