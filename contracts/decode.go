@@ -144,16 +144,38 @@ type changeBlock struct {
 	ops    [2]opBlock
 }
 
+// Slot is storage an event is decoded into and used from, again and
+// again (Decoder.DecodeInto): a replay of hundreds of thousands of events
+// then allocates none for the price sets and withdrawals that make most
+// of it. The zero value is ready to use.
+type Slot struct {
+	w   wire
+	blk priceBlock
+	wd  Withdrawal
+}
+
+// DecodeInto is Decode into s: a price set or withdrawal it returns lives
+// in s, and is valid until s is decoded into again; zone metadata and
+// rates, which readers keep, are allocated as Decode allocates them.
+func (d *Decoder) DecodeInto(data []byte, s *Slot) (Event, error) {
+	s.w, s.blk = wire{}, priceBlock{}
+	return decodeWith(data, d, &s.w, &s.blk, &s.wd)
+}
+
 func decode(data []byte, d *Decoder) (Event, error) {
+	return decodeWith(data, d, new(wire), new(priceBlock), nil)
+}
+
+// decodeWith decodes into w and blk, both zero, and a withdrawal into wd
+// (allocated when nil).
+func decodeWith(data []byte, d *Decoder, w *wire, blk *priceBlock, wd *Withdrawal) (Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxEventSize)
 	}
-	var w wire
-	blk := new(priceBlock)
-	cblk, fast := decodeFast(data, &w, d, blk, nil)
+	cblk, fast := decodeFast(data, w, d, blk, nil)
 	if !fast {
-		w, blk, cblk = wire{}, new(priceBlock), nil
-		if err := json.Unmarshal(data, &w); err != nil {
+		*w, *blk, cblk = wire{}, priceBlock{}, nil
+		if err := json.Unmarshal(data, w); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
 		}
 	}
@@ -165,8 +187,12 @@ func decode(data []byte, d *Decoder) (Event, error) {
 			ObservedAt: w.ObservedAt, Source: w.Source, Tax: w.Tax}
 		ev = &blk.set
 	case KindWithdrawal:
-		ev = &Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
+		if wd == nil {
+			wd = new(Withdrawal)
+		}
+		*wd = Withdrawal{V: w.V, Kind: w.Kind, Registrar: w.Registrar, Zone: w.Zone,
 			ObservedAt: w.ObservedAt, Source: w.Source}
+		ev = wd
 	case KindZoneMeta:
 		ev = &ZoneMeta{V: w.V, Kind: w.Kind, Zone: w.Zone, Unicode: w.Unicode, Type: w.Type,
 			Categories: w.Categories, ObservedAt: w.ObservedAt, Source: w.Source}

@@ -122,3 +122,46 @@ func TestDecodeChange(t *testing.T) {
 		t.Errorf("DecodeChange of a withdrawal = %v, want ErrUnknownKind", err)
 	}
 }
+
+// TestDecodeInto reads price sets and withdrawals into one reused slot, as
+// Decode reads them, without allocating (for zones of plain ASCII labels:
+// an IDN's validation allocates).
+func TestDecodeInto(t *testing.T) {
+	var d Decoder
+	var slot Slot
+	docs := map[string][]byte{
+		"withdrawal of .com": []byte(`{"v":1,"kind":"withdrawal","registrar":"porkbun","zone":".com","observed_at":"2026-03-02T09:15:00Z","source":"porkbun-api"}`),
+	}
+	for _, file := range []string{"price_set.json", "price_set_jpy.json", "zone_meta.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[file] = data
+	}
+	for file, data := range docs {
+		want, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.DecodeInto(data, &slot)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(want)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: DecodeInto = %s, want %s", file, a, b)
+		}
+		if _, ok := got.(*ZoneMeta); ok {
+			continue // kept by readers, so allocated
+		}
+		compact := new(bytes.Buffer)
+		if err := json.Compact(compact, data); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = d.DecodeInto(compact.Bytes(), &slot) }); n > 0 {
+			t.Errorf("%s: DecodeInto allocates %v times per document", file, n)
+		}
+	}
+}

@@ -247,11 +247,15 @@ func (c *Consumer) noteHealth(h stream.Health) {
 		"health", h.String(), "repair", stream.Repair)
 }
 
-// item is one message read from the stream, decoded.
+// item is one message read from the stream, decoded. A price set or a
+// withdrawal is decoded into the item's slot, which the next use of the
+// item overwrites: catch-up recycles its batches once applied, so a
+// replay allocates no event per message.
 type item struct {
-	msg stream.Msg
-	ev  contracts.Event
-	err error
+	msg  stream.Msg
+	ev   contracts.Event
+	err  error
+	slot contracts.Slot
 }
 
 // catchBatch is how many messages catch-up decodes at once across cores.
@@ -268,10 +272,20 @@ func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Ind
 		err   error
 	}
 	batches := make(chan batch, 2)
+	// free holds applied batches for reuse: at most the two in the
+	// channels, one being decoded, one being applied and one being read
+	// are in use at once.
+	free := make(chan []item, 5)
 	go func() {
 		defer close(batches)
 		for {
-			b := batch{items: make([]item, 0, catchBatch)}
+			var items []item
+			select {
+			case items = <-free:
+			default:
+				items = make([]item, 0, catchBatch)
+			}
+			b := batch{items: items[:0]}
 			for len(b.items) < catchBatch && !b.last {
 				msg, err := r.Next(jetstream.NextMaxWait(stream.StallWait))
 				if errors.Is(err, stream.ErrNoMetadata) {
@@ -291,7 +305,15 @@ func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Ind
 					batches <- batch{err: err}
 					return
 				}
-				b.items = append(b.items, item{msg: msg})
+				// A recycled item's slot is left as it is: decoding
+				// resets what it uses.
+				if n := len(b.items); n < cap(b.items) {
+					b.items = b.items[:n+1]
+				} else {
+					b.items = append(b.items, item{})
+				}
+				it := &b.items[len(b.items)-1]
+				it.msg, it.ev, it.err = msg, nil, nil
 				b.last = r.CaughtUp()
 				if b.last || len(b.items) == catchBatch {
 					c.m.pending.Set(float64(msg.Pending))
@@ -338,6 +360,10 @@ func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Ind
 		if b.last {
 			return false, nil
 		}
+		select {
+		case free <- b.items:
+		default:
+		}
 	}
 	return ctx.Err() != nil, nil
 }
@@ -354,7 +380,8 @@ func decodeAll(batch []item, decoders []*contracts.Decoder) {
 		d := decoders[w]
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				batch[i].ev, batch[i].err = d.Decode(batch[i].msg.Data)
+				it := &batch[i]
+				it.ev, it.err = d.DecodeInto(it.msg.Data, &it.slot)
 			}
 		})
 	}

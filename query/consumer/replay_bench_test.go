@@ -32,9 +32,10 @@ func BenchmarkReplayCPU(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dec := &contracts.Decoder{}
+		var slot contracts.Slot
 		idx := cache.NewIndex("USD")
 		for i, doc := range docs {
-			ev, err := dec.Decode(doc)
+			ev, err := dec.DecodeInto(doc, &slot)
 			if err != nil {
 				b.Fatal(err)
 			}
