@@ -84,12 +84,12 @@ func (s *Snapshot) RenderComparison(zone string, o ComparisonOptions) (*Body, bo
 		o.Years = max(o.Years, 1)
 	}
 	st := s.styleFor(o.Currency)
-	var keep func(string, *priceEntry) bool
+	var keep func(string, taxCode) bool
 	if len(o.Registrars) > 0 || len(o.Exclude) > 0 || o.Tax != "" {
 		tax := taxCodeOf(o.Tax)
-		keep = func(r string, p *priceEntry) bool {
+		keep = func(r string, t taxCode) bool {
 			return (len(o.Registrars) == 0 || slices.Contains(o.Registrars, r)) && !slices.Contains(o.Exclude, r) &&
-				(o.Tax == "" || p.tax == tax)
+				(o.Tax == "" || t == tax)
 		}
 	}
 	var sc scratch
@@ -187,10 +187,10 @@ func (s *Snapshot) catalogList(st *style, o *CatalogOptions, recompute bool) []c
 		return entries
 	}
 	var sc scratch
-	var keep func(string, *priceEntry) bool
+	var keep func(string, taxCode) bool
 	if o.Tax != "" {
 		tax := taxCodeOf(o.Tax)
-		keep = func(_ string, p *priceEntry) bool { return p.tax == tax }
+		keep = func(_ string, t taxCode) bool { return t == tax }
 	}
 	entries = make([]catalogEntry, 0, len(s.views))
 	for _, v := range s.views {

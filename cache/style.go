@@ -79,7 +79,7 @@ type zoneSummary struct {
 // rows resolves a view's prices, those keep admits (all for nil), into
 // rows in the style: the price paid at the render time, converted. The
 // rows live in sc until its next use.
-func (st *style) rows(v *view, sc *scratch, keep func(registrar string, p *priceEntry) bool) []*row {
+func (st *style) rows(v *view, sc *scratch, keep func(registrar string, tax taxCode) bool) []*row {
 	rows := sc.rows[:0]
 	times := &timeText{}
 	for id, p := range v.prices {
@@ -87,7 +87,7 @@ func (st *style) rows(v *view, sc *scratch, keep func(registrar string, p *price
 			continue
 		}
 		name := st.name(id)
-		if keep != nil && !keep(name, &p) {
+		if keep != nil && !keep(name, p.tax) {
 			continue
 		}
 		r := row{registrar: name, entry: p, converted: true, fmtCache: times}
