@@ -258,8 +258,8 @@ func (c *cluster) logTail(id string, n int) string {
 var digits = regexp.MustCompile(`[0-9]+`)
 
 // jetStreamState describes, node by node, what each node's monitoring port
-// says of the state stream and of the consumers the node holds: where a
-// pod's reader was, and how far it got.
+// says of the state and history streams and of the consumers the node
+// holds: where a pod's readers were, and how far they got.
 func (c *cluster) jetStreamState() string {
 	var b strings.Builder
 	for i, n := range c.nodes {
@@ -297,7 +297,7 @@ func (c *cluster) jetStreamState() string {
 		b.WriteString("\n")
 		for _, a := range jsz.Accounts {
 			for _, st := range a.Streams {
-				if st.Name != contracts.StateStream {
+				if st.Name != contracts.StateStream && st.Name != contracts.HistoryStream {
 					continue
 				}
 				leader := ""
@@ -507,7 +507,7 @@ func (p *pod) consumerMetrics() string {
 	}
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		for _, prefix := range []string{"zoneprice_consumer_", "zoneprice_nats_", "zoneprice_snapshot_as_of", "zoneprice_stream_"} {
+		for _, prefix := range []string{"zoneprice_consumer_", "zoneprice_history_", "zoneprice_nats_", "zoneprice_snapshot_as_of", "zoneprice_stream_"} {
 			if strings.HasPrefix(name, prefix) {
 				out = append(out, fmt.Sprintf("%s %g", name, m[name]))
 				break

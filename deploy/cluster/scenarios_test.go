@@ -105,9 +105,11 @@ func TestPermissions(t *testing.T) {
 }
 
 // TestNodeLoss: three nodes, replicas 3, two query pods, a steady stream of
-// updates and continuous GETs from both pods. Mid-way the stream leader's
-// container is killed. Afterwards both pods hold exactly what the
-// publisher saw acknowledged, and no GET failed.
+// updates, each after its change on the history stream, and continuous
+// GETs from both pods. Mid-way the state stream leader's container is
+// killed. Afterwards both pods hold exactly the prices the publisher saw
+// acknowledged, the history stream and both pods' feeds hold every
+// acknowledged change exactly once, and no GET failed.
 func TestNodeLoss(t *testing.T) {
 	start := time.Now()
 	pool := newPool(t)
@@ -130,6 +132,10 @@ func TestNodeLoss(t *testing.T) {
 		if err := p.waitConverged("porkbun", zones, rec.snapshot(), 30*time.Second); err != nil {
 			t.Fatal(err)
 		}
+		// The feed answers once the pod has loaded the history.
+		if err := p.waitChanges("porkbun", rec.wantChanges(nil), 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	stop := make(chan struct{})
 	var pubErr error
@@ -143,18 +149,26 @@ func TestNodeLoss(t *testing.T) {
 	defer stopLoad()
 	var reads load
 	bases := func() []string { return []string{pods[0].url(), pods[1].url()} }
-	paths := []string{"/api/comparison/" + zones[0], "/api/domains", "/api/comparison/" + zones[7], "/readyz"}
+	paths := []string{"/api/comparison/" + zones[0], "/api/domains", "/api/comparison/" + zones[7], "/readyz", "/api/changes?registrar=porkbun"}
 	wg.Go(func() { getLoad(loadCtx, bases, paths, &reads) })
 
 	time.Sleep(8 * time.Second)
 	_, adminJS := c.connect(userAdmin)
 	info := c.waitStreamHealthy(adminJS, 30*time.Second)
 	leader := info.Cluster.Leader
+	// The history stream's leader is placed on its own: the node killed
+	// leads it too, or is one of its two followers.
+	historyLeader := "unknown"
+	if hs, err := adminJS.Stream(ctx, contracts.HistoryStream); err != nil {
+		historyLeader += " (" + err.Error() + ")"
+	} else if ci := hs.CachedInfo().Cluster; ci != nil {
+		historyLeader = ci.Leader
+	}
 	killedAt := rec.String()
 	if err := pool.Client.KillContainer(dc.KillContainerOptions{ID: c.node(leader).Container.ID, Signal: dc.SIGKILL}); err != nil {
 		t.Fatalf("kill stream leader %s: %v", leader, err)
 	}
-	t.Logf("killed the stream leader %s (after %s)", leader, killedAt)
+	t.Logf("killed the stream leader %s (after %s); the history stream's leader was %s", leader, killedAt, historyLeader)
 	// A new leader among the two survivors.
 	var newLeader string
 	lastSeen := "no answer"
@@ -195,12 +209,29 @@ func TestNodeLoss(t *testing.T) {
 		t.Fatal("the publisher did not finish")
 	}
 	final := rec.snapshot()
+	published := time.Now()
 	var convergeErr []string
 	for _, p := range pods {
 		if err := p.waitConverged("porkbun", zones, final, 60*time.Second); err != nil {
 			convergeErr = append(convergeErr, err.Error())
 		}
 	}
+	converged := time.Since(published)
+	// Every acknowledged change exactly once: in the stream, then in each
+	// pod's feed under the sequence the stream holds it at.
+	stored, err := historyChanges(ctx, js, "porkbun")
+	if err != nil {
+		t.Errorf("read the history stream: %v", err)
+	} else if d := diffChanges(stored, rec.wantChanges(nil)); d != "" {
+		t.Errorf("history stream %s: %s", contracts.HistoryStream, d)
+	}
+	read := time.Since(published)
+	for _, p := range pods {
+		if err := p.waitChanges("porkbun", rec.wantChanges(stored), 30*time.Second); err != nil {
+			t.Error(err)
+		}
+	}
+	listed := time.Since(published)
 	stopLoad()
 	wg.Wait()
 	if pubErr != nil {
@@ -215,8 +246,12 @@ func TestNodeLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("node loss: %s; publish errors retried: %v", rec, rec.errs)
-	t.Logf("node loss: stream last sequence %d; pods' applied sequence %v; %s; took %v",
-		sinfo.State.LastSeq, applied, &reads, time.Since(start).Round(time.Millisecond))
+	changes := 0
+	for _, seqs := range stored {
+		changes += len(seqs)
+	}
+	t.Logf("node loss: stream last sequence %d; pods' applied sequence %v; history stream: %d changes on porkbun's subjects; after the last publish, pods' prices converged in %v, the history stream read in %v, pods' feeds complete in %v; %s; took %v",
+		sinfo.State.LastSeq, applied, changes, converged.Round(time.Millisecond), read.Round(time.Millisecond), listed.Round(time.Millisecond), &reads, time.Since(start).Round(time.Millisecond))
 	for _, e := range convergeErr {
 		t.Error(e)
 	}

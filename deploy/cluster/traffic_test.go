@@ -12,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -42,13 +46,55 @@ func testZones(n int) []string {
 	return zones
 }
 
-// recorder is what a publisher knows: every event it published and the
-// last price the stream acknowledged per zone.
+// priceChange is the change an ingester records before it publishes ps:
+// added when the zone had no price (prev is 0), else changed from the
+// register price prev.
+func priceChange(ps *contracts.PriceSet, prev int64) *contracts.PriceChange {
+	c := &contracts.PriceChange{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceChange, Change: contracts.ChangeAdded,
+		Registrar: ps.Registrar, Zone: ps.Zone, After: ps.Offer(), ObservedAt: ps.ObservedAt, Source: ps.Source,
+	}
+	if prev > 0 {
+		c.Change = contracts.ChangeChanged
+		c.Before = priceSet(ps.Registrar, ps.Zone, prev, ps.ObservedAt).Offer()
+	}
+	return c
+}
+
+// change is what the suite compares of a recorded price change: the
+// zone, the change, the register price before and after it in cents (0
+// for no offer) and when it was observed, in Unix seconds, as precise as
+// the pods' feed shows it.
+type change struct {
+	zone          string
+	kind          contracts.Change
+	before, after int64
+	observed      int64
+}
+
+func changeOf(c *contracts.PriceChange) change {
+	cents := func(o *contracts.Offer) int64 {
+		if o == nil || o.Register == nil {
+			return 0
+		}
+		return o.Register.Regular.Amount
+	}
+	return change{zone: c.Zone, kind: c.Change, before: cents(c.Before), after: cents(c.After), observed: c.ObservedAt.Unix()}
+}
+
+func (c change) String() string {
+	return fmt.Sprintf("%s %s %d→%d observed %s", c.zone, c.kind, c.before, c.after, time.Unix(c.observed, 0).UTC().Format(time.RFC3339))
+}
+
+// recorder is what a publisher knows: every event it published, the last
+// price the stream acknowledged per zone and every change the history
+// stream acknowledged.
 type recorder struct {
 	mu        sync.Mutex
 	acked     map[string]int64
+	changes   []change
 	published int // publish attempts, retries included
-	ackCount  int
+	ackCount  int // prices acknowledged
 	retried   int
 	errs      []string // the first few publish errors
 }
@@ -61,17 +107,74 @@ func (r *recorder) snapshot() map[string]int64 {
 	return maps.Clone(r.acked)
 }
 
+// wantChanges is every acknowledged change, with the sequence stored
+// holds it at where it holds it exactly once (else 0): what a pod's feed
+// must list, under that id.
+func (r *recorder) wantChanges(stored map[change][]uint64) map[change]uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want := make(map[change]uint64, len(r.changes))
+	for _, c := range r.changes {
+		want[c] = 0
+		if seqs := stored[c]; len(seqs) == 1 {
+			want[c] = seqs[0]
+		}
+	}
+	return want
+}
+
 func (r *recorder) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return fmt.Sprintf("updates published %d (attempts, %d of them retries), acknowledged %d, zones %d", r.published, r.retried, r.ackCount, len(r.acked))
+	return fmt.Sprintf("publish attempts %d (%d of them retries), acknowledged %d prices and %d changes, zones %d",
+		r.published, r.retried, r.ackCount, len(r.changes), len(r.acked))
+}
+
+// ack records an event the stream acknowledged; r.mu is held.
+func (r *recorder) ack(ev contracts.Event) {
+	switch ev := ev.(type) {
+	case *contracts.PriceSet:
+		r.ackCount++
+		r.acked[ev.Zone] = ev.Register.Regular.Amount
+	case *contracts.PriceChange:
+		r.changes = append(r.changes, changeOf(ev))
+	}
+}
+
+// publish publishes ev as an ingester does: a publish that fails (a
+// leader election, a lost node) is retried with the same content, and
+// therefore the same message id, until the stream acknowledges it; only
+// then is it recorded. It gives up when ctx ends.
+func (r *recorder) publish(ctx context.Context, pub *ingest.Publisher, ev contracts.Event) error {
+	for {
+		r.mu.Lock()
+		r.published++
+		r.mu.Unlock()
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := pub.Publish(pctx, ev)
+		cancel()
+		r.mu.Lock()
+		if err == nil {
+			r.ack(ev)
+			r.mu.Unlock()
+			return nil
+		}
+		r.retried++
+		if len(r.errs) < 5 {
+			r.errs = append(r.errs, err.Error())
+		}
+		r.mu.Unlock()
+		if ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // steadyPublish publishes a new price for the next zone every interval
-// until stop is closed, as an ingester does: a publish that fails (a leader
-// election, a lost node) is retried with the same content, and therefore
-// the same message id, until the stream acknowledges it; only then does
-// the price count as published. It gives up when ctx ends.
+// until stop is closed, each preceded by its change, as an ingester
+// records a change before the price it leads to (recorder.publish). It
+// gives up when ctx ends.
 func steadyPublish(ctx context.Context, stop <-chan struct{}, pub *ingest.Publisher, registrar string, zones []string, interval time.Duration, rec *recorder) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -84,52 +187,40 @@ func steadyPublish(ctx context.Context, stop <-chan struct{}, pub *ingest.Publis
 		case <-tick.C:
 		}
 		zone := zones[n%len(zones)]
-		cents := int64(1000 + n)
-		ev := priceSet(registrar, zone, cents, time.Now())
-		for {
-			rec.mu.Lock()
-			rec.published++
-			rec.mu.Unlock()
-			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := pub.Publish(pctx, ev)
-			cancel()
-			rec.mu.Lock()
-			if err == nil {
-				rec.ackCount++
-				rec.acked[zone] = cents
-				rec.mu.Unlock()
-				break
-			}
-			rec.retried++
-			if len(rec.errs) < 5 {
-				rec.errs = append(rec.errs, err.Error())
-			}
-			rec.mu.Unlock()
-			if ctx.Err() != nil {
-				return fmt.Errorf("publish %s %s: %w", registrar, zone, err)
-			}
-			time.Sleep(100 * time.Millisecond)
+		ps := priceSet(registrar, zone, int64(1000+n), time.Now())
+		rec.mu.Lock()
+		prev := rec.acked[zone]
+		rec.mu.Unlock()
+		if err := rec.publish(ctx, pub, priceChange(ps, prev)); err != nil {
+			return err
+		}
+		if err := rec.publish(ctx, pub, ps); err != nil {
+			return err
 		}
 	}
 }
 
 // seedPrices publishes a first price for every zone, so that the
-// comparisons a load asks for exist from the start, and records them.
+// comparisons a load asks for exist from the start, after the changes
+// that add them, and records them.
 func seedPrices(ctx context.Context, pub *ingest.Publisher, registrar string, zones []string, rec *recorder) error {
-	events := make([]contracts.Event, len(zones))
+	prices := make([]contracts.Event, len(zones))
+	changes := make([]contracts.Event, len(zones))
 	for i, z := range zones {
-		events[i] = priceSet(registrar, z, int64(500+i), time.Now())
+		ps := priceSet(registrar, z, int64(500+i), time.Now())
+		prices[i], changes[i] = ps, priceChange(ps, 0)
 	}
-	if _, _, err := pub.PublishAll(ctx, events, 64); err != nil {
-		return err
+	for _, events := range [][]contracts.Event{changes, prices} {
+		if _, _, err := pub.PublishAll(ctx, events, 64); err != nil {
+			return err
+		}
+		rec.mu.Lock()
+		rec.published += len(events)
+		for _, ev := range events {
+			rec.ack(ev)
+		}
+		rec.mu.Unlock()
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	for i, z := range zones {
-		rec.acked[z] = int64(500 + i)
-	}
-	rec.published += len(zones)
-	rec.ackCount += len(zones)
 	return nil
 }
 
@@ -290,24 +381,35 @@ func toCents(s string) (int64, error) {
 // Its error says how the pod's prices last differed, and the last error
 // a poll met.
 func (p *pod) waitConverged(registrar string, zones []string, want map[string]int64, within time.Duration) error {
+	return p.waitUntil("converge", within, func(ctx context.Context) (string, error) {
+		got, err := p.prices(ctx, registrar, zones)
+		if err != nil {
+			return "", err
+		}
+		return diffPrices(got, want), nil
+	})
+}
+
+// waitUntil polls diff, which describes how the pod differs from what it
+// should hold, until it says nothing (""). Its error names what the pod
+// did not do, how it last differed, and the last error a poll met.
+func (p *pod) waitUntil(what string, within time.Duration, diff func(context.Context) (string, error)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	last, lastErr := "no poll answered", ""
 	for {
-		got, err := p.prices(ctx, registrar, zones)
+		d, err := diff(ctx)
 		switch {
+		case err == nil && d == "":
+			return nil
 		case err == nil:
-			diff := diffPrices(got, want)
-			if diff == "" {
-				return nil
-			}
-			last = diff
+			last = d
 		case ctx.Err() == nil:
 			lastErr = "; the last error: " + err.Error()
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not converge within %v: %s%s", p.name, within, last, lastErr)
+			return fmt.Errorf("%s did not %s within %v: %s%s", p.name, what, within, last, lastErr)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -328,6 +430,153 @@ func diffPrices(got, want map[string]int64) string {
 	}
 	if len(diffs) > 5 {
 		diffs = append(diffs[:5], fmt.Sprintf("and %d more", len(diffs)-5))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// historyChanges reads every change of registrar's that the history
+// stream holds, each with the sequences it is stored at, as the
+// registrar's ingester reads its history back: the admin user may ask for
+// the stream's info only, not read it.
+func historyChanges(ctx context.Context, js jetstream.JetStream, registrar string) (map[change][]uint64, error) {
+	got := map[change][]uint64{}
+	var bad error
+	cfg := stream.ReaderConfig{Filters: []string{contracts.RegistrarChangeFilter(registrar)}, All: true}
+	err := stream.ReadLast(ctx, js, contracts.HistoryStream, cfg, func(m stream.Msg) bool {
+		ev, err := contracts.Decode(m.Data)
+		c, ok := ev.(*contracts.PriceChange)
+		if err != nil || !ok {
+			bad = fmt.Errorf("history sequence %d on %s is not a change: %v", m.Seq, m.Subject, err)
+			return false
+		}
+		k := changeOf(c)
+		got[k] = append(got[k], m.Seq)
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	return got, err
+}
+
+// feedPage is the part of a page of /api/changes the suite reads.
+type feedPage struct {
+	Next    *string `json:"next_cursor"`
+	Changes []struct {
+		ID         string     `json:"id"`
+		Zone       string     `json:"zone"`
+		Kind       string     `json:"kind"`
+		ObservedAt time.Time  `json:"observed_at"`
+		Before     *feedOffer `json:"before"`
+		After      *feedOffer `json:"after"`
+	} `json:"changes"`
+}
+
+type feedOffer struct {
+	Register *json.Number `json:"register"`
+}
+
+// cents is the offer's register price in cents: 0 for no offer, -1 for
+// one without registration.
+func (o *feedOffer) cents() (int64, error) {
+	switch {
+	case o == nil:
+		return 0, nil
+	case o.Register == nil:
+		return -1, nil
+	}
+	return toCents(o.Register.String())
+}
+
+// changes pages through the pod's feed of registrar's changes to its last
+// page and returns each change with the ids it is listed under.
+func (p *pod) changes(ctx context.Context, registrar string) (map[change][]uint64, error) {
+	got := map[change][]uint64{}
+	q := url.Values{"registrar": {registrar}, "limit": {"500"}}
+	for {
+		var page feedPage
+		code, err := getJSON(ctx, p.url()+"/api/changes?"+q.Encode(), &page)
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("GET /api/changes?%s: %d", q.Encode(), code)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range page.Changes {
+			c := change{zone: item.Zone, kind: contracts.Change(item.Kind), observed: item.ObservedAt.Unix()}
+			id, err := strconv.ParseUint(item.ID, 10, 64)
+			if err == nil {
+				c.before, err = item.Before.cents()
+			}
+			if err == nil {
+				c.after, err = item.After.cents()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("GET /api/changes: change %q: %w", item.ID, err)
+			}
+			got[c] = append(got[c], id)
+		}
+		if page.Next == nil {
+			return got, nil
+		}
+		q.Set("cursor", *page.Next)
+	}
+}
+
+// waitChanges polls the pod until its feed of registrar's changes lists
+// every change of want exactly once, under the id want gives it (where
+// it gives one), and nothing else.
+func (p *pod) waitChanges(registrar string, want map[change]uint64, within time.Duration) error {
+	return p.waitUntil("list every acknowledged change once", within, func(ctx context.Context) (string, error) {
+		got, err := p.changes(ctx, registrar)
+		if err != nil {
+			return "", err
+		}
+		return diffChanges(got, want), nil
+	})
+}
+
+// diffChanges describes how got, the changes a reader found with the
+// sequences (ids) it found each at, differs from want, every acknowledged
+// change once with the sequence the history stream holds it at (0 where
+// not known), or returns "".
+func diffChanges(got map[change][]uint64, want map[change]uint64) string {
+	var missing, doubled, moved, unknown []string
+	for c, seq := range want {
+		seqs := got[c]
+		switch {
+		case len(seqs) == 0:
+			missing = append(missing, c.String())
+		case len(seqs) > 1:
+			doubled = append(doubled, fmt.Sprintf("%s at sequences %v", c, seqs))
+		case seq != 0 && seqs[0] != seq:
+			moved = append(moved, fmt.Sprintf("%s as %d, stored at %d", c, seqs[0], seq))
+		}
+	}
+	for c, seqs := range got {
+		if _, ok := want[c]; !ok {
+			unknown = append(unknown, fmt.Sprintf("%s at sequences %v", c, seqs))
+		}
+	}
+	var diffs []string
+	for _, d := range []struct {
+		what  string
+		items []string
+	}{
+		{fmt.Sprintf("of %d acknowledged changes missing", len(want)), missing},
+		{"doubled", doubled},
+		{"listed under an id other than its stream sequence", moved},
+		{"never acknowledged", unknown},
+	} {
+		if len(d.items) == 0 {
+			continue
+		}
+		slices.Sort(d.items)
+		n := len(d.items)
+		if n > 5 {
+			d.items = append(d.items[:5], fmt.Sprintf("and %d more", n-5))
+		}
+		diffs = append(diffs, fmt.Sprintf("%d %s: %s", n, d.what, strings.Join(d.items, "; ")))
 	}
 	return strings.Join(diffs, "; ")
 }
