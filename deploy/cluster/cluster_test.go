@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,9 +42,19 @@ const (
 	userAdmin   = "ADMIN"
 	userQuery   = "QUERY"
 	userPorkbun = "INGEST_PORKBUN"
-	// userLoader exists only in the cold start scenario's copy of
-	// accounts.conf: no real user may publish 150 registrars' prices.
-	userLoader = "TEST_LOADER"
+	// userLoader and userLeaders exist only in a scenario's copy of
+	// accounts.conf (testAccounts): no real user may publish 150
+	// registrars' prices, nor move a stream's leader.
+	userLoader  = "TEST_LOADER"
+	userLeaders = "TEST_LEADERS"
+)
+
+// The JetStream API subjects of a stream's info and of its leader's
+// stepdown, the stream's name to follow. nats.go's jetstream has no call
+// for a stepdown.
+const (
+	apiStreamInfo     = "$JS.API.STREAM.INFO."
+	apiStreamStepDown = "$JS.API.STREAM.LEADER.STEPDOWN."
 )
 
 // namePrefix begins the name of every container and network the suite
@@ -91,8 +102,23 @@ type cluster struct {
 }
 
 type clusterOptions struct {
-	// loader adds a user that may publish any price subject.
+	// loader adds userLoader, who may publish any price subject.
 	loader bool
+	// leaders adds userLeaders, who may read the state and history
+	// streams' info and make their leaders step down.
+	leaders bool
+}
+
+// testUsers are the users o adds to accounts.conf.
+func (o clusterOptions) testUsers() []string {
+	var users []string
+	if o.loader {
+		users = append(users, userLoader)
+	}
+	if o.leaders {
+		users = append(users, userLeaders)
+	}
+	return users
 }
 
 // startCluster starts three NATS nodes from zoneprice/nats-server with the
@@ -106,7 +132,8 @@ func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluste
 	// tree's: accounts.conf may have changed since make images.
 	conf := c.imageFile("zoneprice/nats-server", "/etc/nats/accounts.conf")
 	c.net = c.network("nats")
-	c.keys = newKeys(t, natsUsers(t, conf), o.loader)
+	extra := o.testUsers()
+	c.keys = newKeys(t, append(natsUsers(t, conf), extra...))
 
 	var env []string
 	for user, kp := range c.keys {
@@ -117,8 +144,8 @@ func startCluster(t *testing.T, pool *dockertest.Pool, o clusterOptions) *cluste
 		env = append(env, "ZONEPRICE_NKEY_"+user+"="+pub)
 	}
 	var binds []string
-	if o.loader {
-		binds = append(binds, loaderAccounts(t, conf)+":/etc/nats/accounts.conf:ro")
+	if len(extra) > 0 {
+		binds = append(binds, testAccounts(t, conf, extra)+":/etc/nats/accounts.conf:ro")
 	}
 	for i := 1; i <= 3; i++ {
 		c.names = append(c.names, fmt.Sprintf("%s-nats-%d", c.prefix, i))
@@ -440,6 +467,93 @@ func streamInfo(ctx context.Context, js jetstream.JetStream, opts ...jetstream.S
 	return s.Info(ctx, opts...)
 }
 
+// leaders is the server name of the node that leads each stream, "" where
+// a stream has none.
+type leaders struct{ state, history string }
+
+func (l leaders) String() string {
+	return fmt.Sprintf("state stream %q, history stream %q", l.state, l.history)
+}
+
+// streamLeaders asks each stream's leader for the stream's info.
+func streamLeaders(ctx context.Context, js jetstream.JetStream) (leaders, error) {
+	var l leaders
+	for _, s := range []struct {
+		name   string
+		leader *string
+	}{{contracts.StateStream, &l.state}, {contracts.HistoryStream, &l.history}} {
+		st, err := js.Stream(ctx, s.name)
+		if err != nil {
+			return l, fmt.Errorf("stream %s: %w", s.name, err)
+		}
+		if ci := st.CachedInfo().Cluster; ci != nil {
+			*s.leader = ci.Leader
+		}
+	}
+	return l, nil
+}
+
+// leadBoth makes the node that leads the state stream lead the history
+// stream too, so that losing that one node makes both streams elect a
+// leader: the history stream's leader is asked to step down in favour of
+// that node, and asked again while it lands elsewhere, until within has
+// passed. It returns the leaders it first saw and those it left. nc and
+// js sign in as userLeaders.
+func (c *cluster) leadBoth(nc *nats.Conn, js jetstream.JetStream, within time.Duration) (before, after leaders) {
+	c.t.Helper()
+	var last error
+	seen := false
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		l, err := streamLeaders(ctx, js)
+		if err == nil && !seen {
+			before, seen = l, true
+		}
+		switch {
+		case err != nil:
+		case l.state == "" || l.history == "":
+			err = fmt.Errorf("a stream without a leader: %s", l)
+		case l.state == l.history:
+			cancel()
+			return before, l
+		default:
+			err = stepDown(ctx, nc, contracts.HistoryStream, l.state)
+		}
+		cancel()
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("one node to lead both streams within %v: leaders at first %s; the last attempt: %v", within, before, last)
+	return before, after
+}
+
+// stepDown asks stream's leader to hand its leadership to the node named
+// preferred (a placement preference, which nats-server takes since 2.11).
+func stepDown(ctx context.Context, nc *nats.Conn, stream, preferred string) error {
+	req, err := json.Marshal(map[string]any{"placement": map[string]string{"preferred": preferred}})
+	if err != nil {
+		return err
+	}
+	msg, err := nc.RequestWithContext(ctx, apiStreamStepDown+stream, req)
+	if err != nil {
+		return fmt.Errorf("step down the leader of %s: %w", stream, err)
+	}
+	var resp struct {
+		Error   *jetstream.APIError `json:"error"`
+		Success bool                `json:"success"`
+	}
+	switch err := json.Unmarshal(msg.Data, &resp); {
+	case err != nil:
+		return fmt.Errorf("step down the leader of %s: %w: %.200s", stream, err, msg.Data)
+	case resp.Error != nil:
+		return fmt.Errorf("step down the leader of %s in favour of %s: %w", stream, preferred, resp.Error)
+	case !resp.Success:
+		return fmt.Errorf("step down the leader of %s: no success in %.200s", stream, msg.Data)
+	}
+	return nil
+}
+
 // node returns the node with the given server name.
 func (c *cluster) node(name string) *dockertest.Resource {
 	c.t.Helper()
@@ -558,13 +672,9 @@ func (c *cluster) waitHTTP(url string, within time.Duration, what string) {
 	c.t.Fatalf("%s not ready within %v (%s): last answer %s", what, within, url, last)
 }
 
-// newKeys makes an NKey user pair for every user (and the loader when
-// asked for).
-func newKeys(t *testing.T, users []string, loader bool) map[string]nkeys.KeyPair {
+// newKeys makes an NKey user pair for every user.
+func newKeys(t *testing.T, users []string) map[string]nkeys.KeyPair {
 	t.Helper()
-	if loader {
-		users = append(users, userLoader)
-	}
 	keys := make(map[string]nkeys.KeyPair, len(users))
 	for _, u := range users {
 		kp, err := nkeys.CreateUser()
@@ -634,19 +744,42 @@ func (c *cluster) imageFile(repo, path string) []byte {
 	}
 }
 
-// loaderAccounts writes conf, an accounts.conf, with one more user, who
-// may publish any price subject, and returns its path for a bind mount.
-// Only the cold start scenario uses it.
-func loaderAccounts(t *testing.T, conf []byte) string {
+// testUserPublish is what a test-only user may publish.
+func testUserPublish(t *testing.T, user string) []string {
+	t.Helper()
+	switch user {
+	case userLoader:
+		return []string{"prices.v1.>", apiStreamInfo + contracts.StateStream}
+	case userLeaders:
+		var subjects []string
+		for _, s := range []string{contracts.StateStream, contracts.HistoryStream} {
+			subjects = append(subjects, apiStreamInfo+s, apiStreamStepDown+s)
+		}
+		return subjects
+	}
+	t.Fatalf("no test-only user %s", user)
+	return nil
+}
+
+// testAccounts writes conf, an accounts.conf, with the test-only users
+// added, and returns its path for a bind mount.
+func testAccounts(t *testing.T, conf []byte, users []string) string {
 	t.Helper()
 	const anchor = "users: ["
 	if bytes.Count(conf, []byte(anchor)) != 1 {
-		t.Fatalf("the image's accounts.conf: want exactly one %q to add the loader user after", anchor)
+		t.Fatalf("the image's accounts.conf: want exactly one %q to add the test-only users after", anchor)
 	}
-	user := anchor + `
-      { nkey: $ZONEPRICE_NKEY_` + userLoader + `, permissions: {
-          publish: ["prices.v1.>", "$JS.API.STREAM.INFO.ZONEPRICE_STATE"], subscribe: ["_INBOX.>"] } }`
-	b := bytes.Replace(conf, []byte(anchor), []byte(user), 1)
+	added := anchor
+	for _, u := range users {
+		var publish []string
+		for _, s := range testUserPublish(t, u) {
+			publish = append(publish, strconv.Quote(s))
+		}
+		added += `
+      { nkey: $ZONEPRICE_NKEY_` + u + `, permissions: {
+          publish: [` + strings.Join(publish, ", ") + `], subscribe: ["_INBOX.>"] } }`
+	}
+	b := bytes.Replace(conf, []byte(anchor), []byte(added), 1)
 	dir, err := os.MkdirTemp("", "zpfs-accounts-")
 	if err != nil {
 		t.Fatal(err)
