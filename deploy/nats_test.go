@@ -88,7 +88,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			samples = append(samples, s, contracts.ChangeSubjectPrefix+p.Registrar+".>")
 		}
 	}
-	bucket := "KV_" + contracts.KeysBucket
+	streams := []string{contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream, contracts.AttemptsStream,
+		"KV_" + contracts.KeysBucket, "KV_" + contracts.WebhooksBucket}
 	for _, user := range natsUsers(t) {
 		t.Run(user, func(t *testing.T) {
 			perms := byUser[user]
@@ -126,8 +127,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			for _, s := range api {
 				// Every API subject names one of zoneprice's streams, or
 				// is the account info the key-value client asks for.
-				if s != "$JS.API.INFO" && !strings.Contains(s, "."+contracts.StateStream) && !strings.Contains(s, "."+contracts.HistoryStream) &&
-					!strings.Contains(s, "."+bucket) && !strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") {
+				if s != "$JS.API.INFO" && !slices.ContainsFunc(streams, func(name string) bool { return strings.Contains(s, "."+name) }) &&
+					!strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") && !strings.HasPrefix(s, "$KV."+contracts.WebhooksBucket+".") {
 					t.Errorf("may publish %s, which is about no zoneprice stream", s)
 				}
 				if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || strings.Contains(s, ".MSG.DELETE.") {

@@ -120,17 +120,90 @@ func KeysConfig(o Options) jetstream.KeyValueConfig {
 	}
 }
 
-// Provision creates the state and history streams and the API keys
-// bucket, or updates them to the declared configuration. It is idempotent
-// and safe to run from every process that starts.
+// WebhooksConfig is the declared configuration of contracts.WebhooksBucket:
+// one revision per registration (the API's updates compare and set on it).
+func WebhooksConfig(o Options) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       contracts.WebhooksBucket,
+		Description:  "subscribers' webhook registrations, with their signing secrets, under each webhook's id",
+		History:      1,
+		Storage:      jetstream.FileStorage,
+		Replicas:     o.replicas(),
+		MaxValueSize: 64 << 10,
+	}
+}
+
+// The deliveries stream's bounds: a million pending deliveries is a
+// hundred changes fanned out to 10,000 endpoints that are all down.
+// Past them a new delivery is refused (and notify retries queueing it)
+// rather than an older pending one dropped.
+const (
+	MaxDeliveryMsgs  = 1_000_000
+	MaxDeliveryBytes = 4 << 30
+)
+
+// DeliveriesConfig is the declared configuration of
+// contracts.DeliveriesStream: a work queue, so that a delivery leaves the
+// stream once a notify worker acknowledges it, and a message id window so
+// that a delivery queued twice is kept once. Nothing ages out: the
+// retry schedule spans more than three days, and a delivery ends only by
+// a worker's decision.
+func DeliveriesConfig(o Options) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        contracts.DeliveriesStream,
+		Description: "webhook deliveries waiting to be sent or retried, one per change and endpoint",
+		Subjects:    []string{contracts.DeliverySubjectPrefix + "*"},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    o.replicas(),
+		MaxMsgs:     MaxDeliveryMsgs,
+		MaxBytes:    MaxDeliveryBytes,
+		Discard:     jetstream.DiscardNew,
+		Duplicates:  contracts.DuplicateWindow,
+		MaxMsgSize:  contracts.MaxPayloadSize + 1024,
+	}
+}
+
+// AttemptsRetention is how long an endpoint's recorded attempts are kept.
+const AttemptsRetention = 30 * 24 * time.Hour
+
+// AttemptsConfig is the declared configuration of contracts.AttemptsStream:
+// the last contracts.MaxAttemptsKept attempts of each endpoint, for at
+// most AttemptsRetention.
+func AttemptsConfig(o Options) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:              contracts.AttemptsStream,
+		Description:       "each webhook endpoint's recent delivery attempts",
+		Subjects:          []string{contracts.AttemptSubjectPrefix + "*"},
+		Retention:         jetstream.LimitsPolicy,
+		Storage:           jetstream.FileStorage,
+		Replicas:          o.replicas(),
+		MaxAge:            AttemptsRetention,
+		MaxMsgsPerSubject: contracts.MaxAttemptsKept,
+		MaxBytes:          1 << 30,
+		Discard:           jetstream.DiscardOld,
+		AllowDirect:       true,
+		MaxMsgSize:        4 << 10,
+	}
+}
+
+// Provision creates the state, history, deliveries and attempts streams
+// and the API keys and webhooks buckets, or updates them to the declared
+// configuration. It is idempotent and safe to run from every process that
+// starts.
 func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
-	for _, cfg := range []jetstream.StreamConfig{StateConfig(o), HistoryConfig(o)} {
+	for _, cfg := range []jetstream.StreamConfig{StateConfig(o), HistoryConfig(o), DeliveriesConfig(o), AttemptsConfig(o)} {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("provision stream %s: %w", cfg.Name, err)
 		}
 	}
-	_, err := ProvisionKeys(ctx, js, o)
-	return err
+	if _, err := ProvisionKeys(ctx, js, o); err != nil {
+		return err
+	}
+	if _, err := js.CreateOrUpdateKeyValue(ctx, WebhooksConfig(o)); err != nil {
+		return fmt.Errorf("provision key-value bucket %s: %w", contracts.WebhooksBucket, err)
+	}
+	return nil
 }
 
 // ProvisionKeys creates the API keys bucket, or updates it to the declared

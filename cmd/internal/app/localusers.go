@@ -208,7 +208,8 @@ func localPermissions(user LocalUser) *server.Permissions {
 	state, history, keys := contracts.StateStream, contracts.HistoryStream, "KV_"+contracts.KeysBucket
 	provision := []string{"$JS.API.INFO"}
 	read := []string{}
-	for _, s := range []string{state, history, keys} {
+	provisioned := []string{state, history, keys, contracts.DeliveriesStream, contracts.AttemptsStream, "KV_" + contracts.WebhooksBucket}
+	for _, s := range provisioned {
 		provision = append(provision, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
 	}
 	for _, s := range []string{state, history} {
