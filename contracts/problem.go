@@ -34,6 +34,24 @@ const (
 	// CodeRateLimited is a client over its request limit; Retry-After says
 	// when to come back.
 	CodeRateLimited = "rate-limited"
+	// CodeAPIKeyRequired is a request without a key to a route that needs
+	// one (the webhook API); WWW-Authenticate says how to send it.
+	CodeAPIKeyRequired = "api-key-required"
+	// CodeWebhooksNotAllowed is a key whose tier has no webhooks.
+	CodeWebhooksNotAllowed = "webhooks-not-allowed"
+	// CodeWebhookLimit is a new webhook over the number of endpoints the
+	// key's tier may register.
+	CodeWebhookLimit = "webhook-limit"
+	// CodeUnknownWebhook is a webhook ID that the key has not registered
+	// (another key's is unknown too).
+	CodeUnknownWebhook = "unknown-webhook"
+	// CodeInvalidBody is request content that is not the JSON object the
+	// route takes, or holds a field with a value it does not take; Param
+	// names the field ("url", "filters.zones[2]").
+	CodeInvalidBody = "invalid-body"
+	// CodeConflict is an update that kept meeting concurrent updates of the
+	// same resource; retrying the request is safe.
+	CodeConflict = "conflict"
 )
 
 // NewProblem returns the problem for code with its type URI filled in.

@@ -22,10 +22,38 @@ import (
 // attempts stream, which the API shows the subscriber.
 
 // WebhooksBucket is the JetStream key-value bucket of webhook
-// registrations, each a Webhook stored under its ID. Query pods write it
-// (the webhook API) and notify reads it and records an endpoint's failures
-// in it. It holds the signing secrets: only those two may read it.
+// registrations, each a Webhook stored under WebhookKey(owner, id). Query
+// pods write it (the webhook API) and notify reads it and records an
+// endpoint's failures in it. It holds the signing secrets: only those two
+// (and zoneprice-admin) may read it.
 const WebhooksBucket = "ZONEPRICE_WEBHOOKS"
+
+// WebhookKey is the key of owner's webhook id in WebhooksBucket. The owner
+// comes first so that one owner's webhooks are listed by the filter
+// owner+".*" without reading anyone else's, and so that an ID asked for
+// under another owner is simply not there. IDs are random and unique
+// across owners, so notify may find a webhook by its ID alone.
+func WebhookKey(owner, id string) string { return owner + "." + id }
+
+// ParseWebhookKey splits a WebhooksBucket key into owner and ID.
+func ParseWebhookKey(key string) (owner, id string, ok bool) {
+	owner, id, ok = strings.Cut(key, ".")
+	if !ok || !keyIDPattern.MatchString(owner) || !webhookIDPattern.MatchString(id) {
+		return "", "", false
+	}
+	return owner, id, true
+}
+
+// The headers of a message on DeliveriesStream. Its data is the exact body
+// to send; HeaderMsgID (JetStream's own, spelled here because contracts
+// imports no NATS package) and HeaderWebhookID carry the delivery's
+// webhook-id (DeliveryID, or "msg_" and random hex for a ping), and
+// HeaderEvent the event type, so a worker need not decode the body.
+const (
+	HeaderMsgID     = "Nats-Msg-Id"
+	HeaderWebhookID = "Webhook-Id"
+	HeaderEvent     = "Zoneprice-Event"
+)
 
 // DeliveriesStream is the work-queue stream of pending deliveries, one
 // message per delivery on DeliverySubject(webhook), its data the exact
@@ -242,6 +270,16 @@ func NewWebhookSecret() (string, error) {
 func DeliveryID(webhook string, seq uint64) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", webhook, seq))
 	return "msg_" + hex.EncodeToString(sum[:12])
+}
+
+// NewPingDeliveryID returns the webhook-id of a test delivery: "msg_" and
+// random hex, the shape of DeliveryID's, so that no two pings share one.
+func NewPingDeliveryID() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("random delivery id: %w", err)
+	}
+	return "msg_" + hex.EncodeToString(b[:]), nil
 }
 
 // SigningSecrets are the secrets that sign a delivery at now: the current

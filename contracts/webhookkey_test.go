@@ -1,0 +1,34 @@
+package contracts
+
+import "testing"
+
+func TestWebhookKey(t *testing.T) {
+	for _, tt := range []struct {
+		name, key, owner, id string
+		ok                   bool
+	}{
+		{"made by WebhookKey", WebhookKey("4d930e71934acb20", "wh_0123456789abcdef"), "4d930e71934acb20", "wh_0123456789abcdef", true},
+		{"an ID alone", "wh_0123456789abcdef", "", "", false},
+		{"owner not a key id", "4D93.wh_0123456789abcdef", "", "", false},
+		{"ID not a webhook id", "4d930e71934acb20.wh_0123", "", "", false},
+		{"a dot too many", "4d930e71934acb20.wh_0123456789abcdef.x", "", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			owner, id, ok := ParseWebhookKey(tt.key)
+			if owner != tt.owner || id != tt.id || ok != tt.ok {
+				t.Errorf("ParseWebhookKey(%q) = %q, %q, %v, want %q, %q, %v", tt.key, owner, id, ok, tt.owner, tt.id, tt.ok)
+			}
+		})
+	}
+}
+
+func TestNewPingDeliveryID(t *testing.T) {
+	a, err := NewPingDeliveryID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewPingDeliveryID()
+	if a == b || len(a) != len(DeliveryID("wh_0123456789abcdef", 1)) {
+		t.Errorf("ping ids %q and %q: want distinct and as long as a DeliveryID", a, b)
+	}
+}
