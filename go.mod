@@ -3,6 +3,7 @@ module github.com/zoneprice/zoneprice
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/klauspost/compress v1.20.3
@@ -16,6 +17,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/prometheus v0.310.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/weppos/publicsuffix-go v0.50.3
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/net v0.62.0

@@ -1,0 +1,89 @@
+package notify
+
+import (
+	"slices"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Config is what a notify replica may be told.
+type Config struct {
+	// Workers is how many deliveries one replica sends at once.
+	Workers int
+	// Timeout bounds one attempt: connecting, sending, and the answer's
+	// status and headers.
+	Timeout time.Duration
+	// RetrySchedule is the delay before each attempt after the first;
+	// after the last the delivery is given up. Tests shorten it.
+	RetrySchedule []time.Duration
+	// MaxRetryAfter bounds how long a receiver's Retry-After (on 429 or
+	// 503) may postpone the next attempt.
+	MaxRetryAfter time.Duration
+	// EndpointConcurrency is how many attempts to one endpoint a replica
+	// makes at once; a delivery beyond it waits in the stream for
+	// BusyDelay, so a slow endpoint holds at most this many workers.
+	EndpointConcurrency int
+	// BusyDelay is how long a delivery to a busy endpoint waits.
+	BusyDelay time.Duration
+	// AllowHTTP lets deliveries go to plain http URLs; off, only https.
+	AllowHTTP bool
+	// AllowLoopback lets deliveries reach loopback addresses on any port,
+	// for tests and local development. Never in production: it lets a
+	// subscriber reach services on the notify host.
+	AllowLoopback bool
+	// Ports are the destination ports a delivery may connect to.
+	Ports []uint16
+	// UserAgent names the service in every delivery.
+	UserAgent string
+	// StatsInterval is how often the queue's depth and age are polled.
+	StatsInterval time.Duration
+}
+
+// DefaultConfig returns the production settings.
+func DefaultConfig() Config {
+	return Config{
+		Workers:             64,
+		Timeout:             15 * time.Second,
+		RetrySchedule:       contracts.RetrySchedule(),
+		MaxRetryAfter:       6 * time.Hour,
+		EndpointConcurrency: 4,
+		BusyDelay:           2 * time.Second,
+		Ports:               []uint16{443, 80},
+		UserAgent:           "zoneprice-webhooks/1 (+https://github.com/zoneprice/zoneprice)",
+		StatsInterval:       15 * time.Second,
+	}
+}
+
+// Validate reports the first setting that cannot work, naming the field.
+func (c *Config) Validate() error {
+	switch {
+	case c.Workers < 1 || c.Workers > 4096:
+		return contracts.Invalid("Workers", "%d is not between 1 and 4096", c.Workers)
+	case c.Timeout < time.Second || c.Timeout > 2*time.Minute:
+		return contracts.Invalid("Timeout", "%v is not between 1s and 2m", c.Timeout)
+	case len(c.RetrySchedule) == 0:
+		return contracts.Invalid("RetrySchedule", "empty")
+	case slices.ContainsFunc(c.RetrySchedule, func(d time.Duration) bool { return d <= 0 }):
+		return contracts.Invalid("RetrySchedule", "has a delay that is not positive")
+	case c.MaxRetryAfter < 0:
+		return contracts.Invalid("MaxRetryAfter", "negative")
+	case c.EndpointConcurrency < 1:
+		return contracts.Invalid("EndpointConcurrency", "%d is less than 1", c.EndpointConcurrency)
+	case c.BusyDelay <= 0:
+		return contracts.Invalid("BusyDelay", "must be positive")
+	case len(c.Ports) == 0:
+		return contracts.Invalid("Ports", "empty: no receiver could be reached")
+	case slices.Contains(c.Ports, 0):
+		return contracts.Invalid("Ports", "0 is not a port")
+	case c.UserAgent == "":
+		return contracts.Invalid("UserAgent", "empty")
+	case c.StatsInterval <= 0:
+		return contracts.Invalid("StatsInterval", "must be positive")
+	}
+	return nil
+}
+
+// attempts is how many times a delivery is tried: once, then once after
+// each delay of the schedule.
+func (c *Config) attempts() int { return len(c.RetrySchedule) + 1 }

@@ -1,0 +1,14 @@
+// Package notify is zoneprice-notify: it delivers webhooks about price
+// changes to subscribers' endpoints.
+//
+// It follows the history stream with a durable consumer its replicas share
+// (Dispatcher), matches each change against the registrations it mirrors
+// from contracts.WebhooksBucket (Registrations), and queues one delivery per
+// matching endpoint on contracts.DeliveriesStream, a work queue. Workers, on
+// a second durable consumer the replicas share, send each delivery signed
+// as Standard Webhooks says, retry it on contracts.RetrySchedule through
+// JetStream's delayed redelivery (so a restart of every replica loses
+// nothing), and record each attempt on contracts.AttemptsStream. Every
+// connection to a receiver is checked after DNS resolution against a
+// deny list of internal addresses (Guard). See README.md.
+package notify

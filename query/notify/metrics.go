@@ -1,0 +1,89 @@
+package notify
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are a replica's. Queue depth and age are the stream's, the same
+// on every replica: alerts take their max.
+type metrics struct {
+	attempts        *prometheus.CounterVec
+	attemptDuration prometheus.Histogram
+	finished        *prometheus.CounterVec
+	deferred        prometheus.Counter
+	disabled        *prometheus.CounterVec
+	registrations   *prometheus.GaugeVec
+	queued          *prometheus.CounterVec
+	dispatched      prometheus.Counter
+	dispatchLag     prometheus.Gauge
+	dispatchPending prometheus.Gauge
+	queueDepth      prometheus.Gauge
+	queueOldest     prometheus.Gauge
+	queuePending    prometheus.Gauge
+	queueRedelivery prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_notify_attempts_total",
+			Help: "Delivery attempts by event type and outcome: delivered (2xx), failed (any other answer or none), refused (the address is not public), gone (410).",
+		}, []string{"event", "outcome"}),
+		attemptDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "zoneprice_notify_attempt_duration_seconds",
+			Help:    "How long a delivery attempt took, from connecting to the answer's headers.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
+		}),
+		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_notify_deliveries_total",
+			Help: "Deliveries that left the queue, by event type and result: delivered, gone (410), given_up (every attempt failed), dropped (the endpoint was deleted, paused or disabled before it was sent).",
+		}, []string{"event", "result"}),
+		deferred: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "zoneprice_notify_deliveries_deferred_total",
+			Help: "Deliveries put back for a moment because their endpoint already had as many attempts in flight as a replica makes to one.",
+		}),
+		disabled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_notify_endpoints_disabled_total",
+			Help: "Endpoints this replica disabled, by reason: gone (410) or failing (every delivery failed for five days).",
+		}, []string{"reason"}),
+		registrations: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_registrations",
+			Help: "Webhook registrations loaded, by state: active, paused, disabled.",
+		}, []string{"state"}),
+		queued: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "zoneprice_notify_deliveries_queued_total",
+			Help: "Deliveries of changes this replica queued, by event type.",
+		}, []string{"event"}),
+		dispatched: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "zoneprice_notify_changes_dispatched_total",
+			Help: "Changes of the history stream this replica matched against the registrations.",
+		}),
+		dispatchLag: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_dispatch_lag_seconds",
+			Help: "From the history stream storing the last change dispatched to its deliveries being queued.",
+		}),
+		dispatchPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_dispatch_pending_changes",
+			Help: "Changes of the history stream not yet dispatched, as of the last one this replica dispatched.",
+		}),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_queue_deliveries",
+			Help: "Deliveries waiting in the deliveries stream: to be sent, in flight, or waiting for a retry.",
+		}),
+		queueOldest: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_queue_oldest_age_seconds",
+			Help: "Age of the oldest delivery in the deliveries stream; 0 when it is empty.",
+		}),
+		queuePending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_queue_unsent_deliveries",
+			Help: "Deliveries the workers' consumer has not handed out yet (its num_pending).",
+		}),
+		queueRedelivery: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "zoneprice_notify_queue_in_flight_deliveries",
+			Help: "Deliveries handed out and not yet acknowledged: being sent, or waiting for their retry (the consumer's ack pending).",
+		}),
+	}
+	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.deferred, m.disabled, m.registrations, m.queued,
+		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
+	return m
+}

@@ -1,0 +1,216 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"code.dny.dev/ssrf"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Guard decides, when a delivery connects and after DNS resolution,
+// whether the address may be reached: only public unicast addresses on an
+// allowed port (code.dny.dev/ssrf's deny list: loopback, private,
+// link-local with 169.254.169.254, CGNAT, multicast, unspecified,
+// documentation and the other special-purpose ranges, and their IPv6
+// equivalents, including IPv4-mapped addresses). Checking the address
+// dialled, not the name in the URL, is what keeps DNS rebinding out: the
+// name may resolve to anything at any time. With loopback allowed (tests,
+// local development) loopback addresses pass on any port.
+type Guard struct {
+	ssrf     *ssrf.Guardian
+	loopback bool
+}
+
+// NewGuard returns the guard cfg asks for.
+func NewGuard(cfg Config) *Guard {
+	return &Guard{ssrf: ssrf.New(ssrf.WithPorts(cfg.Ports...)), loopback: cfg.AllowLoopback}
+}
+
+// Control is a net.Dialer's Control.
+func (g *Guard) Control(network, address string, c syscall.RawConn) error {
+	if g.loopback {
+		if ap, err := netip.ParseAddrPort(address); err == nil && ap.Addr().Unmap().IsLoopback() {
+			return nil
+		}
+	}
+	return g.ssrf.Safe(network, address, c)
+}
+
+// refused reports whether err is the guard's refusal.
+func refused(err error) bool {
+	return errors.Is(err, ssrf.ErrProhibitedIP) || errors.Is(err, ssrf.ErrProhibitedPort) ||
+		errors.Is(err, ssrf.ErrProhibitedNetwork) || errors.Is(err, ssrf.ErrInvalidHostPort)
+}
+
+// sender sends deliveries over HTTP, through the guard, never following a
+// redirect and never through a proxy (a proxy would connect where the
+// guard cannot see).
+type sender struct {
+	cfg    Config
+	client *http.Client
+}
+
+func newSender(cfg Config) *sender {
+	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: NewGuard(cfg).Control}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: cfg.Timeout,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   max(cfg.EndpointConcurrency, 2),
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+	}
+	return &sender{cfg: cfg, client: &http.Client{
+		Transport: tr,
+		Timeout:   cfg.Timeout,
+		// A redirect is the receiver's answer, and a failure: following
+		// it would send a signed delivery somewhere nobody registered.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// result is how one attempt went.
+type result struct {
+	outcome contracts.DeliveryOutcome
+	status  int
+	err     string
+	// retryAfter is the receiver's Retry-After on 429 or 503, 0 if none.
+	retryAfter time.Duration
+	duration   time.Duration
+}
+
+// maxErrorBody is how much of a failed answer's body the error shows.
+const maxErrorBody = 200
+
+// send makes one attempt of delivery id (its body) to w, signed at now.
+func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body []byte, now time.Time) result {
+	if err := contracts.ValidateWebhookURL(w.URL, s.cfg.AllowHTTP); err != nil {
+		return result{outcome: contracts.OutcomeRefused, err: err.Error()}
+	}
+	sig, err := sign(w.SigningSecrets(now), id, now, body)
+	if err != nil {
+		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
+	}
+	req.Header.Set(standardwebhooks.HeaderWebhookID, id)
+	req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", s.cfg.UserAgent)
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	r := result{duration: time.Since(start)}
+	switch {
+	case err != nil && refused(err):
+		r.outcome, r.err = contracts.OutcomeRefused, "refused: "+guardReason(err)
+		return r
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || isTimeout(err)):
+		r.outcome, r.err = contracts.OutcomeFailed, fmt.Sprintf("no answer within %v", s.cfg.Timeout)
+		return r
+	case err != nil:
+		r.outcome, r.err = contracts.OutcomeFailed, err.Error()
+		return r
+	}
+	defer resp.Body.Close()
+	r.status = resp.StatusCode
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	// Read a little more so the connection can be reused, not the rest
+	// of an endless answer.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	r.duration = time.Since(start)
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		r.outcome = contracts.OutcomeDelivered
+		return r
+	case resp.StatusCode == http.StatusGone:
+		r.outcome, r.err = contracts.OutcomeGone, "answered 410 Gone"
+		return r
+	}
+	r.outcome = contracts.OutcomeFailed
+	r.err = "answered " + resp.Status
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		r.err += " (redirects are not followed)"
+	}
+	if text := strings.TrimSpace(strings.ToValidUTF8(string(snippet), "")); text != "" {
+		r.err += ": " + text
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		r.retryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
+	}
+	return r
+}
+
+// guardReason is the guard's refusal without the dialler's wrapping.
+func guardReason(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err.Error()
+	}
+	return err.Error()
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// sign returns the webhook-signature header: a "v1,<signature>" by each
+// secret, separated by spaces, as Standard Webhooks asks while a rotated
+// secret still signs.
+func sign(secrets []string, id string, ts time.Time, body []byte) (string, error) {
+	if len(secrets) == 0 {
+		return "", errors.New("the endpoint has no signing secret in force")
+	}
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		wh, err := standardwebhooks.NewWebhook(s)
+		if err != nil {
+			return "", errors.New("a signing secret is not base64")
+		}
+		sig, err := wh.Sign(id, ts, body)
+		if err != nil {
+			return "", err
+		}
+		sigs = append(sigs, sig)
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date; 0 when
+// absent or unreadable.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(min(s, int64(365*24*3600))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

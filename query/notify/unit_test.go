@@ -1,0 +1,278 @@
+package notify
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func regular(minor int64) *contracts.OpPrice { return eventtest.Regular("USD", minor) }
+
+// natsMsg is a delivery as the API queues a ping.
+func natsMsg(subject string, body []byte, id string, event contracts.EventType) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Data = body
+	m.Header.Set(contracts.HeaderMsgID, id)
+	m.Header.Set(contracts.HeaderWebhookID, id)
+	m.Header.Set(contracts.HeaderEvent, string(event))
+	return m
+}
+
+// counter sums the samples of the named counter of r's registry whose
+// labels include value ("" for every sample).
+func counter(t *testing.T, r *replica, name, value string) float64 {
+	t.Helper()
+	families, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if value == "" || hasLabelValue(m, value) {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+func hasLabelValue(m *dto.Metric, value string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetValue() == value {
+			return true
+		}
+	}
+	return false
+}
+
+func TestGuard(t *testing.T) {
+	tests := []struct {
+		name     string
+		addr     string
+		loopback bool
+		ok       bool
+	}{
+		{"public", "93.184.215.14:443", false, true},
+		{"public on 80", "93.184.215.14:80", false, true},
+		{"public ipv6", "[2606:4700::1111]:443", false, true},
+		{"public on another port", "93.184.215.14:8443", false, false},
+		{"loopback", "127.0.0.1:443", false, false},
+		{"loopback elsewhere in 127/8", "127.1.2.3:443", false, false},
+		{"ipv6 loopback", "[::1]:443", false, false},
+		{"ipv4-mapped loopback", "[::ffff:127.0.0.1]:443", false, false},
+		{"private 10/8", "10.0.0.1:443", false, false},
+		{"private 172.16/12", "172.16.5.4:443", false, false},
+		{"private 192.168/16", "192.168.1.1:443", false, false},
+		{"link-local metadata", "169.254.169.254:80", false, false},
+		{"cgnat", "100.64.0.1:443", false, false},
+		{"multicast", "224.0.0.1:443", false, false},
+		{"unspecified", "0.0.0.0:443", false, false},
+		{"ipv6 unspecified", "[::]:443", false, false},
+		{"ipv6 unique local", "[fd00::1]:443", false, false},
+		{"ipv6 link-local", "[fe80::1]:443", false, false},
+		{"ipv6 multicast", "[ff02::1]:443", false, false},
+		{"loopback allowed, any port", "127.0.0.1:38123", true, true},
+		{"ipv6 loopback allowed", "[::1]:38123", true, true},
+		{"private still refused with loopback allowed", "10.0.0.1:443", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.AllowLoopback = tt.loopback
+			network := "tcp4"
+			if tt.addr[0] == '[' {
+				network = "tcp6"
+			}
+			err := NewGuard(cfg).Control(network, tt.addr, nil)
+			if got := err == nil; got != tt.ok {
+				t.Errorf("Control(%s) = %v, want allowed %v", tt.addr, err, tt.ok)
+			}
+			if err != nil && !refused(err) {
+				t.Errorf("refusal %v is not recognised as one", err)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, header string
+		want         time.Duration
+	}{
+		{"absent", "", 0},
+		{"seconds", "120", 2 * time.Minute},
+		{"zero", "0", 0},
+		{"negative", "-5", 0},
+		{"date", now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{"date in the past", now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"garbage", "soon", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := retryAfter(tt.header, now); got != tt.want {
+				t.Errorf("retryAfter(%q) = %v, want %v", tt.header, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	n := &Notify{cfg: DefaultConfig()}
+	schedule := contracts.RetrySchedule()
+	for i, d := range schedule {
+		got := n.retryDelay(i+1, 0)
+		if got < d*9/10 || got > d*11/10 {
+			t.Errorf("after attempt %d: %v, want %v ± 10%%", i+1, got, d)
+		}
+	}
+	if got := n.retryDelay(1, time.Hour); got != time.Hour {
+		t.Errorf("with Retry-After 1h: %v", got)
+	}
+	if got := n.retryDelay(1, 100*24*time.Hour); got != n.cfg.MaxRetryAfter {
+		t.Errorf("with Retry-After 100 days: %v, want MaxRetryAfter %v", got, n.cfg.MaxRetryAfter)
+	}
+	if got := n.retryDelay(1, time.Second); got < 4*time.Second {
+		t.Errorf("a Retry-After shorter than the schedule shortens it: %v", got)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	observed := time.Now().Add(-time.Hour)
+	change := func(registrar, zone string, from, to int64) *contracts.PriceChange {
+		return &contracts.PriceChange{Change: contracts.ChangeChanged, Registrar: registrar, Zone: zone,
+			Before: &contracts.Offer{Register: regular(from)}, After: &contracts.Offer{Register: regular(to)}, ObservedAt: observed}
+	}
+	added := &contracts.PriceChange{Change: contracts.ChangeAdded, Registrar: "porkbun", Zone: ".com", After: &contracts.Offer{Register: regular(1000)}, ObservedAt: observed}
+	hooks := map[string]*contracts.Webhook{
+		"all":        {Events: contracts.EventTypes()},
+		"changed":    {Events: []contracts.EventType{contracts.EventPriceChanged}},
+		"added":      {Events: []contracts.EventType{contracts.EventZoneAdded}},
+		"com":        {Events: contracts.EventTypes(), Filters: contracts.WebhookFilters{Zones: []string{".com", ".net"}}},
+		"porkbun":    {Events: contracts.EventTypes(), Filters: contracts.WebhookFilters{Registrars: []string{"porkbun"}}},
+		"com-inwx":   {Events: contracts.EventTypes(), Filters: contracts.WebhookFilters{Zones: []string{".com"}, Registrars: []string{"inwx"}}},
+		"generic":    {Events: contracts.EventTypes(), Filters: contracts.WebhookFilters{Categories: []string{"generic"}}},
+		"big":        {Events: contracts.EventTypes(), Filters: contracts.WebhookFilters{MinChangePercent: 20}},
+		"paused":     {Events: contracts.EventTypes(), Paused: true},
+		"disabled":   {Events: contracts.EventTypes(), Disabled: &contracts.WebhookDisabled{Reason: "gone"}},
+		"dropped":    {Events: []contracts.EventType{contracts.EventPriceDropped}},
+		"withdrawns": {Events: []contracts.EventType{contracts.EventZoneWithdrawn}},
+	}
+	r := newRegistrations(nil, slog.New(slog.DiscardHandler), newMetrics(prometheus.NewRegistry()))
+	for id, w := range hooks {
+		w.ID = id
+		r.byID[id] = w
+	}
+	categories := func(zone string) []string {
+		if zone == ".com" {
+			return []string{"generic"}
+		}
+		return nil
+	}
+	tests := []struct {
+		name   string
+		change *contracts.PriceChange
+		want   map[string]contracts.EventType
+	}{
+		{"a drop at porkbun in .com", change("porkbun", ".com", 1000, 900), map[string]contracts.EventType{
+			"all": contracts.EventPriceDropped, "changed": contracts.EventPriceChanged, "com": contracts.EventPriceDropped,
+			"porkbun": contracts.EventPriceDropped, "generic": contracts.EventPriceDropped, "dropped": contracts.EventPriceDropped,
+		}},
+		{"a big rise at inwx in .com", change("inwx", ".com", 1000, 1500), map[string]contracts.EventType{
+			"all": contracts.EventPriceChanged, "changed": contracts.EventPriceChanged, "com": contracts.EventPriceChanged,
+			"com-inwx": contracts.EventPriceChanged, "generic": contracts.EventPriceChanged, "big": contracts.EventPriceChanged,
+		}},
+		{"a rise in .org", change("inwx", ".org", 1000, 1100), map[string]contracts.EventType{
+			"all": contracts.EventPriceChanged, "changed": contracts.EventPriceChanged,
+		}},
+		{"added", added, map[string]contracts.EventType{
+			"all": contracts.EventZoneAdded, "added": contracts.EventZoneAdded, "com": contracts.EventZoneAdded,
+			"porkbun": contracts.EventZoneAdded, "generic": contracts.EventZoneAdded, "big": contracts.EventZoneAdded,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]contracts.EventType{}
+			r.current().match(tt.change, categories, func(w *contracts.Webhook, ev contracts.EventType) {
+				if _, twice := got[w.ID]; twice {
+					t.Errorf("%s matched twice", w.ID)
+				}
+				got[w.ID] = ev
+			})
+			if len(got) != len(tt.want) {
+				t.Errorf("matched %v, want %v", got, tt.want)
+			}
+			for id, ev := range tt.want {
+				if got[id] != ev {
+					t.Errorf("%s: %q, want %q", id, got[id], ev)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Config)
+		field  string
+	}{
+		{"default", func(*Config) {}, ""},
+		{"no workers", func(c *Config) { c.Workers = 0 }, "Workers"},
+		{"short timeout", func(c *Config) { c.Timeout = time.Millisecond }, "Timeout"},
+		{"no schedule", func(c *Config) { c.RetrySchedule = nil }, "RetrySchedule"},
+		{"zero delay", func(c *Config) { c.RetrySchedule = []time.Duration{0} }, "RetrySchedule"},
+		{"no ports", func(c *Config) { c.Ports = nil }, "Ports"},
+		{"port 0", func(c *Config) { c.Ports = []uint16{0} }, "Ports"},
+		{"no user agent", func(c *Config) { c.UserAgent = "" }, "UserAgent"},
+		{"no endpoint concurrency", func(c *Config) { c.EndpointConcurrency = 0 }, "EndpointConcurrency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tt.change(&cfg)
+			err := cfg.Validate()
+			var ve *contracts.ValidationError
+			switch {
+			case tt.field == "" && err != nil:
+				t.Errorf("Validate() = %v", err)
+			case tt.field != "" && (!errors.As(err, &ve) || ve.Field != tt.field):
+				t.Errorf("Validate() = %v, want a problem with %s", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestMetricsLint(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := newMetrics(reg)
+	m.attempts.WithLabelValues("price.changed", "delivered").Inc()
+	m.finished.WithLabelValues("price.changed", "delivered").Inc()
+	m.disabled.WithLabelValues("gone").Inc()
+	m.registrations.WithLabelValues("active").Set(1)
+	m.queued.WithLabelValues("price.changed").Inc()
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+}
