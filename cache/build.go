@@ -181,7 +181,7 @@ type view struct {
 	meta *contracts.ZoneMeta // nil without metadata; events are never modified
 	// prices are the zone's prices at the render, tombstones and hidden
 	// ones included; nothing writes to the map any more.
-	prices  map[symbol]priceEntry
+	prices  registrarPrices
 	summary zoneSummary // in the index's currency
 	// asOf is the newest observed_at of the prices, Unix nanoseconds.
 	asOf     int64
@@ -223,11 +223,12 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 		z.view = nil
 		return
 	}
-	// The view shares the zone's price map; the index copies it before
+	// The view shares the zone's price slice; the index copies it before
 	// its next change (zoneEntry.shared), so a view never changes.
 	v := &view{zone: z.zone, meta: z.meta, prices: z.prices, style: st}
 	z.shared = true
-	for id, p := range z.prices {
+	for _, e := range z.prices {
+		id, p := e.reg, &e.priceEntry
 		if !p.live || st.hidden(id) {
 			continue
 		}

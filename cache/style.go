@@ -82,7 +82,8 @@ type zoneSummary struct {
 func (st *style) rows(v *view, sc *scratch, keep func(registrar string, tax taxCode) bool) []*row {
 	rows := sc.rows[:0]
 	times := &timeText{}
-	for id, p := range v.prices {
+	for _, e := range v.prices {
+		id, p := e.reg, e.priceEntry
 		if !p.live || st.hidden(id) {
 			continue
 		}
