@@ -89,7 +89,7 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 		}
 	}
 	streams := []string{contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream, contracts.AttemptsStream,
-		"KV_" + contracts.KeysBucket, "KV_" + contracts.WebhooksBucket}
+		"KV_" + contracts.KeysBucket, "KV_" + contracts.WebhooksBucket, "KV_" + contracts.SubscribersBucket}
 	for _, user := range natsUsers(t) {
 		t.Run(user, func(t *testing.T) {
 			perms := byUser[user]

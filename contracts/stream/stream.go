@@ -187,9 +187,24 @@ func AttemptsConfig(o Options) jetstream.StreamConfig {
 	}
 }
 
+// SubscribersConfig is the declared configuration of
+// contracts.SubscribersBucket: one revision per address (the form and the
+// alerts compare and set on it), so that an address deleted by
+// unsubscribing leaves no earlier revision behind.
+func SubscribersConfig(o Options) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       contracts.SubscribersBucket,
+		Description:  "email subscribers: address, interests and pending price-drop digest, under a hash of the address",
+		History:      1,
+		Storage:      jetstream.FileStorage,
+		Replicas:     o.replicas(),
+		MaxValueSize: 64 << 10,
+	}
+}
+
 // Provision creates the state, history, deliveries and attempts streams
-// and the API keys and webhooks buckets, or updates them to the declared
-// configuration. It is idempotent and safe to run from every process that
+// and the API keys, webhooks and subscribers buckets, or updates them to
+// the declared configuration. It is idempotent and safe to run from every process that
 // starts.
 func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
 	for _, cfg := range []jetstream.StreamConfig{StateConfig(o), HistoryConfig(o), DeliveriesConfig(o), AttemptsConfig(o)} {
@@ -202,6 +217,9 @@ func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if _, err := js.CreateOrUpdateKeyValue(ctx, WebhooksConfig(o)); err != nil {
 		return fmt.Errorf("provision key-value bucket %s: %w", contracts.WebhooksBucket, err)
+	}
+	if _, err := js.CreateOrUpdateKeyValue(ctx, SubscribersConfig(o)); err != nil {
+		return fmt.Errorf("provision key-value bucket %s: %w", contracts.SubscribersBucket, err)
 	}
 	return nil
 }

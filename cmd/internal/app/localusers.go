@@ -208,7 +208,8 @@ func localPermissions(user LocalUser) *server.Permissions {
 	state, history, keys := contracts.StateStream, contracts.HistoryStream, "KV_"+contracts.KeysBucket
 	provision := []string{"$JS.API.INFO"}
 	read := []string{}
-	provisioned := []string{state, history, keys, contracts.DeliveriesStream, contracts.AttemptsStream, "KV_" + contracts.WebhooksBucket}
+	subscribers := "KV_" + contracts.SubscribersBucket
+	provisioned := []string{state, history, keys, contracts.DeliveriesStream, contracts.AttemptsStream, "KV_" + contracts.WebhooksBucket, subscribers}
 	for _, s := range provisioned {
 		provision = append(provision, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
 	}
@@ -237,6 +238,11 @@ func localPermissions(user LocalUser) *server.Permissions {
 			"$JS.API.DIRECT.GET." + keys + ".>",
 			"$KV." + contracts.KeysBucket + ".>",
 			contracts.RepublishSubject,
+			// zoneprice-admin announce reads the subscribers.
+			"$JS.API.DIRECT.GET." + subscribers + ".>",
+			"$JS.API.CONSUMER.CREATE." + subscribers + ".>",
+			"$JS.API.CONSUMER.DELETE." + subscribers + ".>",
+			"$JS.FC." + subscribers + ".>",
 		})
 	case LocalQuery:
 		publish = slices.Concat(read, watchKeys)

@@ -1,0 +1,97 @@
+package contracts_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+func TestNormalizeEmail(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"plain", "ann@example.org", "ann@example.org"},
+		{"domain lower-cased, local part kept", " Ann.B+zp@Example.ORG ", "Ann.B+zp@example.org"},
+		{"subdomain", "x@mail.example.co.uk", "x@mail.example.co.uk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := contracts.NormalizeEmail(tc.in)
+			if err != nil || got != tc.want {
+				t.Errorf("NormalizeEmail(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, in string }{
+		{"empty", "  "},
+		{"no at", "example.org"},
+		{"display name", "Ann <ann@example.org>"},
+		{"two addresses", "a@example.org, b@example.org"},
+		{"no dot in domain", "ann@localhost"},
+		{"address literal", "ann@[192.0.2.1]"},
+		{"not ASCII", "änn@example.org"},
+		{"control character", "ann\n@example.org"},
+		{"header injection", "ann@example.org\r\nBcc: x@example.org"},
+		{"too long", strings.Repeat("a", 250) + "@example.org"},
+		{"comment", "ann@example.org (me)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := contracts.NormalizeEmail(tc.in)
+			var ve *contracts.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "email" {
+				t.Errorf("NormalizeEmail(%q): got %v; want an error of the field email", tc.in, err)
+			}
+		})
+	}
+}
+
+func TestSubscriberKey(t *testing.T) {
+	k := contracts.SubscriberKey("Ann@example.org")
+	if k != contracts.SubscriberKey("ann@EXAMPLE.org") {
+		t.Error("the key depends on letter case")
+	}
+	if !contracts.ValidSubscriberKey(k) || strings.Contains(k, "ann") || strings.Contains(k, "example") {
+		t.Errorf("key %q: want a hex hash that names no one", k)
+	}
+}
+
+func TestSubscriberValidate(t *testing.T) {
+	now := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	valid := func() contracts.Subscriber {
+		return contracts.Subscriber{Email: "ann@example.org", Interests: []contracts.Interest{contracts.InterestPriceDrops, contracts.InterestArticles},
+			Zones: []string{".com", ".xn--p1ai"}, MinDropPercent: 10, CreatedAt: now}
+	}
+	s := valid()
+	if err := s.Validate(); err != nil {
+		t.Fatalf("a valid record: %v", err)
+	}
+	for _, tc := range []struct {
+		name, field string
+		edit        func(*contracts.Subscriber)
+	}{
+		{"bad address", "email", func(s *contracts.Subscriber) { s.Email = "ann" }},
+		{"no interest", "interests", func(s *contracts.Subscriber) { s.Interests = nil }},
+		{"unknown interest", "interests", func(s *contracts.Subscriber) { s.Interests = []contracts.Interest{"spam"} }},
+		{"interest twice", "interests", func(s *contracts.Subscriber) {
+			s.Interests = []contracts.Interest{contracts.InterestArticles, contracts.InterestArticles}
+		}},
+		{"drops without zones", "zones", func(s *contracts.Subscriber) { s.Zones = nil }},
+		{"zone not canonical", "zones", func(s *contracts.Subscriber) { s.Zones = []string{"COM"} }},
+		{"zone twice", "zones", func(s *contracts.Subscriber) { s.Zones = []string{".com", ".com"} }},
+		{"threshold above 100", "min_drop_percent", func(s *contracts.Subscriber) { s.MinDropPercent = 101 }},
+		{"negative threshold", "min_drop_percent", func(s *contracts.Subscriber) { s.MinDropPercent = -1 }},
+		{"no creation time", "created_at", func(s *contracts.Subscriber) { s.CreatedAt = time.Time{} }},
+		{"confirmed without time", "confirmed_at", func(s *contracts.Subscriber) { s.Confirmed = true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := valid()
+			tc.edit(&s)
+			var ve *contracts.ValidationError
+			if err := s.Validate(); !errors.As(err, &ve) || ve.Field != tc.field {
+				t.Errorf("got %v; want an error of the field %s", err, tc.field)
+			}
+		})
+	}
+}
