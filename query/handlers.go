@@ -29,11 +29,17 @@ var (
 // when present; only without it does If-Modified-Since (RFC 9110, section
 // 13.2.2).
 func (s *Server) writeBody(c *echo.Context, b *cache.Body) error {
+	return s.writeBodyAs(c, b, contentTypeJSON, s.cacheControl)
+}
+
+// writeBodyAs is writeBody for a body of another media type (the pages
+// and their assets), with its own Cache-Control.
+func (s *Server) writeBodyAs(c *echo.Context, b *cache.Body, contentType, cacheControl []string) error {
 	w := c.Response()
 	req := c.Request()
 	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Cache-Control"] = s.cacheControl
+	h["Content-Type"] = contentType
+	h["Cache-Control"] = cacheControl
 	h["Vary"] = varyEncoding
 	if lm := b.LastModifiedValues(); lm != nil && !b.Modified.After(time.Now()) {
 		// A date ahead of this pod's clock (the stream's is ahead) would
@@ -160,21 +166,30 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 		if c.Request().URL.RawQuery == "" {
 			return s.writeBody(c, snap.Domains)
 		}
-		o, p, err := catalogOptions(c.QueryParams(), snap)
+		b, p, err := s.catalog(snap, c.QueryParams())
 		if err != nil {
 			return err
 		}
-		key := p.key()
-		if key == "" {
-			return s.writeBody(c, snap.Domains)
-		}
-		b := s.derived(snap.Version, "/api/domains?"+key, func() *cache.Body { return snap.RenderCatalog(o) })
 		if b.Next != "" {
 			p.norm.Set("cursor", b.Next)
 			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
 		}
 		return s.writeBody(c, b)
 	}
+}
+
+// catalog is the /api/domains body for the query q: the pre-rendered one,
+// or one rendered once per data version and options, then cached.
+func (s *Server) catalog(snap *cache.Snapshot, q url.Values) (*cache.Body, *params, error) {
+	o, p, err := catalogOptions(q, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := p.key()
+	if key == "" {
+		return snap.Domains, p, nil
+	}
+	return s.derived(snap.Version, "/api/domains?"+key, func() *cache.Body { return snap.RenderCatalog(o) }), p, nil
 }
 
 // handleComparison answers for a zone in any form a person types. The
@@ -196,18 +211,25 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 		if !withOptions {
 			return s.writeBody(c, b)
 		}
-		o, key, err := comparisonOptions(c.QueryParams(), snap)
-		if err != nil || key == "" {
-			if err != nil {
-				return err
-			}
-			return s.writeBody(c, b)
+		if b, err = s.comparisonWith(snap, zone, b, c.QueryParams()); err != nil {
+			return err
 		}
-		return s.writeBody(c, s.derived(snap.Version, "/api/comparison/"+zone+"?"+key, func() *cache.Body {
-			b, _ := snap.RenderComparison(zone, o)
-			return b
-		}))
+		return s.writeBody(c, b)
 	}
+}
+
+// comparisonWith is a canonical zone's comparison for the query q: b, the
+// body without options, or one rendered once per data version, zone and
+// options, then cached.
+func (s *Server) comparisonWith(snap *cache.Snapshot, zone string, b *cache.Body, q url.Values) (*cache.Body, error) {
+	o, key, err := comparisonOptions(q, snap)
+	if err != nil || key == "" {
+		return b, err
+	}
+	return s.derived(snap.Version, "/api/comparison/"+zone+"?"+key, func() *cache.Body {
+		b, _ := snap.RenderComparison(zone, o)
+		return b
+	}), nil
 }
 
 // derived returns the body cached for key at a snapshot version, or renders

@@ -61,29 +61,40 @@ func (s *Server) handleZoneHistory() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		o, key, err := historyOptions(c.QueryParams(), snap)
+		b, err := s.zoneHistory(snap, v, zone, c.QueryParams())
 		if err != nil {
 			return err
 		}
-		unknown := paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone", "zone",
-			"no price history for "+zone.ASCII+" ("+zone.Unicode+"); /api/comparison/zones lists the zones with prices")
-		if !v.HasZone(zone.ASCII) {
-			return unknown
-		}
-		// An empty body stands for a zone whose changes are all the
-		// sample's, hidden beside real prices: the response cache holds
-		// no nil.
-		b := s.derived(snap.Version, historyKey(v, "/api/comparison/"+zone.ASCII+"/history", key), func() *cache.Body {
-			if b, ok := snap.RenderZoneHistory(v, zone.ASCII, o); ok {
-				return b
-			}
-			return cache.NewBody(nil, time.Time{})
-		})
-		if len(b.JSON) == 0 {
-			return unknown
-		}
 		return s.writeBody(c, b)
 	}
+}
+
+// zoneHistory is a zone's history body for the query q, rendered once per
+// data version and options, then cached; a 404 problem for a zone without
+// history.
+func (s *Server) zoneHistory(snap *cache.Snapshot, v *cache.HistoryView, zone contracts.Zone, q url.Values) (*cache.Body, error) {
+	o, key, err := historyOptions(q, snap)
+	if err != nil {
+		return nil, err
+	}
+	unknown := paramProblem(http.StatusNotFound, contracts.CodeUnknownZone, "Unknown zone", "zone",
+		"no price history for "+zone.ASCII+" ("+zone.Unicode+"); /api/comparison/zones lists the zones with prices")
+	if !v.HasZone(zone.ASCII) {
+		return nil, unknown
+	}
+	// An empty body stands for a zone whose changes are all the
+	// sample's, hidden beside real prices: the response cache holds
+	// no nil.
+	b := s.derived(snap.Version, historyKey(v, "/api/comparison/"+zone.ASCII+"/history", key), func() *cache.Body {
+		if b, ok := snap.RenderZoneHistory(v, zone.ASCII, o); ok {
+			return b
+		}
+		return cache.NewBody(nil, time.Time{})
+	})
+	if len(b.JSON) == 0 {
+		return nil, unknown
+	}
+	return b, nil
 }
 
 // handleChanges serves /api/changes, the feed of changes across zones.
@@ -93,19 +104,28 @@ func (s *Server) handleChanges() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		o, p, err := changesOptions(c.QueryParams(), snap)
+		b, p, err := s.changes(snap, v, c.QueryParams())
 		if err != nil {
 			return err
 		}
-		b := s.derived(snap.Version, historyKey(v, "/api/changes", p.key()), func() *cache.Body {
-			return snap.RenderChanges(v, o)
-		})
 		if b.Next != "" {
 			p.norm.Set("cursor", b.Next)
 			c.Response().Header()["Link"] = []string{"</api/changes?" + p.norm.Encode() + `>; rel="next"`}
 		}
 		return s.writeBody(c, b)
 	}
+}
+
+// changes is the page of /api/changes for the query q, rendered once per
+// data version and options, then cached.
+func (s *Server) changes(snap *cache.Snapshot, v *cache.HistoryView, q url.Values) (*cache.Body, *params, error) {
+	o, p, err := changesOptions(q, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.derived(snap.Version, historyKey(v, "/api/changes", p.key()), func() *cache.Body {
+		return snap.RenderChanges(v, o)
+	}), p, nil
 }
 
 // normalizeZoneParam reads a zone in any form a person types, or is the
