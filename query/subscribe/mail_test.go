@@ -1,0 +1,50 @@
+package subscribe_test
+
+import (
+	"context"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/query/subscribe"
+)
+
+// TestOutbox: without a relay, each mail is a file only its owner may
+// read, in the format a relay would have been sent.
+func TestOutbox(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "outbox")
+	now := func() time.Time { return time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC) }
+	m, err := subscribe.NewMailer(subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Outbox: dir}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &subscribe.Message{To: "ann@example.org", Subject: "Hello", Text: "text", HTML: "<p>html</p>", Unsubscribe: "http://localhost:8080/subscribe/unsubscribe?token=x"}
+	if err := m.Send(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("outbox holds %v (%v), want one mail", files, err)
+	}
+	info, _ := files[0].Info()
+	if info.Mode().Perm() != 0o600 || !strings.HasSuffix(files[0].Name(), ".eml") {
+		t.Errorf("%s mode %v, want an .eml of mode 0600", files[0].Name(), info.Mode().Perm())
+	}
+	f, err := os.Open(filepath.Join(dir, files[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parsed, err := mail.ReadMessage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := parsed.Header
+	if h.Get("To") != "<ann@example.org>" || h.Get("List-Unsubscribe") != "<http://localhost:8080/subscribe/unsubscribe?token=x>" ||
+		h.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" || h.Get("Date") != "Thu, 26 Nov 2026 09:00:00 +0000" {
+		t.Errorf("headers: %v", h)
+	}
+}
