@@ -1,0 +1,445 @@
+package subscribe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// AlertsConsumer is the durable consumer of the history stream that
+// collects price drops for the digests. Every process that runs Alerts
+// shares it, so each change is collected once.
+const AlertsConsumer = "zoneprice-alerts"
+
+// alertsConsumerConfig is AlertsConsumer's configuration. It starts at the
+// changes stored after it is first created (DeliverNew): a subscriber
+// wants today's drops, not three years of them; from then on the server
+// keeps its place, so changes stored while no process ran are collected
+// when one comes back. One change at a time (MaxAckPending 1), in stream
+// order, so that a subscriber's DigestedThrough says which changes its
+// digests have seen: a change at or below it is never collected again.
+// A process stopped with a change in hand (taken, not yet acknowledged)
+// holds the others back until AckWait has passed and the change is
+// delivered again: half a minute after such a restart at most.
+func alertsConsumerConfig() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       AlertsConsumer,
+		Description:   "price-drop digests: collects each drop for the subscribers who follow its zone",
+		DeliverPolicy: jetstream.DeliverNewPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       30 * time.Second,
+		MaxDeliver:    -1,
+		MaxAckPending: 1,
+	}
+}
+
+// Alerts sends the price-drop digests: it follows the history stream and
+// adds each drop to the pending digest of every confirmed subscriber who
+// follows its zone with a threshold it reaches (kept in the subscriber's
+// record, so a restart loses none), and once a day sends each of them the
+// drops of the days before, in one mail. It also deletes addresses not
+// confirmed within ConfirmTTL.
+//
+// Exactly once, as far as SMTP allows: a change is acknowledged only once
+// every matching record holds it, and is not added twice (a change
+// delivered again is found by its sequence); a digest is claimed in the
+// record (LastDigestAt, DigestedThrough, the drops taken out) before it is
+// sent, so two processes never both send it, and put back when the relay
+// refuses it. A process killed between the claim and the relay's answer
+// loses that one digest rather than send it twice.
+type Alerts struct {
+	s    *Service
+	js   jetstream.JetStream
+	tick time.Duration
+
+	mu sync.Mutex
+	// subs mirrors the subscribers bucket (by key), loaded is closed once
+	// the mirror holds the whole bucket.
+	subs   map[string]*contracts.Subscriber
+	loaded chan struct{}
+}
+
+// NewAlerts returns the digests of s's subscribers, following js's history
+// stream; every tick it looks for digests due (the decision is s's clock's,
+// the tick only how often it is asked).
+func NewAlerts(s *Service, js jetstream.JetStream, tick time.Duration) *Alerts {
+	return &Alerts{s: s, js: js, tick: tick, subs: map[string]*contracts.Subscriber{}, loaded: make(chan struct{})}
+}
+
+// Run collects and sends until ctx ends.
+func (a *Alerts) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.mirror(ctx) })
+	g.Go(func() error {
+		select {
+		case <-a.loaded:
+		case <-ctx.Done():
+			return nil
+		}
+		return a.collect(ctx)
+	})
+	g.Go(func() error {
+		t := time.NewTicker(a.tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			select {
+			case <-a.loaded:
+				a.sendDue(ctx)
+			default:
+			}
+		}
+	})
+	return g.Wait()
+}
+
+// Loaded is closed once the subscribers are loaded.
+func (a *Alerts) Loaded() <-chan struct{} { return a.loaded }
+
+// mirror watches the subscribers bucket into a.subs, waiting for it to be
+// provisioned.
+func (a *Alerts) mirror(ctx context.Context) error {
+	kv, err := retry(ctx, a.s, "bind the subscribers bucket", func() (jetstream.KeyValue, error) { return a.s.store.bucket(ctx) })
+	if err != nil {
+		return nil // ctx ended
+	}
+	w, err := kv.WatchAll(ctx)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", contracts.SubscribersBucket, err)
+	}
+	defer w.Stop()
+	once := sync.OnceFunc(func() { close(a.loaded) })
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil
+			}
+			if e == nil {
+				once()
+				continue
+			}
+			a.mu.Lock()
+			if e.Operation() == jetstream.KeyValuePut {
+				var sub contracts.Subscriber
+				if err := json.Unmarshal(e.Value(), &sub); err != nil {
+					a.s.log.Error("a subscriber record that does not decode; skipped", "revision", e.Revision(), "err", err)
+				} else {
+					a.subs[e.Key()] = &sub
+				}
+			} else {
+				delete(a.subs, e.Key())
+			}
+			a.mu.Unlock()
+		}
+	}
+}
+
+// collect adds each drop of the history to the digests it belongs in.
+func (a *Alerts) collect(ctx context.Context) error {
+	cons, err := retry(ctx, a.s, "create the consumer "+AlertsConsumer, func() (jetstream.Consumer, error) {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return a.js.CreateOrUpdateConsumer(cctx, contracts.HistoryStream, alertsConsumerConfig())
+	})
+	if err != nil {
+		return nil // ctx ended
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(1), jetstream.PullHeartbeat(5*time.Second))
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", contracts.HistoryStream, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	var dec contracts.Decoder
+	for {
+		msg, err := it.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			return nil
+		}
+		if err != nil {
+			a.s.log.Warn("reading the history stream", "err", err)
+			continue
+		}
+		a.collectOne(ctx, &dec, msg)
+	}
+}
+
+func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		_ = msg.Term()
+		return
+	}
+	seq := meta.Sequence.Stream
+	c, err := dec.DecodeChange(msg.Data())
+	if err != nil || contracts.IsSampleRegistrar(c.Registrar) || !c.Dropped() {
+		_ = msg.Ack()
+		return
+	}
+	drop, ok := dropOf(c, seq)
+	if !ok {
+		_ = msg.Ack()
+		return
+	}
+	for _, key := range a.following(drop) {
+		_, err := a.s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
+			if cur == nil || !follows(cur, drop) || seq <= cur.DigestedThrough ||
+				slices.ContainsFunc(cur.Pending, func(p contracts.PendingDrop) bool { return p.Seq == seq }) {
+				return nil, errUnchanged
+			}
+			next := *cur
+			if len(next.Pending) >= contracts.MaxPendingDrops {
+				next.PendingMore++
+			} else {
+				next.Pending = append(slices.Clone(next.Pending), drop)
+			}
+			return &next, nil
+		})
+		if err != nil {
+			a.s.log.Error("a drop not added to a digest; collecting the change again shortly", "seq", seq, "err", err)
+			_ = msg.NakWithDelay(5 * time.Second)
+			return
+		}
+	}
+	_ = msg.Ack()
+}
+
+// following are the keys of the subscribers whose digest drop belongs in.
+func (a *Alerts) following(drop contracts.PendingDrop) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var keys []string
+	for k, sub := range a.subs {
+		if follows(sub, drop) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func follows(sub *contracts.Subscriber, drop contracts.PendingDrop) bool {
+	return sub.Confirmed && sub.Wants(contracts.InterestPriceDrops) && slices.Contains(sub.Zones, drop.Zone) && drop.Percent >= sub.MinDropPercent
+}
+
+// dropOf is the change's largest drop of what a customer pays to register
+// or renew (in the same currency, promotions included, as Dropped reads
+// it), in percent of the price before. A change that also raised the
+// other price is measured by its drop: ChangePercent would report the
+// rise.
+func dropOf(c *contracts.PriceChange, seq uint64) (contracts.PendingDrop, bool) {
+	best := contracts.PendingDrop{Seq: seq, Zone: c.Zone, Registrar: c.Registrar, ObservedAt: c.ObservedAt}
+	found := false
+	for _, op := range []contracts.Op{contracts.OpRegister, contracts.OpRenew} {
+		a, b := c.Before.Ops()[op], c.After.Ops()[op]
+		if a == nil || b == nil {
+			continue
+		}
+		was, is := a.Current(c.ObservedAt), b.Current(c.ObservedAt)
+		if was.Currency != is.Currency || is.Amount >= was.Amount || was.Amount <= 0 {
+			continue
+		}
+		if p := float64(was.Amount-is.Amount) * 100 / float64(was.Amount); !found || p > best.Percent {
+			best.Op, best.Before, best.After, best.Percent, found = op, was, is, p, true
+		}
+	}
+	return best, found
+}
+
+// sendDue sends every digest that is due, and deletes the addresses not
+// confirmed in time.
+func (a *Alerts) sendDue(ctx context.Context) {
+	now := a.s.now().UTC()
+	today := now.Truncate(24 * time.Hour)
+	var due, stale []string
+	a.mu.Lock()
+	for k, sub := range a.subs {
+		switch {
+		case !sub.Confirmed && expired(sub, now, a.s.cfg.ConfirmTTL):
+			stale = append(stale, k)
+		case digestDue(sub, today):
+			due = append(due, k)
+		}
+	}
+	a.mu.Unlock()
+	for _, k := range stale {
+		if _, err := a.s.store.Change(ctx, k, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
+			if cur == nil || cur.Confirmed || !expired(cur, now, a.s.cfg.ConfirmTTL) {
+				return nil, errUnchanged
+			}
+			return nil, nil
+		}); err != nil {
+			a.s.log.Warn("an unconfirmed address not deleted; trying again later", "err", err)
+		}
+	}
+	for _, k := range due {
+		if ctx.Err() != nil {
+			return
+		}
+		a.sendDigest(ctx, k, today)
+	}
+}
+
+// expired reports an unconfirmed subscriber whose last confirmation link
+// no longer works.
+func expired(sub *contracts.Subscriber, now time.Time, ttl time.Duration) bool {
+	last := sub.CreatedAt
+	if sub.FormMailAt != nil {
+		last = *sub.FormMailAt
+	}
+	return now.Sub(last) > ttl
+}
+
+// digestDue reports a subscriber owed a digest: confirmed, following
+// drops, holding drops of a day before today, and sent none today.
+func digestDue(sub *contracts.Subscriber, today time.Time) bool {
+	if !sub.Confirmed || !sub.Wants(contracts.InterestPriceDrops) || sub.LastDigestAt != nil && !sub.LastDigestAt.Before(today) {
+		return false
+	}
+	return slices.ContainsFunc(sub.Pending, func(p contracts.PendingDrop) bool { return p.ObservedAt.Before(today) })
+}
+
+// sendDigest claims key's digest in its record, sends it, and puts it
+// back if the relay refused it.
+func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
+	now := a.s.now().UTC()
+	var batch []contracts.PendingDrop
+	var more int
+	var before contracts.Subscriber
+	sub, err := a.s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
+		if cur == nil || !digestDue(cur, today) {
+			return nil, errUnchanged
+		}
+		before = *cur
+		next := *cur
+		batch, next.Pending = nil, nil
+		for _, p := range cur.Pending {
+			if p.ObservedAt.Before(today) {
+				batch = append(batch, p)
+				next.DigestedThrough = max(next.DigestedThrough, p.Seq)
+			} else {
+				next.Pending = append(next.Pending, p)
+			}
+		}
+		more, next.PendingMore = cur.PendingMore, 0
+		next.LastDigestAt = &now
+		return &next, nil
+	})
+	if err != nil {
+		a.s.log.Error("a digest not claimed; trying again later", "err", err)
+		return
+	}
+	if len(batch) == 0 {
+		return
+	}
+	msg, err := a.digest(sub, batch, more, today)
+	if err == nil && a.s.send(ctx, msg, "digest") {
+		return
+	}
+	if err != nil {
+		a.s.log.Error("a digest not rendered", "err", err)
+	}
+	// Put the drops back for the next try.
+	if _, err := a.s.store.Change(context.WithoutCancel(ctx), key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
+		if cur == nil {
+			return nil, errUnchanged
+		}
+		next := *cur
+		next.Pending = append(slices.Clone(batch), cur.Pending...)
+		if len(next.Pending) > contracts.MaxPendingDrops {
+			next.PendingMore += len(next.Pending) - contracts.MaxPendingDrops
+			next.Pending = next.Pending[:contracts.MaxPendingDrops]
+		}
+		next.PendingMore += more
+		next.LastDigestAt, next.DigestedThrough = before.LastDigestAt, before.DigestedThrough
+		return &next, nil
+	}); err != nil {
+		a.s.log.Error("a digest that was not sent could not be put back: its drops are lost", "drops", len(batch), "err", err)
+	}
+}
+
+// digestLine is one drop as the digest shows it.
+type digestLine struct {
+	Zone, Registrar, Op, Before, After, Percent, URL string
+}
+
+// digest renders the digest of batch, the drops before today.
+func (a *Alerts) digest(sub *contracts.Subscriber, batch []contracts.PendingDrop, more int, today time.Time) (*Message, error) {
+	lines := make([]digestLine, len(batch))
+	for i, p := range batch {
+		z, err := contracts.NormalizeZone(p.Zone)
+		if err != nil {
+			return nil, err
+		}
+		lines[i] = digestLine{Zone: z.Unicode, Registrar: p.Registrar, Op: string(p.Op), Before: money(p.Before), After: money(p.After),
+			Percent: percent(p.Percent), URL: a.s.cfg.base() + "/zones/" + p.Zone}
+	}
+	first, last := batch[0].ObservedAt.UTC().Format("2 January 2006"), batch[len(batch)-1].ObservedAt.UTC().Format("2 January 2006")
+	day := "on " + last
+	if first != last {
+		day = "from " + first + " to " + last
+	}
+	msg, err := a.s.mail(sub, "digest", fmt.Sprintf("Price drops: %d in your zones", len(batch)+more), map[string]any{
+		"Day": day, "Drops": lines, "More": more, "Changes": a.s.cfg.base() + "/api/changes?kind=dropped",
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The same digest has the same id however often it is sent.
+	msg.ID = "digest-" + sub.Key()[:24] + "-" + today.Format("20060102") + "@" + hostOf(a.s.cfg.PublicURL)
+	msg.Bulk = true
+	return msg, nil
+}
+
+func hostOf(publicURL string) string {
+	h := strings.TrimPrefix(strings.TrimPrefix(publicURL, "https://"), "http://")
+	if i := strings.IndexAny(h, ":/"); i >= 0 {
+		h = h[:i]
+	}
+	return h
+}
+
+// money writes a price as a person reads it: "9.68 USD".
+func money(p contracts.Price) string {
+	exp, ok := contracts.CurrencyExponent(p.Currency)
+	if !ok {
+		exp = 2
+	}
+	return string(contracts.AppendAmount(nil, p.Amount, exp)) + " " + p.Currency
+}
+
+// retry calls f until it succeeds or ctx ends, logging each failure.
+func retry[T any](ctx context.Context, s *Service, what string, f func() (T, error)) (T, error) {
+	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
+		v, err := f()
+		if err == nil {
+			return v, nil
+		}
+		if ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		s.log.Warn("cannot "+what+"; retrying", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(backoff):
+		}
+	}
+}

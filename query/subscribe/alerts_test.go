@@ -1,0 +1,271 @@
+package subscribe_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/query/subscribe"
+	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
+)
+
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// fixture is a service with its relay, bucket and clock, and subscribers.
+type fixture struct {
+	svc   *subscribe.Service
+	js    jetstream.JetStream
+	kv    jetstream.KeyValue
+	relay *smtptest.Server
+	clock *testClock
+}
+
+var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	_, js := natstest.Provisioned(t)
+	relay := smtptest.Start(t)
+	clk := &testClock{t: day.Add(9 * time.Hour)}
+	cfg := subscribe.DefaultConfig()
+	cfg.PublicURL, cfg.Secret = "https://zoneprice.test", []byte(strings.Repeat("s", 32))
+	cfg.Mail = subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Host: relay.Host, Port: relay.Port, TLS: subscribe.TLSStartTLS,
+		Username: smtptest.Username, Password: smtptest.Password, CAFile: relay.CAFile, Timeout: 10 * time.Second}
+	mailer, err := subscribe.NewMailer(cfg.Mail, clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := subscribe.New(cfg, subscribe.NewStore(js), mailer, "", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(context.Background(), contracts.SubscribersBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{svc: svc, js: js, kv: kv, relay: relay, clock: clk}
+}
+
+// put stores a subscriber as the form would have.
+func (f *fixture) put(t *testing.T, email string, confirmed bool, minDrop float64, zones []string, interests ...contracts.Interest) {
+	t.Helper()
+	sub := contracts.Subscriber{Email: email, Interests: interests, Zones: zones, MinDropPercent: minDrop, CreatedAt: f.clock.Now()}
+	if confirmed {
+		at := f.clock.Now()
+		sub.Confirmed, sub.ConfirmedAt = true, &at
+	}
+	b, err := json.Marshal(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.kv.Put(context.Background(), sub.Key(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) get(t *testing.T, email string) *contracts.Subscriber {
+	t.Helper()
+	e, err := f.kv.Get(context.Background(), contracts.SubscriberKey(email))
+	if err != nil {
+		t.Fatalf("subscriber: %v", err)
+	}
+	var sub contracts.Subscriber
+	if err := json.Unmarshal(e.Value(), &sub); err != nil {
+		t.Fatal(err)
+	}
+	return &sub
+}
+
+// runAlerts runs the digests until the returned stop is called or the
+// test ends, once the history consumer exists.
+func (f *fixture) runAlerts(t *testing.T) (stop func()) {
+	t.Helper()
+	a := subscribe.NewAlerts(f.svc, f.js, 10*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("alerts: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	polltest.Until(t, "the alerts consumer", func() bool {
+		_, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+		return err == nil
+	})
+	return stop
+}
+
+// change publishes a change of registrar's price for zone on the history
+// stream, from register/renew before to after (USD cents).
+func (f *fixture) change(t *testing.T, registrar, zone string, at time.Time, before, after int64) {
+	t.Helper()
+	c := &contracts.PriceChange{V: contracts.SchemaVersion, Kind: contracts.KindPriceChange, Change: contracts.ChangeChanged,
+		Registrar: registrar, Zone: zone, ObservedAt: at, Source: registrar,
+		Before: eventtest.Priced(registrar, zone, at, "USD", before, before, before).Offer(),
+		After:  eventtest.Priced(registrar, zone, at, "USD", after, after, after).Offer()}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.Publish(context.Background(), c.Subject(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) mailsTo(email string) []smtptest.Message {
+	var out []smtptest.Message
+	for _, m := range f.relay.Messages() {
+		if len(m.To) == 1 && m.To[0] == email {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestDigest(t *testing.T) {
+	f := newFixture(t)
+	com := []string{".com"}
+	f.put(t, "ann@example.org", true, 5, com, contracts.InterestPriceDrops)
+	f.put(t, "bob@example.org", false, 5, com, contracts.InterestPriceDrops)              // not confirmed
+	f.put(t, "carol@example.org", true, 50, com, contracts.InterestPriceDrops)            // above her threshold
+	f.put(t, "dave@example.org", true, 5, []string{".net"}, contracts.InterestPriceDrops) // another zone
+	f.put(t, "erin@example.org", true, 5, com, contracts.InterestArticles)                // no drops
+	stop := f.runAlerts(t)
+
+	morning := day.Add(8 * time.Hour)
+	f.change(t, "porkbun", ".com", morning, 1000, 900)                // -10%
+	f.change(t, "inwx", ".com", morning.Add(time.Hour), 1000, 800)    // -20%
+	f.change(t, "inwx", ".org", morning.Add(time.Hour), 1000, 800)    // nobody's zone
+	f.change(t, "sample-alpha", ".com", morning, 1000, 100)           // the sample
+	f.change(t, "openprovider", ".com", morning, 1000, 1100)          // a rise
+	f.change(t, "joker", ".com", morning.Add(2*time.Hour), 1000, 970) // -3%, below every threshold
+	polltest.Until(t, "ann's two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
+
+	// A restart in the day loses nothing: a drop stored while no process
+	// runs is collected by the next. (The process stops once it has
+	// acknowledged every change: one stopped with a change in hand leaves
+	// it to be collected again after the consumer's AckWait.)
+	polltest.Until(t, "every change acknowledged", func() bool {
+		c, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(context.Background())
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+	stop()
+	f.change(t, "dynadot", ".com", morning.Add(3*time.Hour), 2000, 1000) // -50%
+	f.runAlerts(t)
+	polltest.Until(t, "the drop stored during the restart", func() bool {
+		return len(f.get(t, "ann@example.org").Pending) == 3 && len(f.get(t, "carol@example.org").Pending) == 1
+	})
+	time.Sleep(50 * time.Millisecond) // several ticks: nothing is due before the day ends
+	if n := len(f.relay.Messages()); n != 0 {
+		t.Fatalf("%d mails sent during the day", n)
+	}
+
+	// After midnight, one digest of the day's drops each.
+	f.clock.Set(day.Add(24*time.Hour + 30*time.Minute))
+	polltest.Until(t, "the digests", func() bool { return len(f.relay.Messages()) == 2 })
+	time.Sleep(50 * time.Millisecond)
+	if got := len(f.relay.Messages()); got != 2 {
+		t.Fatalf("%d mails, want one each for ann and carol", got)
+	}
+	mails := f.mailsTo("ann@example.org")
+	if len(mails) != 1 {
+		t.Fatalf("ann got %d mails, want one digest", len(mails))
+	}
+	m := mails[0].Parse(t)
+	text, html := mails[0].Parts(t)
+	if m.Header.Get("Subject") != "Price drops: 3 in your zones" || m.Header.Get("Precedence") != "bulk" ||
+		m.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" || !strings.HasPrefix(m.Header.Get("List-Unsubscribe"), "<https://zoneprice.test/subscribe/unsubscribe?token=") {
+		t.Errorf("digest headers: %v", m.Header)
+	}
+	for _, want := range []string{"porkbun", "inwx", "dynadot", "10.00 USD -> 9.00 USD (-10%)", "(-50%)", "https://zoneprice.test/zones/.com", "/subscribe/manage?token="} {
+		if !strings.Contains(text, want) {
+			t.Errorf("digest text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, absent := range []string{"sample-alpha", "openprovider", "joker", ".org"} {
+		if strings.Contains(text, absent) || strings.Contains(html, absent) {
+			t.Errorf("digest holds %q:\n%s", absent, text)
+		}
+	}
+	ann := f.get(t, "ann@example.org")
+	if len(ann.Pending) != 0 || ann.LastDigestAt == nil || ann.DigestedThrough == 0 {
+		t.Errorf("ann after her digest: %+v", ann)
+	}
+
+	// A drop of the new day waits for the next; the day's digest is sent.
+	f.change(t, "porkbun", ".com", day.Add(25*time.Hour), 900, 800)
+	polltest.Until(t, "the new day's drop", func() bool { return len(f.get(t, "ann@example.org").Pending) == 1 })
+	time.Sleep(50 * time.Millisecond)
+	if n := len(f.mailsTo("ann@example.org")); n != 1 {
+		t.Fatalf("ann got %d mails on the second day, want still 1", n)
+	}
+	f.clock.Set(day.Add(48*time.Hour + time.Minute))
+	polltest.Until(t, "the second digest", func() bool { return len(f.mailsTo("ann@example.org")) == 2 })
+	for _, who := range []string{"bob@example.org", "dave@example.org", "erin@example.org"} {
+		if n := len(f.mailsTo(who)); n != 0 {
+			t.Errorf("%s got %d mails", who, n)
+		}
+	}
+}
+
+func TestAnnounce(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "ann@example.org", true, 0, nil, contracts.InterestArticles)
+	f.put(t, "bob@example.org", false, 0, nil, contracts.InterestArticles) // not confirmed
+	f.put(t, "carol@example.org", true, 0, nil, contracts.InterestAPIUpdates)
+	res, err := f.svc.Announce(context.Background(), subscribe.Announcement{Interest: contracts.InterestArticles,
+		Subject: "New: the renewal trap", Body: "First paragraph.\n\nSecond <paragraph>."})
+	if err != nil || res != (subscribe.AnnounceResult{Sent: 1}) {
+		t.Fatalf("Announce: %+v, %v; want one sent", res, err)
+	}
+	msgs := f.relay.Messages()
+	if len(msgs) != 1 || msgs[0].To[0] != "ann@example.org" {
+		t.Fatalf("mails %v, want one to ann", msgs)
+	}
+	text, html := msgs[0].Parts(t)
+	if !strings.Contains(text, "Second <paragraph>.") || !strings.Contains(html, "<p>Second &lt;paragraph&gt;.</p>") || !strings.Contains(text, "Unsubscribe: https://zoneprice.test/subscribe/unsubscribe?token=") {
+		t.Errorf("announcement:\n%s\n%s", text, html)
+	}
+	if _, err := f.svc.Announce(context.Background(), subscribe.Announcement{Interest: contracts.InterestPriceDrops, Subject: "x", Body: "y"}); err == nil {
+		t.Error("an announcement to price-drops subscribers was accepted")
+	}
+}
