@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/clocktest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
@@ -20,30 +21,13 @@ import (
 	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
 )
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
 // fixture is a service with its relay, bucket and clock, and subscribers.
 type fixture struct {
 	svc   *subscribe.Service
 	js    jetstream.JetStream
 	kv    jetstream.KeyValue
 	relay *smtptest.Server
-	clock *testClock
+	clock *clocktest.Clock
 }
 
 var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
@@ -52,7 +36,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	_, js := natstest.Provisioned(t)
 	relay := smtptest.Start(t)
-	clk := &testClock{t: day.Add(9 * time.Hour)}
+	clk := clocktest.New(day.Add(9 * time.Hour))
 	cfg := subscribe.DefaultConfig()
 	cfg.PublicURL, cfg.Secret = "https://zoneprice.test", []byte(strings.Repeat("s", 32))
 	cfg.Mail = subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Host: relay.Host, Port: relay.Port, TLS: subscribe.TLSStartTLS,
