@@ -207,7 +207,7 @@ func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, nil, log, reg, reg)
+	srv, err := query.NewServer(query.DefaultConfig(), c, nil, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

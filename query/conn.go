@@ -50,26 +50,44 @@ func (s *Server) httpServer() *http.Server {
 
 // refuseContent refuses a request that has content, whatever its framing
 // (a Content-Length other than 0, or Transfer-Encoding: chunked, which Go's
-// server lets override a Content-Length sent with it). No route takes
-// content: in a GET it has no meaning (RFC 9110 §9.3.1), and a request
-// framed both ways is the shape of request smuggling, after which the
-// connection must be closed (RFC 9112 §6.1). GET, HEAD and OPTIONS are
-// answered 413 without reading the content; other methods get the 405
-// they would get anyway. Either way the connection is closed after the
-// answer, so the content, read or not, is never taken for a next request;
-// Go's server reads what arrives of it within ReadTimeout so that closing
-// does not reset the connection under a client still reading its answer.
-func refuseContent(next echo.HandlerFunc) echo.HandlerFunc {
+// server lets override a Content-Length sent with it), unless its route
+// takes content (the webhook API's POST and PATCH, which bound it
+// themselves), framed by Content-Length alone; such a route answers
+// chunked content 411. Elsewhere content has no meaning: in a GET it has none
+// (RFC 9110 §9.3.1), and a request framed both ways is the shape of
+// request smuggling, after which the connection must be closed (RFC 9112
+// §6.1). GET, HEAD and OPTIONS are answered 413 without reading the
+// content; other methods get the 405 they would get anyway, or a 413 on
+// a webhook route that takes no content. Either way the connection is
+// closed after the answer, so the content, read or not, is never taken
+// for a next request; Go's server reads what arrives of it within
+// ReadTimeout so that closing does not reset the connection under a
+// client still reading its answer.
+func (s *Server) refuseContent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		req := c.Request()
 		if req.ContentLength == 0 {
 			return next(c)
 		}
+		takes := s.takesContent[req.Method+" "+c.Path()]
+		if takes && req.ContentLength > 0 && len(req.TransferEncoding) == 0 {
+			return next(c)
+		}
 		c.Response().Header().Set(echo.HeaderConnection, "close")
+		if takes {
+			// Chunked content, perhaps sent with a Content-Length that Go's
+			// server dropped: framed only by Content-Length, content
+			// cannot be read two ways.
+			return echo.NewHTTPError(http.StatusLengthRequired, "send the content with a Content-Length, not chunked")
+		}
 		switch req.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 				"this API takes no request content: send the request without a body")
+		}
+		if c.Path() != "" && c.RouteInfo().Method == req.Method {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+				"this request takes no content: send it without a body")
 		}
 		return next(c)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -83,6 +85,9 @@ type podConfig struct {
 	// the test runs when it likes; runKeys runs it and waits until it
 	// has loaded them.
 	keys, runKeys bool
+	// webhooks gives the pod a store of webhooks on JetStream (with
+	// AllowHTTP: false).
+	webhooks bool
 	// log is the pod's logger; nil discards.
 	log *slog.Logger
 	// reg is the pod's registry; nil is a new one.
@@ -125,7 +130,11 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 			t.Fatal("keys not loaded within 30s")
 		}
 	}
-	srv, err := query.NewServer(cfg, snaps, p.keys, log, p.reg, p.reg)
+	var hooks *webhooks.Store
+	if pc.webhooks {
+		hooks = webhooks.NewStore(webhooks.Config{}, js, time.Now)
+	}
+	srv, err := query.NewServer(cfg, snaps, p.keys, hooks, log, p.reg, p.reg)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
@@ -208,7 +217,17 @@ func serving(t testing.TB, events ...contracts.Event) fixedSnapshots {
 // decompression, and gets the compressed bytes.
 func do(t testing.TB, method, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
+	return call(t, method, url, "", header...)
+}
+
+// call is do with content, none when "".
+func call(t testing.TB, method, url, content string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	var body io.Reader
+	if content != "" {
+		body = strings.NewReader(content)
+	}
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +239,11 @@ func do(t testing.TB, method, url string, header ...string) (*http.Response, []b
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("read %s: %v", url, err)
 	}
-	return resp, body
+	return resp, b
 }
 
 // get is do for a GET.
@@ -305,7 +324,7 @@ func serveOn(t testing.TB, cfg *query.Config, snaps query.Snapshots) string {
 		c = *cfg
 	}
 	reg := prometheus.NewRegistry()
-	srv, err := query.NewServer(c, snaps, nil, slog.New(slog.DiscardHandler), reg, reg)
+	srv, err := query.NewServer(c, snaps, nil, nil, slog.New(slog.DiscardHandler), reg, reg)
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}

@@ -185,6 +185,7 @@ func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := l.enforce(c, t, sub.Client); err != nil {
 			return err
 		}
+		c.Set(subscriberKey, sub)
 		return next(c)
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 )
 
-// routes is the whole HTTP surface. Every route answers GET and HEAD, and
-// the API routes OPTIONS for CORS preflight; anything else is a 405 problem
-// with Allow, and unknown paths (trailing slash variants included) a 404
-// problem, both from Server.handleError. No route takes content: a request
-// with some is refused and its connection closed (refuseContent). Every
+// routes is the whole HTTP surface. Every public route answers GET and
+// HEAD, and OPTIONS for CORS preflight; the webhook API, a subscriber's
+// own, answers the methods it names. Anything else is a 405 problem with
+// Allow, and unknown paths (trailing slash variants included) a 404
+// problem, both from Server.handleError. Only the routes registered with
+// withContent take content: on any other a request with some is refused
+// and its connection closed (refuseContent). Every
 // response carries the headers of publicHeaders. The API routes (GET and
 // HEAD, not preflights) check API keys and are rate limited by s.limit,
 // wrapped around each handler here rather than as route middleware, which
@@ -33,9 +35,28 @@ func (s *Server) routes(e *echo.Echo) {
 		e.OPTIONS(path, handlePreflight()) // CORS preflight
 	}
 
+	// The webhook API: a subscriber's own endpoints, by its API key
+	// (webhooks.go). No CORS preflight: these calls carry a secret key and
+	// answer with signing secrets, for a subscriber's server, not a page.
+	s.withContent(e, http.MethodPost, "/api/webhooks", s.limit(s.handleCreateWebhook()))
+	e.GET("/api/webhooks", s.limit(s.handleListWebhooks()))
+	e.GET("/api/webhooks/:id", s.limit(s.handleGetWebhook()))
+	s.withContent(e, http.MethodPatch, "/api/webhooks/:id", s.limit(s.handlePatchWebhook()))
+	e.DELETE("/api/webhooks/:id", s.limit(s.handleDeleteWebhook()))
+	e.POST("/api/webhooks/:id/test", s.limit(s.handleTestWebhook()))
+	e.POST("/api/webhooks/:id/rotate-secret", s.limit(s.handleRotateWebhookSecret()))
+	e.GET("/api/webhooks/:id/deliveries", s.limit(s.handleWebhookDeliveries()))
+
 	e.Match(read, "/healthz", handleHealthz())
 	e.Match(read, "/readyz", s.handleReadyz())
 	if s.cfg.MetricsOnAPI {
 		e.Match(read, "/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{EnableOpenMetrics: true})))
 	}
+}
+
+// withContent registers a route that takes content, which refuseContent
+// then lets through to it.
+func (s *Server) withContent(e *echo.Echo, method, path string, h echo.HandlerFunc) {
+	s.takesContent[method+" "+path] = true
+	e.Add(method, path, h)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // Config configures the HTTP server.
@@ -155,6 +156,10 @@ type Server struct {
 	m         *httpMetrics
 	ids       *requestIDs
 	limits    *limits
+	hooks     *webhooks.Store
+	// takesContent are the routes (method and path) that read content;
+	// refuseContent refuses it on every other.
+	takesContent map[string]bool
 	// accessLevel is the level requests are logged at.
 	accessLevel slog.Level
 	// cacheControl is the Cache-Control of every successful API response.
@@ -164,9 +169,10 @@ type Server struct {
 }
 
 // NewServer builds the server and its routes, serving from snaps. keys are
-// the subscribers' API keys; nil accepts none. Metrics are registered on
-// reg and /metrics serves gatherer.
-func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
+// the subscribers' API keys; nil accepts none. hooks are their webhooks;
+// nil answers the webhook API 503. Metrics are registered on reg and
+// /metrics serves gatherer.
+func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, hooks *webhooks.Store, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -185,7 +191,7 @@ func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, log *slog.Logger,
 		return nil, err
 	}
 	s := &Server{cfg: cfg, snaps: snaps, responses: responses, log: log, gatherer: gatherer, m: m,
-		ids: newRequestIDs(), limits: limits, accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
+		ids: newRequestIDs(), limits: limits, hooks: hooks, takesContent: map[string]bool{}, accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo
 	}
@@ -194,7 +200,7 @@ func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, log *slog.Logger,
 		HTTPErrorHandler: s.handleError,
 		IPExtractor:      ipExtractor(cfg.Limits.TrustedProxies),
 	})
-	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations), refuseContent)
+	e.Use(s.instrument, publicHeaders, deprecationHeaders(cfg.Deprecations), s.refuseContent)
 	s.routes(e)
 	if err := deprecatedRoutesExist(cfg.Deprecations, e.Router().Routes()); err != nil {
 		responses.Close()
@@ -311,7 +317,7 @@ func (s *Server) handleError(c *echo.Context, err error) {
 			"no such endpoint; see the API documentation for the paths that exist")
 	case code == http.StatusMethodNotAllowed:
 		p = contracts.NewProblem(code, contracts.CodeMethodNotAllowed, "Method not allowed",
-			"this API is read-only: use GET or HEAD")
+			"this path does not take "+c.Request().Method+"; Allow lists the methods it takes")
 	case code >= 400 && code < 500:
 		detail := http.StatusText(code)
 		var he *echo.HTTPError

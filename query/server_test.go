@@ -32,7 +32,7 @@ func TestGracefulDrain(t *testing.T) {
 	// on its own listener, which closes the server when it returns.
 	cfg := query.DefaultConfig()
 	cfg.DrainDelay = 2 * time.Second
-	srv, err := query.NewServer(cfg, c, nil, log, reg, reg)
+	srv, err := query.NewServer(cfg, c, nil, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package access
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -201,6 +202,81 @@ func (t *Tiers) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Endpoints are how many webhook endpoints a key of each tier may
+// register; a tier not named, and the free tier always, may register none.
+type Endpoints map[string]int
+
+// MaxEndpoints bounds a tier's webhook endpoints per key.
+const MaxEndpoints = 10_000
+
+// ParseEndpoints reads "standard=5,pro=50": comma-separated name=count
+// pairs. "" is no webhooks for any tier.
+func ParseEndpoints(s string) (Endpoints, error) {
+	e := Endpoints{}
+	for pair := range strings.SplitSeq(s, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		name, count, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, fmt.Errorf("webhook endpoints %q: want tier=count, such as pro=50", pair)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := e[name]; dup {
+			return nil, fmt.Errorf("tier %s given twice", name)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(count))
+		if err != nil {
+			return nil, fmt.Errorf("tier %s: %q is not a count", name, count)
+		}
+		e[name] = n
+		if err := e.validate(name); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e Endpoints) validate(name string) error {
+	if err := contracts.ValidateTier(name); err != nil {
+		return err
+	}
+	if name == contracts.FreeTier {
+		return errors.New("the free tier (no key) never has webhooks: a webhook belongs to a key")
+	}
+	if n := e[name]; n < 0 || n > MaxEndpoints {
+		return fmt.Errorf("tier %s: %d endpoints is not between 0 and %d", name, n, MaxEndpoints)
+	}
+	return nil
+}
+
+// Of is how many endpoints a key of tier may register.
+func (e Endpoints) Of(tier string) int { return e[tier] }
+
+// String is the endpoints in ParseEndpoints's syntax.
+func (e Endpoints) String() string {
+	names := slices.Sorted(maps.Keys(e))
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.Itoa(e[n])
+	}
+	return strings.Join(parts, ",")
+}
+
+// MarshalText implements encoding.TextMarshaler, for flags.
+func (e Endpoints) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler, for flags.
+func (e *Endpoints) UnmarshalText(b []byte) error {
+	v, err := ParseEndpoints(string(b))
+	if err != nil {
+		return err
+	}
+	*e = v
+	return nil
+}
+
 // Prefixes are the address ranges of trusted proxies.
 type Prefixes []netip.Prefix
 
@@ -274,6 +350,9 @@ type Config struct {
 	// Clients bounds the clients whose limits are tracked at once, rounded
 	// up to a power of two; at most MaxClients.
 	Clients int
+	// WebhookEndpoints are how many webhook endpoints a key of each tier
+	// may register (the webhook API); none for a tier not named.
+	WebhookEndpoints Endpoints
 }
 
 // MaxClients is the most clients a limiter tracks: 128 MiB of table.
@@ -281,7 +360,8 @@ const MaxClients = 1 << 22
 
 // DefaultConfig is the free tier at 60 requests a minute per address, and
 // keys at 600 (standard) and 6,000 (pro) a minute, each with a burst of a
-// whole minute's worth; no trusted proxies; 131,072 clients tracked (4 MiB).
+// whole minute's worth; no trusted proxies; 131,072 clients tracked (4 MiB);
+// 5 webhook endpoints per standard key and 50 per pro key.
 // A person, a page or a dashboard never meets the free limit, and the whole
 // catalog is one request; a script comparing every one of ~1,500 zones
 // takes 25 minutes on it, under 3 with a standard key and 15 s with pro.
@@ -295,6 +375,10 @@ func DefaultConfig() Config {
 			contracts.ProTier:      {Limit: 6000, Window: time.Minute, Burst: 6000},
 		},
 		Clients: 1 << 17,
+		WebhookEndpoints: Endpoints{
+			contracts.StandardTier: 5,
+			contracts.ProTier:      50,
+		},
 	}
 }
 
@@ -323,6 +407,11 @@ func (c Config) Validate() error {
 			// Trusting every address lets any client write its own
 			// address into X-Forwarded-For.
 			return contracts.Invalid("TrustedProxies", "%s trusts every address, so every client could choose its own; list the proxies' ranges", p)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.WebhookEndpoints)) {
+		if err := c.WebhookEndpoints.validate(name); err != nil {
+			return contracts.Invalid("WebhookEndpoints", "%v", err)
 		}
 	}
 	if c.Clients < ways || c.Clients > MaxClients {

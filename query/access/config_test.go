@@ -99,6 +99,42 @@ func TestParseTiers(t *testing.T) {
 	}
 }
 
+func TestParseEndpoints(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    access.Endpoints
+		wantErr bool
+	}{
+		{"two", "standard=5,pro=50", access.Endpoints{"standard": 5, "pro": 50}, false},
+		{"empty: no webhooks", "", access.Endpoints{}, false},
+		{"a tier without", " standard = 0 ", access.Endpoints{"standard": 0}, false},
+		{"free never", "free=1", nil, true},
+		{"negative", "pro=-1", nil, true},
+		{"too many", "pro=10001", nil, true},
+		{"twice", "pro=1,pro=2", nil, true},
+		{"no count", "pro", nil, true},
+		{"not a count", "pro=many", nil, true},
+		{"bad name", "Pro=1", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := access.ParseEndpoints(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParseEndpoints(%q): err = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseEndpoints(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+			if err == nil {
+				if again, err := access.ParseEndpoints(got.String()); err != nil || !reflect.DeepEqual(again, got) {
+					t.Errorf("round trip through %q: got %v, %v", got.String(), again, err)
+				}
+			}
+		})
+	}
+}
+
 func TestParsePrefixes(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -168,6 +204,7 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"proxies", func(c *access.Config) { c.TrustedProxies = prefixes(t, "0.0.0.0/0") }, "TrustedProxies"},
 		{"clients", func(c *access.Config) { c.Clients = 1 << 30 }, "Clients"},
 		{"tier", func(c *access.Config) { c.Tiers["unknown"] = c.Anonymous }, "Tiers"},
+		{"webhooks for the free tier", func(c *access.Config) { c.WebhookEndpoints["free"] = 1 }, "WebhookEndpoints"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

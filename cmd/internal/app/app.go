@@ -28,6 +28,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // Env reads an environment variable; commands get it from main so tests can
@@ -190,6 +191,8 @@ type QueryFlags struct {
 	// Profiles serves Go's runtime profiles beside the metrics, on
 	// MetricsAddr only.
 	Profiles bool
+	// Webhooks configures the subscribers' webhook API.
+	Webhooks webhooks.Config
 	// Names are the flags that set Server's and Consumer's fields.
 	Names FlagNames
 }
@@ -223,6 +226,12 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err := registerLimitFlags(fs, getenv, &q.Server.Limits, q.Names); err != nil {
 		return nil, err
 	}
+	allowHTTP, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_HTTP")
+	if err != nil {
+		return nil, err
+	}
+	fs.BoolVar(&q.Webhooks.AllowHTTP, "webhook-allow-http", allowHTTP,
+		"accept plain http webhook URLs, not only https (env ZONEPRICE_WEBHOOK_ALLOW_HTTP)")
 	return q, nil
 }
 
@@ -245,7 +254,7 @@ func envOr(getenv Env, key, def string) string {
 }
 
 // Query composes a query service on js: the consumer, the API keys' mirror,
-// the HTTP server and, when asked for, a separate metrics server. It
+// the webhooks' store, the HTTP server and, when asked for, a separate metrics server. It
 // returns the consumer and the parts to run; callers add them to their
 // errgroup.
 func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*consumer.Consumer, []func(context.Context) error, error) {
@@ -261,7 +270,8 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := query.NewServer(q.Server, cons, keys, log.With("part", "api"), reg, reg)
+	hooks := webhooks.NewStore(q.Webhooks, js, time.Now)
+	srv, err := query.NewServer(q.Server, cons, keys, hooks, log.With("part", "api"), reg, reg)
 	if err != nil {
 		return nil, nil, err
 	}

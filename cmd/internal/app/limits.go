@@ -48,6 +48,11 @@ func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config, names Fl
 		return err
 	}
 	names.add("Limits.TrustedProxies", "trusted-proxies", "ZONEPRICE_TRUSTED_PROXIES")
+	if err := TextVar(fs, getenv, &c.WebhookEndpoints, "webhook-endpoints", "ZONEPRICE_WEBHOOK_ENDPOINTS",
+		`webhook endpoints a key of each tier may register: comma-separated tier=count; a tier not named has no webhooks, nor has the free tier`); err != nil {
+		return err
+	}
+	names.add("Limits.WebhookEndpoints", "webhook-endpoints", "ZONEPRICE_WEBHOOK_ENDPOINTS")
 	names.add("Limits.Clients", "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS")
 	return IntVar(fs, getenv, &c.Clients, "rate-limit-clients", "ZONEPRICE_RATE_LIMIT_CLIENTS", c.Clients,
 		fmt.Sprintf("clients whose limits a pod tracks at once (32 bytes each), rounded up to a power of two, at most %d; beyond it, the nearest to refilled are forgotten", access.MaxClients))

@@ -56,6 +56,17 @@ func TestLimitFlags(t *testing.T) {
 		{"too many clients", nil, []string{"--rate-limit-clients", "8388608"}, nil, "--rate-limit-clients"},
 		{"every address a trusted proxy", map[string]string{"ZONEPRICE_TRUSTED_PROXIES": "0.0.0.0/0"}, nil, nil, "ZONEPRICE_TRUSTED_PROXIES"},
 		{"the reserved tier unknown", nil, []string{"--tiers", "unknown=1/s"}, nil, "unknown"},
+		{"webhook endpoints by default", nil, nil, func(t *testing.T, c access.Config) {
+			if c.WebhookEndpoints.Of("standard") != 5 || c.WebhookEndpoints.Of("pro") != 50 || c.WebhookEndpoints.Of("free") != 0 {
+				t.Errorf("webhook endpoints: %v", c.WebhookEndpoints)
+			}
+		}, ""},
+		{"webhook endpoints set", map[string]string{"ZONEPRICE_WEBHOOK_ENDPOINTS": "pro=7"}, nil, func(t *testing.T, c access.Config) {
+			if c.WebhookEndpoints.Of("pro") != 7 || c.WebhookEndpoints.Of("standard") != 0 {
+				t.Errorf("webhook endpoints: %v", c.WebhookEndpoints)
+			}
+		}, ""},
+		{"webhooks for the free tier", nil, []string{"--webhook-endpoints", "free=1"}, nil, "webhook-endpoints"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
