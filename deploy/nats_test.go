@@ -148,6 +148,13 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				if len(data) != 0 || slices.ContainsFunc(api, writes) {
 					t.Errorf("a query pod may write: %v %v", data, slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) }))
 				}
+			case user == "NOTIFY":
+				// Deliveries and their attempts; and the webhook
+				// registrations, where it records an endpoint's failures.
+				want := []string{contracts.DeliverySubjectPrefix + ">", contracts.AttemptSubjectPrefix + ">"}
+				if !slices.Equal(data, want) {
+					t.Errorf("may publish %v, want only %v", data, want)
+				}
 			case registrar == "REFERENCE":
 				want := append([]string{contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">"}, samples...)
 				slices.Sort(want)
@@ -180,7 +187,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			default:
 				t.Errorf("a user this test does not know; say what it may do")
 			}
-			if user != "ADMIN" && slices.ContainsFunc(api, writes) {
+			webhookFailures := func(s string) bool { return user == "NOTIFY" && s == "$KV."+contracts.WebhooksBucket+".>" }
+			if user != "ADMIN" && slices.ContainsFunc(api, func(s string) bool { return writes(s) && !webhookFailures(s) }) {
 				t.Errorf("may manage streams or keys: %v", api)
 			}
 		})

@@ -1,6 +1,6 @@
 // Command zoneprice is the all-in-one service: by default it starts an
 // embedded NATS server with JetStream, provisions the streams, runs the
-// ingesters and serves the API, in one process. The embedded server admits
+// ingesters, serves the API and delivers webhooks, in one process. The embedded server admits
 // only the all-in-one and the commands holding the credentials it keeps in
 // --data-dir (see app.StartLocal). With --nats-url it joins an existing
 // NATS instead and starts no embedded server.
@@ -43,6 +43,10 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return err
 	}
 	q, err := app.RegisterQueryFlags(fs, getenv)
+	if err != nil {
+		return err
+	}
+	nf, err := app.RegisterNotifyFlags(fs, getenv)
 	if err != nil {
 		return err
 	}
@@ -96,6 +100,12 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// Webhooks with the same safety as zoneprice-notify's: loopback
+	// receivers only with --webhook-allow-loopback.
+	notifier, err := app.Notify(js, nf, log, reg)
+	if err != nil {
+		return err
+	}
 	// Consume only after each source's first round, so that the first
 	// catalog this process serves is whole rather than half published.
 	consume := func(ctx context.Context) error {
@@ -108,7 +118,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		}
 		return consumer.Run(ctx)
 	}
-	parts := append(serving, consume)
+	parts := append(serving, consume, notifier.Run)
 	parts = append(parts, ingesters.Parts...)
 	fmt.Fprintf(stdout, "zoneprice: API on %s (NATS %s); Ctrl-C stops\n", q.Server.Addr, url)
 	return app.RunAll(ctx, parts...)

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/notify"
 )
 
 // LocalUser is a user of the all-in-one's embedded NATS that the separate
@@ -40,6 +41,9 @@ const (
 	// LocalQuery is zoneprice-query's: accounts.conf's QUERY, which reads
 	// the state stream and watches the keys.
 	LocalQuery LocalUser = "query"
+	// LocalNotify is zoneprice-notify's: accounts.conf's NOTIFY, which
+	// follows the history and sends the webhook deliveries.
+	LocalNotify LocalUser = "notify"
 )
 
 // localUserOf is the user the command named (as its flag set is) signs in
@@ -54,6 +58,8 @@ func localUserOf(command string) LocalUser {
 		return LocalAdmin
 	case "zoneprice-query":
 		return LocalQuery
+	case "zoneprice-notify":
+		return LocalNotify
 	}
 	return ""
 }
@@ -104,7 +110,7 @@ func localNkeyUsers(dataDir string, log *slog.Logger) ([]*server.NkeyUser, error
 	}
 	var made []string
 	var users []*server.NkeyUser
-	for _, u := range []LocalUser{LocalIngest, LocalAdmin, LocalQuery} {
+	for _, u := range []LocalUser{LocalIngest, LocalAdmin, LocalQuery, LocalNotify} {
 		path := LocalSeedFile(dataDir, u)
 		created, err := writeNewSeed(path)
 		if err != nil {
@@ -246,6 +252,8 @@ func localPermissions(user LocalUser) *server.Permissions {
 		})
 	case LocalQuery:
 		publish = slices.Concat(read, watchKeys)
+	case LocalNotify:
+		publish = notifyPermissions()
 	}
 	slices.Sort(publish)
 	p := &server.Permissions{
@@ -258,4 +266,36 @@ func localPermissions(user LocalUser) *server.Permissions {
 		p.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	}
 	return p
+}
+
+// notifyPermissions is what zoneprice-notify publishes to: accounts.conf's
+// NOTIFY. Its consumers on the history and the deliveries are its own
+// durable ones, named; the zones are read from the state stream as a query
+// pod reads it; the webhooks bucket is watched, and written where notify
+// records an endpoint's failures.
+func notifyPermissions() []string {
+	state, history, deliveries := contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream
+	webhooks := "KV_" + contracts.WebhooksBucket
+	return []string{
+		"$JS.API.STREAM.INFO." + state,
+		"$JS.API.CONSUMER.CREATE." + state + ".>",
+		"$JS.API.CONSUMER.MSG.NEXT." + state + ".>",
+		"$JS.API.CONSUMER.DELETE." + state + ".>",
+		"$JS.API.CONSUMER.CREATE." + history + "." + notify.DispatchConsumer,
+		"$JS.API.CONSUMER.MSG.NEXT." + history + "." + notify.DispatchConsumer,
+		"$JS.ACK." + history + "." + notify.DispatchConsumer + ".>",
+		contracts.DeliverySubjectPrefix + ">",
+		"$JS.API.STREAM.INFO." + deliveries,
+		"$JS.API.CONSUMER.CREATE." + deliveries + "." + notify.DeliverConsumer,
+		"$JS.API.CONSUMER.INFO." + deliveries + "." + notify.DeliverConsumer,
+		"$JS.API.CONSUMER.MSG.NEXT." + deliveries + "." + notify.DeliverConsumer,
+		"$JS.ACK." + deliveries + "." + notify.DeliverConsumer + ".>",
+		contracts.AttemptSubjectPrefix + ">",
+		"$JS.API.STREAM.INFO." + webhooks,
+		"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
+		"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
+		"$JS.FC." + webhooks + ".>",
+		"$JS.API.DIRECT.GET." + webhooks + ".>",
+		"$KV." + contracts.WebhooksBucket + ".>",
+	}
 }

@@ -35,7 +35,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
 
-var localUsers = []app.LocalUser{app.LocalIngest, app.LocalAdmin, app.LocalQuery}
+var localUsers = []app.LocalUser{app.LocalIngest, app.LocalAdmin, app.LocalQuery, app.LocalNotify}
 
 // joinAs connects the way command does, through the common flags with args
 // and the environment env, without waiting for the server.
@@ -414,14 +414,14 @@ func TestLocalIngestUser(t *testing.T) {
 	}
 }
 
-// TestLocalPermissionsMatchAccountsConf holds the all-in-one's admin and
-// query users to the cluster's, in deploy/nats/accounts.conf, so that a
+// TestLocalPermissionsMatchAccountsConf holds the all-in-one's admin,
+// query and notify users to the cluster's, in deploy/nats/accounts.conf, so that a
 // command that works beside `make run` works in the cluster and the other
 // way round; and the ingest user to every right of the cluster's ingesters
 // (TestLocalIngestUser checks the ones it must not have).
 func TestLocalPermissionsMatchAccountsConf(t *testing.T) {
 	cluster := clusterPermissions(t)
-	for user, local := range map[string]app.LocalUser{"ADMIN": app.LocalAdmin, "QUERY": app.LocalQuery} {
+	for user, local := range map[string]app.LocalUser{"ADMIN": app.LocalAdmin, "QUERY": app.LocalQuery, "NOTIFY": app.LocalNotify} {
 		got, want := app.LocalPermissions(local), cluster[user]
 		if want == nil {
 			t.Fatalf("accounts.conf has no %s user", user)

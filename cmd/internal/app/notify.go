@@ -1,0 +1,103 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/query/notify"
+)
+
+// NotifyFlags are the webhook sender's settings.
+type NotifyFlags struct {
+	Config notify.Config
+	// Names are the flags that set Config's fields.
+	Names FlagNames
+	// ports is --webhook-ports as given, parsed into Config.Ports by
+	// Notify.
+	ports string
+	// apiAllowHTTP is the API's --webhook-allow-http in a command that
+	// serves the API too; the sender follows it.
+	apiAllowHTTP *flag.Flag
+}
+
+// allowHTTPFlag is the operator's choice of plain http webhook URLs, which
+// the API (accepting them) and the sender (delivering to them) share: a
+// command with both registers it once.
+const allowHTTPFlag = "webhook-allow-http"
+
+// RegisterNotifyFlags declares the webhook sender's flags. In a command
+// that already has the API's --webhook-allow-http, the sender follows
+// that one.
+func RegisterNotifyFlags(fs *flag.FlagSet, getenv Env) (*NotifyFlags, error) {
+	f := &NotifyFlags{Config: notify.DefaultConfig(), Names: FlagNames{}}
+	c := &f.Config
+	if err := IntVar(fs, getenv, &c.Workers, "webhook-workers", "ZONEPRICE_WEBHOOK_WORKERS", c.Workers, "webhook deliveries one process sends at once"); err != nil {
+		return nil, err
+	}
+	f.Names.add("Workers", "webhook-workers", "ZONEPRICE_WEBHOOK_WORKERS")
+	if err := DurationVar(fs, getenv, &c.Timeout, "webhook-timeout", "ZONEPRICE_WEBHOOK_TIMEOUT", c.Timeout, "how long one webhook delivery attempt may take"); err != nil {
+		return nil, err
+	}
+	f.Names.add("Timeout", "webhook-timeout", "ZONEPRICE_WEBHOOK_TIMEOUT")
+	StringVar(fs, getenv, &f.ports, "webhook-ports", "ZONEPRICE_WEBHOOK_PORTS", portList(c.Ports), "comma-separated ports webhook deliveries may connect to")
+	f.Names.add("Ports", "webhook-ports", "ZONEPRICE_WEBHOOK_PORTS")
+	loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
+	if err != nil {
+		return nil, err
+	}
+	fs.BoolVar(&c.AllowLoopback, "webhook-allow-loopback", loopback,
+		"let webhook deliveries reach loopback addresses on any port: tests and local development only, never with untrusted subscribers (env ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK)")
+	if f.apiAllowHTTP = fs.Lookup(allowHTTPFlag); f.apiAllowHTTP == nil {
+		allowHTTP, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_HTTP")
+		if err != nil {
+			return nil, err
+		}
+		fs.BoolVar(&c.AllowHTTP, allowHTTPFlag, allowHTTP, "deliver webhooks to plain http URLs too, not only https (env ZONEPRICE_WEBHOOK_ALLOW_HTTP)")
+	}
+	return f, nil
+}
+
+func portList(ports []uint16) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ",")
+}
+
+func parsePorts(s string) ([]uint16, error) {
+	var out []uint16
+	for p := range strings.SplitSeq(s, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%q is not a port", p)
+		}
+		out = append(out, uint16(n))
+	}
+	return out, nil
+}
+
+// Notify composes a webhook sender on js; the caller runs it.
+func Notify(js jetstream.JetStream, f *NotifyFlags, log *slog.Logger, reg prometheus.Registerer) (*notify.Notify, error) {
+	ports, err := parsePorts(f.ports)
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-ports (ZONEPRICE_WEBHOOK_PORTS): %w", err)
+	}
+	f.Config.Ports = ports
+	if f.apiAllowHTTP != nil {
+		if f.Config.AllowHTTP, err = strconv.ParseBool(f.apiAllowHTTP.Value.String()); err != nil {
+			return nil, fmt.Errorf("--%s: %w", allowHTTPFlag, err)
+		}
+	}
+	if err := f.Config.Validate(); err != nil {
+		return nil, f.Names.Explain(err)
+	}
+	return notify.New(js, f.Config, log.With("part", "notify"), reg, time.Now)
+}
