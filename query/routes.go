@@ -47,6 +47,13 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/api/webhooks/:id/rotate-secret", s.limit(s.handleRotateWebhookSecret()))
 	e.GET("/api/webhooks/:id/deliveries", s.limit(s.handleWebhookDeliveries()))
 
+	// The pages people use (package pages): HTML made from the API's own
+	// bodies, and their style and script.
+	e.Match(read, "/", s.limit(s.pages.Catalog()))
+	e.Match(read, "/zones/:zone", s.limit(s.pages.Zone()))
+	e.Match(read, "/docs", s.pages.Docs())
+	e.Match(read, "/assets/:name", s.pages.Asset())
+
 	e.Match(read, "/healthz", handleHealthz())
 	e.Match(read, "/readyz", s.handleReadyz())
 	if s.cfg.MetricsOnAPI {

@@ -23,6 +23,7 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/pages"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -156,6 +157,7 @@ type Server struct {
 	m         *httpMetrics
 	ids       *requestIDs
 	limits    *limits
+	pages     *pages.Pages
 	hooks     *webhooks.Store
 	// takesContent are the routes (method and path) that read content;
 	// refuseContent refuses it on every other.
@@ -194,6 +196,10 @@ func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, hooks *webhooks.S
 		ids: newRequestIDs(), limits: limits, hooks: hooks, takesContent: map[string]bool{}, accessLevel: slog.LevelDebug, cacheControl: []string{cacheControlValue(cfg.CacheMaxAge)}}
 	if cfg.AccessLog {
 		s.accessLevel = slog.LevelInfo
+	}
+	if s.pages, err = pages.New(pageBackend{s}, log); err != nil {
+		responses.Close()
+		return nil, err
 	}
 	e := echo.NewWithConfig(echo.Config{
 		Logger:           log,

@@ -1,0 +1,182 @@
+package pages
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// chartSeries is how many registrars the chart draws: the cheapest to
+// register now. More lines than colours a person tells apart say nothing;
+// the table and the history's JSON have every registrar.
+const chartSeries = 8
+
+// The chart's geometry, in the SVG's own units; the stylesheet scales it
+// to the page's width.
+const (
+	chartWidth  = 720
+	chartHeight = 300
+	chartLeft   = 56
+	chartRight  = 12
+	chartTop    = 12
+	chartBottom = 28
+)
+
+// chart is a zone's price history as an inline SVG: per registrar, a step
+// line of the registration price paid (solid) and of the renewal (dashed)
+// over time. Colours come from the stylesheet, by class: the page's
+// policy forbids style attributes.
+type chart struct {
+	Width, Height, Left, Right, Top, Bottom int
+	Series                                  []series
+	YTicks, XTicks                          []tick
+	Currency                                string
+	// Desc says in words what the chart shows, for screen readers.
+	Desc string
+}
+
+type series struct {
+	Class, Registrar string
+	Register, Renew  string // path data; empty when never offered
+	Now              string // the registration price now, for the legend
+}
+
+type tick struct {
+	X, Y  int
+	Label string
+}
+
+// step is one period of a price: [from, to) at value, in Unix seconds and
+// minor units.
+type step struct {
+	from, to int64
+	value    int64
+}
+
+// newChart draws the history h; nil when it holds nothing to draw.
+func newChart(h *historyJSON, currency string) *chart {
+	type reg struct {
+		name            string
+		register, renew []step
+		now             int64
+		hasNow          bool
+		nowText         string
+	}
+	end := h.AsOf.Unix()
+	start := end
+	var regs []*reg
+	for _, r := range h.Registrars {
+		g := &reg{name: r.Registrar}
+		// Periods come newest first; the chart reads them oldest first.
+		for i := len(r.Periods) - 1; i >= 0; i-- {
+			pd := r.Periods[i]
+			from := pd.From.Unix()
+			to := end
+			if pd.To != nil {
+				to = pd.To.Unix()
+			}
+			end = max(end, to)
+			start = min(start, from)
+			if pd.Register != nil {
+				g.register = append(g.register, step{from: from, to: to, value: minor(*pd.Register)})
+				if pd.To == nil {
+					g.now, g.hasNow, g.nowText = minor(*pd.Register), true, pd.Register.String()
+				}
+			}
+			if pd.Renew != nil {
+				g.renew = append(g.renew, step{from: from, to: to, value: minor(*pd.Renew)})
+			}
+		}
+		if len(g.register) > 0 || len(g.renew) > 0 {
+			regs = append(regs, g)
+		}
+	}
+	if len(regs) == 0 {
+		return nil
+	}
+	// The cheapest to register now first; those not offering it now last.
+	slices.SortFunc(regs, func(a, b *reg) int {
+		if a.hasNow != b.hasNow {
+			if a.hasNow {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.now, b.now), strings.Compare(a.name, b.name))
+	})
+	regs = regs[:min(len(regs), chartSeries)]
+	if end-start < 24*3600 {
+		// Prices known for less than a day: a day's width of flat lines.
+		start = end - 24*3600
+	}
+	var top int64
+	for _, g := range regs {
+		for _, s := range append(g.register, g.renew...) {
+			top = max(top, s.value)
+		}
+	}
+	stepY := niceStep(max(top, 1) / 4)
+	top = (top/stepY + 1) * stepY
+
+	c := &chart{Width: chartWidth, Height: chartHeight, Left: chartLeft, Right: chartWidth - chartRight,
+		Top: chartTop, Bottom: chartHeight - chartBottom, Currency: currency}
+	plotW, plotH := int64(c.Right-c.Left), int64(c.Bottom-c.Top)
+	x := func(t int64) int64 { return int64(c.Left) + (t-start)*plotW/(end-start) }
+	y := func(v int64) int64 { return int64(c.Bottom) - v*plotH/top }
+	exp, _ := contracts.CurrencyExponent(currency)
+	for v := int64(0); v <= top; v += stepY {
+		c.YTicks = append(c.YTicks, tick{X: c.Left, Y: int(y(v)), Label: string(contracts.AppendAmount(nil, v, exp))})
+	}
+	for i := range 3 {
+		t := start + (end-start)*int64(i)/2
+		c.XTicks = append(c.XTicks, tick{X: int(x(t)), Y: c.Bottom, Label: time.Unix(t, 0).UTC().Format("2 Jan 2006")})
+	}
+	path := func(steps []step) string {
+		var b []byte
+		lastX, lastTo := int64(-1), int64(-1)
+		for _, s := range steps {
+			x1, x2, yy := x(s.from), x(s.to), y(s.value)
+			if x2 <= x1 {
+				x2 = x1 + 1
+			}
+			if s.from == lastTo && x1 == lastX {
+				b = append(b, 'V')
+			} else {
+				b = append(b, 'M')
+				b = strconv.AppendInt(b, x1, 10)
+				b = append(b, ' ')
+			}
+			b = strconv.AppendInt(b, yy, 10)
+			b = append(b, 'H')
+			b = strconv.AppendInt(b, x2, 10)
+			lastX, lastTo = x2, s.to
+		}
+		return string(b)
+	}
+	names := make([]string, len(regs))
+	for i, g := range regs {
+		names[i] = g.name
+		c.Series = append(c.Series, series{Class: "s" + strconv.Itoa(i), Registrar: g.name,
+			Register: path(g.register), Renew: path(g.renew), Now: g.nowText})
+	}
+	c.Desc = "Registration (solid) and renewal (dashed) prices in " + currency + " from " +
+		time.Unix(start, 0).UTC().Format("2 January 2006") + " to " + time.Unix(end, 0).UTC().Format("2 January 2006") +
+		" for " + strings.Join(names, ", ") + "."
+	return c
+}
+
+// niceStep is the smallest of 1, 2 and 5 times a power of ten that is at
+// least v: axis ticks a person reads at a glance.
+func niceStep(v int64) int64 {
+	for p := int64(1); ; p *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if m*p >= v {
+				return m * p
+			}
+		}
+	}
+}
