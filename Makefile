@@ -78,7 +78,7 @@ fuzz:
 		done; \
 	done
 
-## images: container images zoneprice/{query,ingest,admin,lb,nats-server},
+## images: container images zoneprice/{query,ingest,notify,admin,lb,nats-server},
 ## FROM scratch, tagged $(IMAGE_TAG) and the git revision; nothing is pulled
 DOCKER      ?= docker
 IMAGE_REPO  ?= zoneprice
@@ -86,7 +86,7 @@ IMAGE_TAG   ?= local
 IMAGE_REV   := $(or $(REVISION),unknown)
 IMAGES_DIR  := $(BIN)/images
 # zoneprice-admin is in the list once its command exists.
-IMAGE_CMDS  := query ingest lb $(if $(wildcard cmd/zoneprice-admin/main.go),admin)
+IMAGE_CMDS  := query ingest notify lb $(if $(wildcard cmd/zoneprice-admin/main.go),admin)
 NATS_SERVER_MODULE := github.com/nats-io/nats-server/v2
 CA_CERTS    ?= /etc/ssl/certs/ca-certificates.crt
 IMAGE_BUILD  = CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS) -s -w'
@@ -98,6 +98,7 @@ images:
 		$(IMAGE_BUILD) -o $(IMAGES_DIR)/$$c/ ./cmd/zoneprice-$$c; \
 	done
 	cp $(CA_CERTS) $(IMAGES_DIR)/ingest/ca-certificates.crt
+	cp $(CA_CERTS) $(IMAGES_DIR)/notify/ca-certificates.crt
 	mkdir -p $(IMAGES_DIR)/nats-server/conf $(IMAGES_DIR)/nats-server/data
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGES_DIR)/nats-server/nats-server $(NATS_SERVER_MODULE)
 	cp deploy/nats/zoneprice-node.conf deploy/nats/accounts.conf deploy/nats/tls.conf $(IMAGES_DIR)/nats-server/conf/

@@ -97,6 +97,7 @@ func TestCompose(t *testing.T) {
 	images := builtImages(t)
 	queryPort := port(t, query.DefaultConfig().Addr)
 	ingestPort := port(t, flagDefault(t, "zoneprice-ingest", "metrics-listen"))
+	notifyPort := port(t, flagDefault(t, "zoneprice-notify", "metrics-listen"))
 	nodes := []string{"nats-1", "nats-2", "nats-3"}
 	var clientURLs, routes []string
 	for _, n := range nodes {
@@ -136,6 +137,7 @@ func TestCompose(t *testing.T) {
 		"provision": "ADMIN", "admin": "ADMIN", "query-1": "QUERY", "query-2": "QUERY",
 		"ingest-reference": "INGEST_REFERENCE", "ingest-porkbun": "INGEST_PORKBUN", "ingest-ovhcloud": "INGEST_OVHCLOUD",
 		"ingest-sites": "INGEST_SITES", "ingest-namecheap": "INGEST_NAMECHEAP",
+		"notify-1": "NOTIFY", "notify-2": "NOTIFY",
 	}
 	t.Run("clients", func(t *testing.T) {
 		for name, user := range clients {
@@ -154,6 +156,18 @@ func TestCompose(t *testing.T) {
 		for name, s := range services {
 			if _, ok := clients[name]; !ok && s.Environment["NATS_NKEY"] != "" {
 				t.Errorf("%s signs in to NATS, but this test does not say as whom", name)
+			}
+		}
+	})
+
+	t.Run("webhook senders", func(t *testing.T) {
+		for _, name := range []string{"notify-1", "notify-2"} {
+			s := services[name]
+			if imageName(s.Image) != "zoneprice/notify" {
+				t.Errorf("%s runs %s", name, s.Image)
+			}
+			if v := s.Environment["ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK"]; v != "" {
+				t.Errorf("%s allows loopback receivers (%s): for tests and local development only", name, v)
 			}
 		}
 	})
@@ -239,6 +253,8 @@ func TestCompose(t *testing.T) {
 				want["zoneprice-query"] = append(want["zoneprice-query"], name+":"+queryPort)
 			case strings.HasPrefix(name, "ingest-"):
 				want["zoneprice-ingest"] = append(want["zoneprice-ingest"], name+":"+ingestPort)
+			case strings.HasPrefix(name, "notify-"):
+				want["zoneprice-notify"] = append(want["zoneprice-notify"], name+":"+notifyPort)
 			}
 		}
 		for job, w := range want {

@@ -35,6 +35,7 @@ func TestImages(t *testing.T) {
 	exposes := map[string][]string{
 		"query":       {port(t, flagDefault(t, "zoneprice-query", "listen"))},
 		"ingest":      {port(t, flagDefault(t, "zoneprice-ingest", "metrics-listen"))},
+		"notify":      {port(t, flagDefault(t, "zoneprice-notify", "metrics-listen"))},
 		"lb":          {port(t, flagDefault(t, "zoneprice-lb", "listen"))},
 		"admin":       nil,
 		"nats-server": {"4222", "6222", "8222"},
@@ -78,8 +79,8 @@ func TestImages(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("EXPOSE %v, want %v", got, want)
 			}
-			if name == "ingest" && !strings.Contains(df, "/etc/ssl/certs/ca-certificates.crt") {
-				t.Error("the ingester fetches over HTTPS but its image has no CA certificates")
+			if (name == "ingest" || name == "notify") && !strings.Contains(df, "/etc/ssl/certs/ca-certificates.crt") {
+				t.Errorf("%s connects over HTTPS but its image has no CA certificates", binary)
 			}
 		})
 	}

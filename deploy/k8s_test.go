@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/notify"
 )
 
 // The parts of Kubernetes objects the tests read; kubectl is not needed.
@@ -408,6 +409,52 @@ func TestKubernetesIngest(t *testing.T) {
 	}
 }
 
+// TestKubernetesNotify checks the webhook senders: two replicas spread over
+// nodes, a budget that keeps one, a liveness probe the command answers, a
+// grace period longer than an attempt, and no loopback receivers.
+func TestKubernetesNotify(t *testing.T) {
+	_, objs, loads := k8sObjects(t)
+	var n *workload
+	for i := range loads {
+		if loads[i].obj.Kind == "Deployment" && loads[i].obj.Metadata.Name == "zoneprice-notify" {
+			n = &loads[i]
+		}
+	}
+	if n == nil {
+		t.Fatal("no Deployment zoneprice-notify")
+	}
+	if n.spec.Replicas == nil || *n.spec.Replicas != 2 {
+		t.Errorf("replicas %v, want 2: the replicas share the work, and one may be lost", n.spec.Replicas)
+	}
+	if find(objs, "PodDisruptionBudget", "zoneprice-notify") == nil {
+		t.Error("no PodDisruptionBudget zoneprice-notify")
+	}
+	pod := n.spec.Template.Spec
+	c := pod.Containers[0]
+	if pod.Affinity.PodAntiAffinity == nil {
+		t.Error("no pod anti-affinity: both senders may land on one node")
+	}
+	metricsPort, _ := strconv.Atoi(port(t, flagDefault(t, "zoneprice-notify", "metrics-listen")))
+	if c.LivenessProbe == nil || c.port(c.LivenessProbe.HTTPGet.Port) != metricsPort || c.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Errorf("liveness probe %+v, want /healthz on the metrics port %d", c.LivenessProbe, metricsPort)
+	}
+	timeout := notify.DefaultConfig().Timeout
+	if g := pod.TerminationGracePeriodSeconds; g == nil || time.Duration(*g)*time.Second <= timeout {
+		t.Errorf("terminationGracePeriodSeconds %v is not longer than an attempt's timeout %v", g, timeout)
+	}
+	if user := natsUserOf(pod, c); user != "NOTIFY" {
+		t.Errorf("signs in to NATS as %q, want NOTIFY", user)
+	}
+	for _, e := range c.Env {
+		if e.Name == "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK" {
+			t.Error("loopback receivers allowed: for tests and local development only")
+		}
+	}
+	if slices.Contains(c.Args, "--webhook-allow-loopback") {
+		t.Error("loopback receivers allowed: for tests and local development only")
+	}
+}
+
 func TestKubernetesMonitoring(t *testing.T) {
 	_, objs, loads := k8sObjects(t)
 	ports := map[string]bool{}
@@ -434,7 +481,7 @@ func TestKubernetesMonitoring(t *testing.T) {
 	// The dashboard and alerts select job="zoneprice-query": the job is
 	// the pods' name label.
 	for _, w := range loads {
-		if name := w.spec.Template.Metadata.Labels[pm.JobLabel]; w.obj.Kind == "Deployment" && name != "zoneprice-query" && name != "zoneprice-ingest" {
+		if name := w.spec.Template.Metadata.Labels[pm.JobLabel]; w.obj.Kind == "Deployment" && name != "zoneprice-query" && name != "zoneprice-ingest" && name != "zoneprice-notify" {
 			t.Errorf("%s would be scraped as job %q", w.obj.Metadata.Name, name)
 		}
 	}
@@ -451,7 +498,7 @@ func TestKubernetesMonitoring(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(jobs, []string{"zoneprice-query", "zoneprice-ingest"}) {
+	if !slices.Equal(jobs, []string{"zoneprice-query", "zoneprice-ingest", "zoneprice-notify"}) {
 		t.Errorf("scrape jobs %v", jobs)
 	}
 }
