@@ -8,7 +8,7 @@ BENCHTIME ?= 5s
 BENCH_OUT ?= bin/bench/report.md
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test test-unit lint build bench bench-go bench-ingest fuzz clean tools-bench tools-test images compose-up compose-down compose-keys
+.PHONY: run test test-unit lint build bench bench-go bench-ingest fuzz clean tools-bench tools-test tools-browser images compose-up compose-down compose-keys
 
 ## run: all-in-one service (embedded NATS + sample data + API on :8080)
 run:
@@ -19,8 +19,9 @@ run:
 test: test-unit test-integration
 
 ## test-unit: the tests that need no Docker: go test -race ./... (after
-## tools-test, since deploy's tests evaluate the alert rules with promtool)
-test-unit: tools-test
+## tools-test, since deploy's tests evaluate the alert rules with promtool,
+## and tools-browser, since the pages' browser test drives chromium)
+test-unit: tools-test tools-browser
 	$(GO) test -race -count=1 ./...
 
 ## tools-test: promtool, from Debian's prometheus package when it is not on
@@ -31,6 +32,14 @@ tools-test:
 		echo "installing promtool from Debian's prometheus package"; \
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus) >/dev/null || \
 		{ echo "could not install promtool; install Debian's prometheus package and rerun make test" >&2; exit 1; }; }
+
+## tools-browser: chromium, from Debian's package when it is not on PATH,
+## for the pages' browser test (query/pages_browser_test.go, chromedp)
+tools-browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium from Debian's packages"; \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >/dev/null || \
+		{ echo "could not install chromium; install Debian's chromium package and rerun make test" >&2; exit 1; }; }
 
 ## lint: go vet and staticcheck
 lint:
