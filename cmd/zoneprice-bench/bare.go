@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zoneprice/zoneprice/query"
@@ -62,13 +63,9 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 		return errors.New("bare: -from and at least one path are required")
 	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
-	mux := http.NewServeMux()
-	for _, path := range fs.Args() {
-		c, err := capture(ctx, client, *from+path)
-		if err != nil {
-			return fmt.Errorf("bare: %w", err)
-		}
-		mux.Handle("GET "+path, c)
+	mux, err := bareMux(ctx, client, *from, fs.Args())
+	if err != nil {
+		return fmt.Errorf("bare: %w", err)
 	}
 
 	cfg := query.DefaultConfig()
@@ -96,6 +93,25 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 	err = hs.Shutdown(sctx)
 	<-errc
 	return err
+}
+
+// bareMux captures each path's response from the real service at from and
+// serves it at that path alone: "/" (the catalog page) is that path, not
+// the whole tree a ServeMux pattern ending in a slash would be.
+func bareMux(ctx context.Context, client *http.Client, from string, paths []string) (*http.ServeMux, error) {
+	mux := http.NewServeMux()
+	for _, path := range paths {
+		c, err := capture(ctx, client, from+path)
+		if err != nil {
+			return nil, err
+		}
+		pattern := "GET " + path
+		if strings.HasSuffix(path, "/") {
+			pattern += "{$}"
+		}
+		mux.Handle(pattern, c)
+	}
+	return mux, nil
 }
 
 // capture GETs url once and keeps its body and the headers in served.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // endpointResult is one endpoint's wrk runs against the real service and
@@ -52,15 +54,19 @@ func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*
 
 // benchPaths are the endpoints measured: the three catalog bodies, the
 // comparison of the first generated zone, which every registrar prices,
-// that zone's price history and the first page of the feed of changes.
-func benchPaths(env *natsEnv) []string {
+// that zone's price history and the first page of the feed of changes;
+// and the pages people use: the catalog page, every zone in it, and that
+// zone's page with its chart.
+func benchPaths(zones []contracts.Zone) []string {
 	return []string{
 		"/api/domains",
 		"/api/domains/categories",
 		"/api/comparison/zones",
-		"/api/comparison/" + env.zones[0].ASCII,
-		"/api/comparison/" + env.zones[0].ASCII + "/history",
+		"/api/comparison/" + zones[0].ASCII,
+		"/api/comparison/" + zones[0].ASCII + "/history",
 		"/api/changes",
+		"/",
+		"/zones/" + zones[0].ASCII,
 	}
 }
 
@@ -68,7 +74,7 @@ func benchPaths(env *natsEnv) []string {
 // answers with the same bytes as the real service, then runs wrk against
 // both, endpoint by endpoint, alternating which server goes first.
 func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *results) error {
-	paths := benchPaths(env)
+	paths := benchPaths(env.zones)
 	addr, err := freeAddr()
 	if err != nil {
 		return err
