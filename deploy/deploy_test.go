@@ -20,6 +20,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/query/notify"
 )
 
 // exported runs a real ingester and query pod against an in-process
@@ -38,6 +39,11 @@ func exported(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	url := startQuery(t, js, reg, true)
+	// A webhook sender registers its metrics, every labelled series at 0,
+	// when it is made.
+	if _, err := notify.New(js, notify.DefaultConfig(), log, reg, time.Now); err != nil {
+		t.Fatal(err)
+	}
 	// One request of each kind, so that labelled series exist.
 	for _, path := range []string{"/api/domains", "/api/comparison/.com", "/nope"} {
 		if _, err := httpGet(context.Background(), url+path); err != nil {
@@ -101,7 +107,8 @@ func TestAlertRules(t *testing.T) {
 	}
 	// The alerts operators were promised.
 	for _, want := range []string{"ZonepriceSourceStale", "ZonepriceIngestFailing", "ZonepriceServingSample",
-		"ZonepriceConsumerLagGrowing", "ZonepricePodNotReady", "ZonepriceHigh5xxRate", "ZonepricePriceListRefused"} {
+		"ZonepriceConsumerLagGrowing", "ZonepricePodNotReady", "ZonepriceHigh5xxRate", "ZonepricePriceListRefused",
+		"ZonepriceWebhookQueueGrowing", "ZonepriceWebhookDeliveriesFailing"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts.yml has no %s", want)
 		}
@@ -140,7 +147,8 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 	all := strings.Join(titles, "|")
-	for _, want := range []string{"Request rate", "Error rate", "Latency", "Data age per source", "Consumer lag", "Pods ready", "Pods serving the sample"} {
+	for _, want := range []string{"Request rate", "Error rate", "Latency", "Data age per source", "Consumer lag", "Pods ready", "Pods serving the sample",
+		"Webhook attempts by outcome", "Webhook attempt latency", "Webhook queue", "Webhook endpoints"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("dashboard has no %q panel", want)
 		}

@@ -2,6 +2,8 @@ package notify
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // metrics are a replica's. Queue depth and age are the stream's, the same
@@ -82,6 +84,24 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "zoneprice_notify_queue_in_flight_deliveries",
 			Help: "Deliveries handed out and not yet acknowledged: being sent, or waiting for their retry (the consumer's ack pending).",
 		}),
+	}
+	// Every event type and outcome is exported from the start, at 0, so
+	// that a rate over them (the failing-share alert) has its series
+	// before the first failure.
+	for _, ev := range contracts.EventTypes() {
+		for _, o := range []contracts.DeliveryOutcome{contracts.OutcomeDelivered, contracts.OutcomeFailed, contracts.OutcomeRefused, contracts.OutcomeGone} {
+			m.attempts.WithLabelValues(string(ev), string(o))
+		}
+		for _, r := range []string{"delivered", "gone", "given_up", "dropped"} {
+			m.finished.WithLabelValues(string(ev), r)
+		}
+		m.queued.WithLabelValues(string(ev))
+	}
+	for _, r := range []string{"gone", "failing"} {
+		m.disabled.WithLabelValues(r)
+	}
+	for _, state := range []string{"active", "paused", "disabled"} {
+		m.registrations.WithLabelValues(state)
 	}
 	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.deferred, m.disabled, m.registrations, m.queued,
 		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
