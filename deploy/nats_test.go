@@ -145,8 +145,11 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 					t.Errorf("the admin may publish data: %v", data)
 				}
 			case user == "QUERY":
-				if len(data) != 0 || slices.ContainsFunc(api, writes) {
-					t.Errorf("a query pod may write: %v %v", data, slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) }))
+				// The webhook API's writes alone: test deliveries queued,
+				// and the subscribers' registrations.
+				written := slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) })
+				if !slices.Equal(data, []string{contracts.DeliverySubjectPrefix + ">"}) || !slices.Equal(written, []string{"$KV." + contracts.WebhooksBucket + ".>"}) {
+					t.Errorf("a query pod may write: %v %v; want only the webhook API's", data, written)
 				}
 			case user == "NOTIFY":
 				// Deliveries and their attempts; and the webhook
@@ -187,7 +190,9 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			default:
 				t.Errorf("a user this test does not know; say what it may do")
 			}
-			webhookFailures := func(s string) bool { return user == "NOTIFY" && s == "$KV."+contracts.WebhooksBucket+".>" }
+			webhookFailures := func(s string) bool {
+				return (user == "NOTIFY" || user == "QUERY") && s == "$KV."+contracts.WebhooksBucket+".>"
+			}
 			if user != "ADMIN" && slices.ContainsFunc(api, func(s string) bool { return writes(s) && !webhookFailures(s) }) {
 				t.Errorf("may manage streams or keys: %v", api)
 			}

@@ -231,6 +231,21 @@ func localPermissions(user LocalUser) *server.Permissions {
 		"$JS.API.CONSUMER.DELETE." + keys + ".>",
 		"$JS.FC." + keys + ".>",
 	}
+	// The webhook API's: the registrations read, listed and changed, test
+	// deliveries queued, and an endpoint's attempts read.
+	webhooks, attempts := "KV_"+contracts.WebhooksBucket, contracts.AttemptsStream
+	webhookAPI := []string{
+		"$JS.API.STREAM.INFO." + webhooks,
+		"$JS.API.DIRECT.GET." + webhooks + ".>",
+		"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
+		"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
+		"$JS.FC." + webhooks + ".>",
+		"$KV." + contracts.WebhooksBucket + ".>",
+		contracts.DeliverySubjectPrefix + ">",
+		"$JS.API.CONSUMER.CREATE." + attempts + ".>",
+		"$JS.API.CONSUMER.MSG.NEXT." + attempts + ".>",
+		"$JS.API.CONSUMER.DELETE." + attempts + ".>",
+	}
 	var publish []string
 	switch user {
 	case LocalIngest:
@@ -251,7 +266,7 @@ func localPermissions(user LocalUser) *server.Permissions {
 			"$JS.FC." + subscribers + ".>",
 		})
 	case LocalQuery:
-		publish = slices.Concat(read, watchKeys)
+		publish = slices.Concat(read, watchKeys, webhookAPI)
 	case LocalNotify:
 		publish = notifyPermissions()
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/big"
 	"net"
@@ -41,8 +42,10 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
+	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // natsDir is where the deployment's NATS configuration lives.
@@ -241,6 +244,7 @@ func TestNATSPermissions(t *testing.T) {
 	porkbunUser := s.connect(t, "INGEST_PORKBUN")
 	reader := s.connect(t, "QUERY")
 	reference := s.connect(t, "INGEST_REFERENCE")
+	notifier := s.connect(t, "NOTIFY")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -478,6 +482,72 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		sum := contracts.HashAPIKey(key)
 		polltest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
+		if v := reader.violations(); v != "" {
+			t.Errorf("query pod refused:\n%s", v)
+		}
+	})
+
+	t.Run("query pod serves the webhook API", func(t *testing.T) {
+		log := slog.New(slog.NewJSONHandler(reader.log, nil))
+		reg := prometheus.NewRegistry()
+		keys, err := access.NewKeys(reader.js, access.DefaultConfig().Tiers, log, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- keys.Run(rctx) }()
+		defer func() { stop(); <-done }()
+		sum := contracts.HashAPIKey(key)
+		polltest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
+		cons, err := consumer.New(reader.js, consumer.DefaultConfig(), log, reg, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := query.NewServer(query.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, reader.js, time.Now), log, reg, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv.Handler())
+		defer func() { hs.Close(); srv.Close() }()
+		call := func(method, path, content string, want int) []byte {
+			t.Helper()
+			req, err := http.NewRequestWithContext(ctx, method, hs.URL+path, strings.NewReader(content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != want {
+				t.Fatalf("%s %s: %d, want %d: %s\nrefused:\n%s", method, path, resp.StatusCode, want, body, reader.violations())
+			}
+			return body
+		}
+		var created struct{ ID string }
+		if err := json.Unmarshal(call(http.MethodPost, "/api/webhooks", `{"url":"https://hooks.example.com/","events":["price.changed"]}`, 201), &created); err != nil {
+			t.Fatal(err)
+		}
+		id := "/api/webhooks/" + created.ID
+		call(http.MethodGet, "/api/webhooks", "", 200)
+		call(http.MethodGet, id, "", 200)
+		call(http.MethodPatch, id, `{"paused":true,"disabled":null}`, 200)
+		call(http.MethodPost, id+"/rotate-secret", "", 200)
+		call(http.MethodPost, id+"/test", "", 202)
+		call(http.MethodGet, id+"/deliveries", "", 200)
+		// An attempt recorded, as notify records them, is read back.
+		attempt, _ := json.Marshal(contracts.DeliveryAttempt{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 1, At: time.Now(), Outcome: contracts.OutcomeDelivered, Status: 204})
+		if _, err := notifier.js.Publish(ctx, contracts.AttemptSubject(created.ID), attempt); err != nil {
+			t.Fatalf("record an attempt: %v", err)
+		}
+		if body := call(http.MethodGet, id+"/deliveries", "", 200); !strings.Contains(string(body), `"count":1`) {
+			t.Errorf("deliveries: %s", body)
+		}
+		call(http.MethodDelete, id, "", 204)
 		if v := reader.violations(); v != "" {
 			t.Errorf("query pod refused:\n%s", v)
 		}
