@@ -55,6 +55,11 @@ const usage = `usage:
   zoneprice-admin keys revoke ID                          revoke a key on every pod
   zoneprice-admin stream check                            does the state stream hold every message it counts?
   zoneprice-admin stream republish                        have every running ingester publish its whole list now
+  zoneprice-admin webhooks list [--owner KEYID]           list the subscribers' webhooks (never their secrets)
+  zoneprice-admin webhooks show ID                        one webhook
+  zoneprice-admin webhooks delete ID                      delete a webhook
+  zoneprice-admin webhooks disable ID --reason REASON     stop delivering to a webhook; the subscriber reads why
+  zoneprice-admin webhooks enable ID                      deliver again (and forget its failures)
 
 TIER is free, standard or pro. Another tier needs --allow-custom-tier, and
 the pods must define it in --tiers: a pod serves a key of a tier it does not
@@ -81,21 +86,32 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	if err := app.DurationVar(fs, getenv, &timeout, "timeout", "ZONEPRICE_ADMIN_TIMEOUT", 30*time.Second, "how long the command may take"); err != nil {
 		return err
 	}
+	hooks := registerWebhookFlags(fs)
 	// Flags may come before the command words and after them. -h prints
 	// the usage and is no error.
 	if err := fs.Parse(args); err != nil {
 		return helpIsNoError(err)
 	}
 	words := fs.Args()
-	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream") {
+	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream" && words[0] != "webhooks") {
 		fs.Usage()
-		return errors.New("want a command: keys create, keys list, keys revoke, stream check or stream republish")
+		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, or webhooks list, show, delete, disable or enable")
 	}
 	noun, verb := words[0], words[1]
 	if err := fs.Parse(words[2:]); err != nil {
 		return helpIsNoError(err)
 	}
 	operands := fs.Args()
+	if len(operands) > 1 {
+		// Flags may also follow an operand: webhooks disable ID --reason R.
+		if err := fs.Parse(operands[1:]); err != nil {
+			return helpIsNoError(err)
+		}
+		operands = append(operands[:1:1], fs.Args()...)
+	}
+	if err := hooks.only(noun, verb); err != nil {
+		return err
+	}
 	if tier != "" || note != "" || customTier {
 		if noun != "keys" || verb != "create" {
 			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not %s %s", noun, verb)
@@ -103,6 +119,12 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	}
 	var cmd func(context.Context, jetstream.JetStream) error
 	switch {
+	case noun == "webhooks":
+		var werr error
+		if cmd, werr = webhookCommand(verb, operands, hooks, stdout); werr != nil {
+			fs.Usage()
+			return werr
+		}
 	case noun == "stream" && verb == "check" && len(operands) == 0:
 		cmd = func(ctx context.Context, js jetstream.JetStream) error { return checkStream(ctx, js, stdout) }
 	case noun == "stream" && verb == "republish" && len(operands) == 0:

@@ -259,6 +259,12 @@ func localPermissions(user LocalUser) *server.Permissions {
 			"$JS.API.DIRECT.GET." + keys + ".>",
 			"$KV." + contracts.KeysBucket + ".>",
 			contracts.RepublishSubject,
+			// zoneprice-admin webhooks.
+			"$JS.API.DIRECT.GET." + webhooks + ".>",
+			"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
+			"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
+			"$JS.FC." + webhooks + ".>",
+			"$KV." + contracts.WebhooksBucket + ".>",
 			// zoneprice-admin announce reads the subscribers.
 			"$JS.API.DIRECT.GET." + subscribers + ".>",
 			"$JS.API.CONSUMER.CREATE." + subscribers + ".>",

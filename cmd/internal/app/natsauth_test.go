@@ -553,6 +553,27 @@ func TestNATSPermissions(t *testing.T) {
 		}
 	})
 
+	t.Run("zoneprice-admin manages webhooks", func(t *testing.T) {
+		store := webhooks.NewStore(webhooks.Config{}, reader.js, time.Now)
+		created, err := store.Create(ctx, "4d930e71934acb20", webhooks.Registration{URL: "https://hooks.example.com/",
+			Events: []contracts.EventType{contracts.EventPing}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := created.Webhook.ID
+		if out := adminCmd(t, "webhooks", "list"); !strings.Contains(out, id) {
+			t.Errorf("list does not show %s:\n%s", id, out)
+		}
+		adminCmd(t, "webhooks", "list", "--owner", "4d930e71934acb20")
+		adminCmd(t, "webhooks", "show", id)
+		adminCmd(t, "webhooks", "disable", id, "--reason", "test")
+		adminCmd(t, "webhooks", "enable", id)
+		adminCmd(t, "webhooks", "delete", id)
+		if out := adminCmd(t, "webhooks", "list"); strings.Contains(out, id) {
+			t.Errorf("list still shows the deleted %s:\n%s", id, out)
+		}
+	})
+
 	t.Run("query pod cannot write", func(t *testing.T) {
 		kv, err := reader.js.KeyValue(ctx, contracts.KeysBucket)
 		if err != nil {
