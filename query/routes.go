@@ -54,6 +54,18 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/docs", s.pages.Docs())
 	e.Match(read, "/assets/:name", s.pages.Asset())
 
+	// The subscription by email (package subscribe): forms that work
+	// without JavaScript, and the links its mails carry. Without mail
+	// (a nil service) every one answers 503.
+	sub := s.cfg.Subscriptions
+	e.Match(read, "/subscribe", s.limit(sub.Form()))
+	s.withContent(e, http.MethodPost, "/subscribe", s.limit(sub.Subscribe()))
+	e.Match(read, "/subscribe/confirm", s.limit(sub.Confirm()))
+	e.Match(read, "/subscribe/manage", s.limit(sub.Manage()))
+	s.withContent(e, http.MethodPost, "/subscribe/manage", s.limit(sub.Update()))
+	e.Match(read, "/subscribe/unsubscribe", s.limit(sub.UnsubscribePage()))
+	s.withContent(e, http.MethodPost, "/subscribe/unsubscribe", s.limit(sub.Unsubscribe()))
+
 	e.Match(read, "/healthz", handleHealthz())
 	e.Match(read, "/readyz", s.handleReadyz())
 	if s.cfg.MetricsOnAPI {

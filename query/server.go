@@ -24,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/pages"
+	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	// Deprecations are announced on the routes they name (Deprecation,
 	// Sunset and Link headers); the default is contracts.Deprecations().
 	Deprecations []contracts.Deprecation
+	// Subscriptions serve the subscription form and its links; nil (a
+	// server that sends no mail) answers them 503.
+	Subscriptions *subscribe.Service
 }
 
 // DefaultConfig listens on :8080.

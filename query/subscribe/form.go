@@ -516,3 +516,9 @@ func unavailable(c *echo.Context) error {
 		Paragraphs: []string{"This server sends no mail, so it takes no subscriptions. The prices and the API work as ever."},
 		Link:       "/", LinkText: "Back to the prices"})
 }
+
+// Paths are the routes of the subscription pages, for tests that tell
+// them from the API's.
+func Paths() []string {
+	return []string{"/subscribe", "/subscribe/confirm", "/subscribe/manage", "/subscribe/unsubscribe"}
+}
