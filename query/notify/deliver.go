@@ -58,7 +58,8 @@ func deliverConsumerConfig(cfg Config) jetstream.ConsumerConfig {
 
 // deliver runs the workers until ctx ends. An attempt under way when it
 // ends is finished (at most Timeout), so that its outcome is recorded and
-// acknowledged rather than repeated.
+// acknowledged rather than repeated; deliveries pulled but not begun are
+// handed back to the server for the other replicas.
 func (n *Notify) deliver(ctx context.Context) error {
 	select {
 	case <-n.regs.Loaded():
@@ -74,7 +75,7 @@ func (n *Notify) deliver(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", contracts.DeliveriesStream, err)
 	}
-	stop := context.AfterFunc(ctx, it.Stop)
+	stop := context.AfterFunc(ctx, it.Drain)
 	defer stop()
 	defer it.Stop()
 	work := context.WithoutCancel(ctx)
@@ -88,6 +89,12 @@ func (n *Notify) deliver(ctx context.Context) error {
 				}
 				if err != nil {
 					n.log.Warn("reading the deliveries stream", "err", err)
+					continue
+				}
+				if ctx.Err() != nil {
+					// Not attempted; like a deferral, this hand-out is
+					// counted by the server.
+					handBack(msg)
 					continue
 				}
 				n.attempt(work, msg)

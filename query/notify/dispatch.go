@@ -28,9 +28,10 @@ const DispatchConsumer = "notify-dispatch"
 //
 // AckWait is long enough to queue a change's fan-out to every endpoint
 // (10,000 publishes, acknowledged in batches, take well under a second;
-// two minutes leave room for a slow stream), and a change not acknowledged
-// in time is dispatched again, which the deliveries stream's duplicate
-// window turns into nothing. Changes are dispatched one at a time per
+// 30 seconds leave room for a slow stream), and short, since a replica
+// that dies holding changes delays them by that much. A change not
+// acknowledged in time is dispatched again, which the deliveries stream's
+// duplicate window turns into nothing. Changes are dispatched one at a time per
 // replica, so MaxAckPending only bounds what a replica holds.
 func dispatchConsumerConfig() jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
@@ -38,7 +39,7 @@ func dispatchConsumerConfig() jetstream.ConsumerConfig {
 		Description:   "zoneprice-notify: matches each change against the webhook registrations and queues its deliveries",
 		DeliverPolicy: jetstream.DeliverNewPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       2 * time.Minute,
+		AckWait:       30 * time.Second,
 		MaxDeliver:    -1,
 		MaxAckPending: 256,
 	}
@@ -69,7 +70,7 @@ func (n *Notify) dispatch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", contracts.HistoryStream, err)
 	}
-	stop := context.AfterFunc(ctx, it.Stop)
+	stop := context.AfterFunc(ctx, it.Drain)
 	defer stop()
 	defer it.Stop()
 	var dec contracts.Decoder
@@ -82,9 +83,18 @@ func (n *Notify) dispatch(ctx context.Context) error {
 			n.log.Warn("reading the history stream", "err", err)
 			continue
 		}
+		if ctx.Err() != nil {
+			handBack(msg)
+			continue
+		}
 		n.dispatchOne(ctx, &dec, msg)
 	}
 }
+
+// handBack returns a message pulled but not worked on when the replica
+// stops, so that another replica gets it at once rather than after the
+// consumer's AckWait.
+func handBack(msg jetstream.Msg) { _ = msg.Nak() }
 
 // dispatchOne queues the deliveries of one change, then acknowledges it.
 // Exactly once: every delivery's message id is its DeliveryID, the same

@@ -194,6 +194,7 @@ func TestGoneDisables(t *testing.T) {
 	}
 	r.seen(t, stored)
 	h.change(t, "porkbun", ".net", 900)
+	waitFor(t, "the second change dispatched", func() bool { return counter(t, r, "zoneprice_notify_changes_dispatched_total", "") == 2 })
 	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
 	if n := len(rc.requests()); n != 1 {
 		t.Errorf("a disabled endpoint got %d requests, want the first only", n)
@@ -296,16 +297,17 @@ func TestRestartWithDeliveriesPending(t *testing.T) {
 		t.Errorf("%d deliveries queued while stopped, want the first 5", n)
 	}
 	h.start(t, cfg, time.Now)
-	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
 	delivered := map[string]int{}
-	for _, a := range h.attempts(t, w) {
-		if a.Outcome == contracts.OutcomeDelivered {
-			delivered[a.Delivery]++
+	waitFor(t, "the 10 deliveries, queued before the stop and after", func() bool {
+		clear(delivered)
+		for _, a := range h.attempts(t, w) {
+			if a.Outcome == contracts.OutcomeDelivered {
+				delivered[a.Delivery]++
+			}
 		}
-	}
-	if len(delivered) != 10 {
-		t.Errorf("%d deliveries delivered, want 10: %v", len(delivered), delivered)
-	}
+		return len(delivered) == 10
+	})
+	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
 	for id, n := range delivered {
 		if n != 1 {
 			t.Errorf("%s delivered %d times", id, n)
