@@ -13,6 +13,13 @@
 // standard, pro) unless --allow-custom-tier says the pods' --tiers define
 // another: a pod serves a key of a tier it does not define at the free
 // limit.
+//
+//	zoneprice-admin announce --interest api-updates --subject "…" --body-file news.txt
+//
+// mails an announcement to every confirmed subscriber who chose the
+// interest (articles or api-updates), through the relay or outbox the
+// --smtp-* and --mail-* flags name (beside make run: the all-in-one's
+// outbox and secret).
 package main
 
 import (
@@ -23,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,11 +41,13 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
 func main() {
@@ -60,6 +70,9 @@ const usage = `usage:
   zoneprice-admin webhooks delete ID                      delete a webhook
   zoneprice-admin webhooks disable ID --reason REASON     stop delivering to a webhook; the subscriber reads why
   zoneprice-admin webhooks enable ID                      deliver again (and forget its failures)
+  zoneprice-admin announce --interest I --subject S --body-file F
+                                                          mail an announcement to the confirmed subscribers of
+                                                          articles or api-updates
 
 TIER is free, standard or pro. Another tier needs --allow-custom-tier, and
 the pods must define it in --tiers: a pod serves a key of a tier it does not
@@ -87,17 +100,32 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 		return err
 	}
 	hooks := registerWebhookFlags(fs)
+	var interest, subject, bodyFile string
+	fs.StringVar(&interest, "interest", "", "announce: who is mailed: the confirmed subscribers of articles or api-updates")
+	fs.StringVar(&subject, "subject", "", "announce: the mail's subject")
+	fs.StringVar(&bodyFile, "body-file", "", "announce: file of the mail's plain text (paragraphs separated by blank lines)")
+	mail, err := app.RegisterSubscribeFlags(fs, getenv)
+	if err != nil {
+		return err
+	}
 	// Flags may come before the command words and after them. -h prints
 	// the usage and is no error.
 	if err := fs.Parse(args); err != nil {
 		return helpIsNoError(err)
 	}
 	words := fs.Args()
-	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream" && words[0] != "webhooks") {
+	if len(words) == 1 && words[0] == "announce" {
+		words = append(words, "")
+	}
+	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream" && words[0] != "webhooks" && words[0] != "announce") {
 		fs.Usage()
-		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, or webhooks list, show, delete, disable or enable")
+		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, announce, or webhooks list, show, delete, disable or enable")
 	}
 	noun, verb := words[0], words[1]
+	if noun == "announce" && verb != "" {
+		// announce is one word: what follows is its flags.
+		words, verb = append([]string{noun, ""}, words[1:]...), ""
+	}
 	if err := fs.Parse(words[2:]); err != nil {
 		return helpIsNoError(err)
 	}
@@ -117,8 +145,30 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not %s %s", noun, verb)
 		}
 	}
+	if (interest != "" || subject != "" || bodyFile != "") && noun != "announce" {
+		return fmt.Errorf("--interest, --subject and --body-file go with announce, not %s %s", noun, verb)
+	}
 	var cmd func(context.Context, jetstream.JetStream) error
 	switch {
+	case noun == "announce" && len(operands) == 0:
+		// Checked before connecting, like keys create.
+		a, err := announcement(interest, subject, bodyFile)
+		if err != nil {
+			return err
+		}
+		if err := mail.UseLocal(); err != nil {
+			return err
+		}
+		cmd = func(ctx context.Context, js jetstream.JetStream) error {
+			log, err := common.Logger(stderr)
+			if err != nil {
+				return err
+			}
+			return announce(ctx, js, mail, a, log, stdout)
+		}
+	case noun == "announce":
+		fs.Usage()
+		return fmt.Errorf("announce takes no operands, only --interest, --subject and --body-file")
 	case noun == "webhooks":
 		var werr error
 		if cmd, werr = webhookCommand(verb, operands, hooks, stdout); werr != nil {
@@ -165,6 +215,41 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return cmd(ctx, js)
+}
+
+// announcement reads an announcement from the flags, naming the flag of
+// the first problem.
+func announcement(interest, subject, bodyFile string) (subscribe.Announcement, error) {
+	a := subscribe.Announcement{Interest: contracts.Interest(interest), Subject: subject}
+	if bodyFile == "" {
+		return a, errors.New("--body-file: missing: the file of the announcement's text")
+	}
+	body, err := os.ReadFile(bodyFile)
+	if err != nil {
+		return a, fmt.Errorf("--body-file: %w", err)
+	}
+	a.Body = string(body)
+	return a, app.FlagNames{"Interest": "--interest", "Subject": "--subject", "Body": "--body-file"}.Explain(a.Validate())
+}
+
+// announce mails a to the confirmed subscribers of its interest, and
+// prints how many were sent; a failed mail fails the command, after the
+// others were sent.
+func announce(ctx context.Context, js jetstream.JetStream, mail *app.SubscribeFlags, a subscribe.Announcement, log *slog.Logger, stdout io.Writer) error {
+	svc, err := mail.MailService(js, log, prometheus.NewRegistry())
+	if err != nil {
+		return err
+	}
+	res, err := svc.Announce(ctx, a)
+	fmt.Fprintf(stdout, "announced to %d subscribers of %s", res.Sent, a.Interest)
+	if res.Failed > 0 {
+		fmt.Fprintf(stdout, "; %d failed (see the log)", res.Failed)
+	}
+	fmt.Fprintln(stdout)
+	if err == nil && res.Failed > 0 {
+		err = fmt.Errorf("%d of %d mails failed", res.Failed, res.Sent+res.Failed)
+	}
+	return err
 }
 
 // checkStream prints what the state stream's own state says about whether

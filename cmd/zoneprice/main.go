@@ -96,6 +96,13 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// Subscriptions work offline too: without --smtp-host the mails are
+	// files in --data-dir's outbox, and the links' secret is made and kept
+	// beside the NATS seeds. The price-drop digests run here.
+	if err := q.Subscribe.Local(dataDir, q.Server.Addr); err != nil {
+		return err
+	}
+	q.Subscribe.Alerts = true
 	consumer, serving, err := app.Query(js, q, log, reg)
 	if err != nil {
 		return err

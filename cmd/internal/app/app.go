@@ -28,6 +28,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -193,6 +194,8 @@ type QueryFlags struct {
 	Profiles bool
 	// Webhooks configures the subscribers' webhook API.
 	Webhooks webhooks.Config
+	// Subscribe configures the subscription by email.
+	Subscribe *SubscribeFlags
 	// Names are the flags that set Server's and Consumer's fields.
 	Names FlagNames
 }
@@ -232,6 +235,9 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	}
 	fs.BoolVar(&q.Webhooks.AllowHTTP, "webhook-allow-http", allowHTTP,
 		"accept plain http webhook URLs, not only https (env ZONEPRICE_WEBHOOK_ALLOW_HTTP)")
+	if q.Subscribe, err = RegisterSubscribeFlags(fs, getenv); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 
@@ -271,11 +277,22 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 		return nil, nil, err
 	}
 	hooks := webhooks.NewStore(q.Webhooks, js, time.Now)
+	subs, err := q.Subscribe.Service(js, log.With("part", "subscribe"), reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.Server.Subscriptions = subs
 	srv, err := query.NewServer(q.Server, cons, keys, hooks, log.With("part", "api"), reg, reg)
 	if err != nil {
 		return nil, nil, err
 	}
 	parts := []func(context.Context) error{srv.Run, keys.Run}
+	if subs != nil {
+		parts = append(parts, subs.Run)
+		if q.Subscribe.Alerts {
+			parts = append(parts, subscribe.NewAlerts(subs, js, time.Minute).Run)
+		}
+	}
 	if q.MetricsAddr != "" {
 		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, q.Profiles, log.With("part", "metrics")).Run)
 	}

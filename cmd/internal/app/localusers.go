@@ -148,6 +148,12 @@ func writeNewSeed(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return writeNewFile(path, append(seed, '\n'))
+}
+
+// writeNewFile writes a secret to path, readable by its owner alone,
+// unless a file is there, and reports whether it did.
+func writeNewFile(path string, secret []byte) (bool, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
@@ -155,7 +161,7 @@ func writeNewSeed(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = f.Write(append(seed, '\n'))
+	_, err = f.Write(secret)
 	if err == nil {
 		err = f.Sync()
 	}
