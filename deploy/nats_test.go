@@ -128,7 +128,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				// Every API subject names one of zoneprice's streams, or
 				// is the account info the key-value client asks for.
 				if s != "$JS.API.INFO" && !slices.ContainsFunc(streams, func(name string) bool { return strings.Contains(s, "."+name) }) &&
-					!strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") && !strings.HasPrefix(s, "$KV."+contracts.WebhooksBucket+".") {
+					!strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") && !strings.HasPrefix(s, "$KV."+contracts.WebhooksBucket+".") &&
+					!strings.HasPrefix(s, "$KV."+contracts.SubscribersBucket+".") {
 					t.Errorf("may publish %s, which is about no zoneprice stream", s)
 				}
 				if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || strings.Contains(s, ".MSG.DELETE.") {
@@ -145,10 +146,12 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 					t.Errorf("the admin may publish data: %v", data)
 				}
 			case user == "QUERY":
-				// The webhook API's writes alone: test deliveries queued,
-				// and the subscribers' registrations.
+				// The webhook API's and the subscription form's writes
+				// alone: test deliveries queued, the subscribers'
+				// registrations, and the subscribers' records.
 				written := slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) })
-				if !slices.Equal(data, []string{contracts.DeliverySubjectPrefix + ">"}) || !slices.Equal(written, []string{"$KV." + contracts.WebhooksBucket + ".>"}) {
+				if !slices.Equal(data, []string{contracts.DeliverySubjectPrefix + ">"}) ||
+					!slices.Equal(written, []string{"$KV." + contracts.WebhooksBucket + ".>", "$KV." + contracts.SubscribersBucket + ".>"}) {
 					t.Errorf("a query pod may write: %v %v; want only the webhook API's", data, written)
 				}
 			case user == "NOTIFY":
@@ -191,7 +194,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				t.Errorf("a user this test does not know; say what it may do")
 			}
 			webhookFailures := func(s string) bool {
-				return (user == "NOTIFY" || user == "QUERY") && s == "$KV."+contracts.WebhooksBucket+".>"
+				return (user == "NOTIFY" || user == "QUERY") && s == "$KV."+contracts.WebhooksBucket+".>" ||
+					user == "QUERY" && s == "$KV."+contracts.SubscribersBucket+".>"
 			}
 			if user != "ADMIN" && slices.ContainsFunc(api, func(s string) bool { return writes(s) && !webhookFailures(s) }) {
 				t.Errorf("may manage streams or keys: %v", api)

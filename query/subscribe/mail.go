@@ -210,8 +210,11 @@ func (o *Outbox) Send(_ context.Context, msg *Message) error {
 	if err != nil {
 		return err
 	}
-	name := filepath.Join(o.dir, now.UTC().Format("20060102T150405Z")+"-"+randomHex(4)+".eml")
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written under a hidden name, then renamed: whoever lists the
+	// directory sees whole mails only.
+	base := now.UTC().Format("20060102T150405Z") + "-" + randomHex(4) + ".eml"
+	name, tmp := filepath.Join(o.dir, base), filepath.Join(o.dir, "."+base)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
@@ -219,7 +222,11 @@ func (o *Outbox) Send(_ context.Context, msg *Message) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
 	if err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("outbox: write %s: %w", name, err)
 	}
 	return nil

@@ -252,6 +252,13 @@ func localPermissions(user LocalUser) *server.Permissions {
 		"$JS.API.CONSUMER.MSG.NEXT." + attempts + ".>",
 		"$JS.API.CONSUMER.DELETE." + attempts + ".>",
 	}
+	// The subscription form's: an address's record read and written
+	// (compare and set), never listed.
+	subscribeForm := []string{
+		"$JS.API.STREAM.INFO." + subscribers,
+		"$JS.API.DIRECT.GET." + subscribers + ".>",
+		"$KV." + contracts.SubscribersBucket + ".>",
+	}
 	var publish []string
 	switch user {
 	case LocalIngest:
@@ -278,7 +285,7 @@ func localPermissions(user LocalUser) *server.Permissions {
 			"$JS.FC." + subscribers + ".>",
 		})
 	case LocalQuery:
-		publish = slices.Concat(read, watchKeys, webhookAPI)
+		publish = slices.Concat(read, watchKeys, webhookAPI, subscribeForm)
 	case LocalNotify:
 		publish = notifyPermissions()
 	}

@@ -2,17 +2,30 @@ package app_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/consumer"
 )
 
 func subscribeFlags(t *testing.T, env map[string]string, args ...string) *app.SubscribeFlags {
@@ -104,5 +117,105 @@ func TestSubscribeFlags(t *testing.T) {
 		"--smtp-host", "smtp.example", "--mail-from", "a@example.org", "--public-url", "https://zoneprice.example")
 	if svc, err := ok.Service(js, log, prometheus.NewRegistry()); err != nil || svc == nil || ok.Config.Mail.Password != "p" {
 		t.Errorf("a relay: %v, %v", svc, err)
+	}
+}
+
+// TestSubscribeAsQueryUser runs the subscription form of a real query
+// server as accounts.conf's QUERY user, mailing into an outbox, and
+// zoneprice-admin announce as ADMIN: each may do what it needs, and the
+// server refuses them nothing.
+func TestSubscribeAsQueryUser(t *testing.T) {
+	s := startSecureNATS(t, nil)
+	admin, reader := s.connect(t, "ADMIN"), s.connect(t, "QUERY")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := subscribeFlags(t, map[string]string{})
+	if err := f.Local(dir, ":8080"); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(reader.log, nil))
+	reg := prometheus.NewRegistry()
+	svc, err := f.Service(reader.js, log, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mailed := make(chan error, 1)
+	sctx, stop := context.WithCancel(ctx)
+	go func() { mailed <- svc.Run(sctx) }()
+	defer func() { stop(); <-mailed }()
+	cfg := query.DefaultConfig()
+	cfg.Subscriptions = svc
+	cons, err := consumer.New(reader.js, consumer.DefaultConfig(), log, reg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := query.NewServer(cfg, cons, nil, nil, log, reg, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer func() { hs.Close(); srv.Close() }()
+
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	page := func(method, u string, form url.Values) string {
+		t.Helper()
+		var resp *http.Response
+		var err error
+		if form == nil {
+			resp, err = c.Get(u)
+		} else {
+			resp, err = c.PostForm(u, form)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s: %d\n%s\nrefused:\n%s", method, u, resp.StatusCode, b, reader.violations())
+		}
+		return string(b)
+	}
+	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page("GET", hs.URL+"/subscribe", nil))
+	page("POST", hs.URL+"/subscribe", url.Values{"csrf": {token[1]}, "email": {"ann@example.org"}, "interests": {"articles"}})
+	var mail []byte
+	polltest.Until(t, "the confirmation in the outbox", func() bool {
+		files, _ := os.ReadDir(f.Config.Mail.Outbox)
+		for _, e := range files {
+			if !strings.HasPrefix(e.Name(), ".") { // not one being written
+				mail, _ = os.ReadFile(filepath.Join(f.Config.Mail.Outbox, e.Name()))
+				return true
+			}
+		}
+		return false
+	})
+	confirm := regexp.MustCompile(`/subscribe/confirm\?token=[A-Za-z0-9_=\-]+`).FindString(strings.ReplaceAll(string(mail), "=\r\n", ""))
+	if confirm == "" {
+		t.Fatalf("no confirmation link in:\n%q", mail)
+	}
+	page("GET", hs.URL+strings.ReplaceAll(confirm, "=3D", "="), nil)
+	if v := reader.violations(); v != "" {
+		t.Errorf("query pod refused:\n%s", v)
+	}
+
+	// zoneprice-admin announce, as ADMIN, beside the all-in-one's files.
+	body := filepath.Join(t.TempDir(), "news.txt")
+	if err := os.WriteFile(body, []byte("News."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "zoneprice-admin")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../zoneprice-admin").CombinedOutput(); err != nil {
+		t.Fatalf("build zoneprice-admin: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, bin, "announce", "--interest", "articles", "--subject", "News", "--body-file", body)
+	cmd.Env = []string{"NATS_URL=" + s.srv.ClientURL(), "NATS_NKEY_FILE=" + s.seeds["ADMIN"], "ZONEPRICE_DATA_DIR=" + dir}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "Permissions Violation") || !strings.Contains(string(out), "announced to 1 subscribers of articles") {
+		t.Fatalf("zoneprice-admin announce: %v\n%s", err, out)
 	}
 }
