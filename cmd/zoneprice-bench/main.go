@@ -3,13 +3,15 @@
 // net/http handler writing the same bytes, catch-up time against a bare
 // ordered consumer, the price history's load time (against a bare read of
 // the history stream) and memory cost, freshness of prices and of changes
-// under load, memory, and ingest throughput. Every measurement is paired
+// under load, memory, ingest throughput, and webhook deliveries (latency,
+// throughput against a bare client, fan-out). Every measurement is paired
 // with a baseline taken in the same run, because on a small shared machine
 // only ratios from one run compare.
 //
-// It starts an embedded NATS server, runs the real zoneprice-query binary
-// (found next to this one) as a child process and drives it with wrk. It
-// exits 1 when any target is missed, after writing the report.
+// It starts an embedded NATS server, runs the real zoneprice-query and
+// zoneprice-notify binaries (found next to this one) as child processes and
+// drives them with wrk and with publishes. It exits 1 when any target is
+// missed, after writing the report.
 package main
 
 import (
@@ -23,6 +25,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -46,6 +50,21 @@ type config struct {
 	changes     int
 	out         string
 	keep        bool
+	// only is the sections to run; every one when empty.
+	only map[string]bool
+}
+
+// The sections -only may name, in the order they run. Ingest (the data
+// set) always runs; http and freshness need the history published, which
+// they then do without measuring its load.
+var sections = []string{"catchup", "history", "http", "freshness", "webhooks"}
+
+// selected reports whether section is to run.
+func (c *config) selected(section string) bool { return len(c.only) == 0 || c.only[section] }
+
+// needsQuery reports whether a section that runs zoneprice-query is to run.
+func (c *config) needsQuery() bool {
+	return c.selected("catchup") || c.selected("history") || c.selected("http") || c.selected("freshness")
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -60,8 +79,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.changes, "changes", 2_000_000, "changes in the generated history, over three years of the data set's prices")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (NATS store, child logs)")
+	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sections, ", ")+" (the data set is always published)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *only != "" {
+		c.only = map[string]bool{}
+		for s := range strings.SplitSeq(*only, ",") {
+			s = strings.TrimSpace(s)
+			if !slices.Contains(sections, s) {
+				return c, fmt.Errorf("-only: %q is not one of %s", s, strings.Join(sections, ", "))
+			}
+			c.only[s] = true
+		}
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -91,17 +121,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	wrk, err := exec.LookPath("wrk")
-	if err != nil {
-		return errors.New("wrk not found; `make bench` installs it")
+	var wrk string
+	if cfg.selected("http") || cfg.selected("freshness") {
+		if wrk, err = exec.LookPath("wrk"); err != nil {
+			return errors.New("wrk not found; `make bench` installs it")
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
 	queryBin := filepath.Join(filepath.Dir(self), "zoneprice-query")
-	if _, err := os.Stat(queryBin); err != nil {
-		return fmt.Errorf("zoneprice-query not found next to %s; `make build` builds it: %w", self, err)
+	notifyBin := filepath.Join(filepath.Dir(self), "zoneprice-notify")
+	for _, bin := range []struct {
+		path string
+		need bool
+	}{{queryBin, cfg.needsQuery()}, {notifyBin, cfg.selected("webhooks")}} {
+		if _, err := os.Stat(bin.path); bin.need && err != nil {
+			return fmt.Errorf("%s not found next to %s; `make build` builds it: %w", filepath.Base(bin.path), self, err)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "zoneprice-bench-")
 	if err != nil {
@@ -118,7 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	b := &bench{cfg: cfg, wrk: wrk, queryBin: queryBin, self: self, tmp: tmp, log: log}
+	b := &bench{cfg: cfg, wrk: wrk, queryBin: queryBin, notifyBin: notifyBin, self: self, tmp: tmp, log: log}
 	res := &results{cfg: cfg, machine: describeMachine(ctx, wrk), started: time.Now()}
 	res.err = b.run(ctx, res)
 	if res.err != nil && ctx.Err() != nil {
@@ -153,9 +191,11 @@ type bench struct {
 	cfg      config
 	wrk      string // path of wrk
 	queryBin string // path of zoneprice-query
-	self     string // path of this binary, re-executed as the bare server
-	tmp      string
-	log      *slog.Logger
+	// notifyBin is the path of zoneprice-notify.
+	notifyBin string
+	self      string // path of this binary, re-executed as the bare server
+	tmp       string
+	log       *slog.Logger
 }
 
 // profileDir is where profiles go: beside the report, or in the bench's
@@ -177,42 +217,69 @@ func (b *bench) run(ctx context.Context, res *results) error {
 	}
 	defer env.close()
 
-	if err := b.catchup(ctx, env, res); err != nil {
-		return err
+	c := &b.cfg
+	if c.selected("catchup") {
+		if err := b.catchup(ctx, env, res); err != nil {
+			return err
+		}
 	}
 
 	// The history's memory and load time: pods holding the prices with
 	// an empty history stream, then pods loading the history data set.
-	if err := b.emptyHistory(ctx, env, res); err != nil {
-		return err
+	if c.selected("history") {
+		if err := b.emptyHistory(ctx, env, res); err != nil {
+			return err
+		}
 	}
-	if err := b.publishHistory(ctx, env, res); err != nil {
-		return err
+	if c.selected("history") || c.selected("http") || c.selected("freshness") {
+		if err := b.publishHistory(ctx, env, res); err != nil {
+			return err
+		}
 	}
-	if err := b.historyLoad(ctx, env, res); err != nil {
-		return err
+	if c.selected("history") {
+		if err := b.historyLoad(ctx, env, res); err != nil {
+			return err
+		}
 	}
+	if c.selected("http") || c.selected("freshness") {
+		if err := b.podRuns(ctx, env, res); err != nil {
+			return err
+		}
+	}
+	if c.selected("webhooks") {
+		if err := b.webhooks(ctx, env, res); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
 
+// podRuns measures the pod under test: HTTP throughput, then freshness,
+// with its memory after each.
+func (b *bench) podRuns(ctx context.Context, env *natsEnv, res *results) error {
 	q, err := b.podUnderTest(ctx, env, res)
 	if err != nil {
 		return err
 	}
 	defer q.stop()
 
-	if err := b.throughput(ctx, q, env, res); err != nil {
-		return err
+	if b.cfg.selected("http") {
+		if err := b.throughput(ctx, q, env, res); err != nil {
+			return err
+		}
+		res.memory = append(res.memory, q.memory(ctx, "after HTTP runs"))
+		profile := filepath.Join(b.profileDir(), "heap-after-http.pb.gz")
+		if top, err := q.heapProfile(ctx, profile, b.queryBin); err != nil {
+			res.heap = "not taken: " + err.Error()
+		} else {
+			res.heap = "Saved to `" + profile + "` (`go tool pprof " + b.queryBin + " " + profile + "`). The top, by bytes in use after a collection:\n\n```\n" + top + "```"
+		}
 	}
-	res.memory = append(res.memory, q.memory(ctx, "after HTTP runs"))
-	profile := filepath.Join(b.profileDir(), "heap-after-http.pb.gz")
-	if top, err := q.heapProfile(ctx, profile, b.queryBin); err != nil {
-		res.heap = "not taken: " + err.Error()
-	} else {
-		res.heap = "Saved to `" + profile + "` (`go tool pprof " + b.queryBin + " " + profile + "`). The top, by bytes in use after a collection:\n\n```\n" + top + "```"
+	if b.cfg.selected("freshness") {
+		if err := b.freshness(ctx, q, env, res); err != nil {
+			return err
+		}
+		res.memory = append(res.memory, q.memory(ctx, "after freshness"))
 	}
-
-	if err := b.freshness(ctx, q, env, res); err != nil {
-		return err
-	}
-	res.memory = append(res.memory, q.memory(ctx, "after freshness"))
 	return ctx.Err()
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -29,6 +30,11 @@ const (
 	// consumer's read of the history stream a pod may take to load it.
 	targetHistoryRSS  = 150 << 20
 	targetHistoryLoad = 3.0
+	// targetHookP99 is a change's time from an ingester's publish to a
+	// subscriber's receiver, and targetHookRate the deliveries one notify
+	// replica sends a second.
+	targetHookP99  = 500 * time.Millisecond
+	targetHookRate = 2000
 )
 
 // results is everything one run measured; a part that did not run is nil
@@ -47,6 +53,7 @@ type results struct {
 	endpoints   []*endpointResult
 	features    []*featureResult
 	fresh       []*freshResult // prices, then history
+	webhooks    *webhookResult
 	// memory is the pod under test's, after the history was loaded.
 	memory []memSample
 	// heap is the appendix on where the query pod's memory goes: the
@@ -85,6 +92,10 @@ func describeMachine(ctx context.Context, wrk string) machine {
 		if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain").Output(); err == nil && len(st) > 0 {
 			m.commit += " with uncommitted changes"
 		}
+	}
+	if wrk == "" {
+		m.wrkVersion = "wrk not used"
+		return m
 	}
 	// wrk -v prints its version and usage, and exits 1.
 	out, _ := exec.CommandContext(ctx, wrk, "-v").CombinedOutput()
@@ -125,6 +136,7 @@ func (res *results) markdown() (string, []string) {
 	res.writeCatchup(&body)
 	res.writeHistoryLoad(&body)
 	res.writeFresh(&body)
+	res.writeWebhooks(&body)
 	res.writeMemory(&body)
 	res.writeIngest(&body)
 	writeHowToRead(&body)
@@ -172,17 +184,32 @@ func (res *results) writeParameters(r *report) {
 		r.line("| State stream | %s messages: the price sets, %s zone metadata, %d rates |",
 			fmtInt(int64(in.events())), fmtInt(int64(in.metas)), in.rates)
 	}
-	r.line("| wrk | `-t%d -c%d -d%ds --latency`, %d runs per endpoint and server, real and bare back to back, first one alternating |",
-		wrkThreads, c.connections, int(c.duration/time.Second), c.runs)
+	if len(c.only) > 0 {
+		r.line("| Sections | only %s (`-only`) |", strings.Join(slices.Sorted(maps.Keys(c.only)), ", "))
+	}
+	if c.selected("http") || c.selected("freshness") {
+		r.line("| wrk | `-t%d -c%d -d%ds --latency`, %d runs per endpoint and server, real and bare back to back, first one alternating |",
+			wrkThreads, c.connections, int(c.duration/time.Second), c.runs)
+	}
 	if h := res.history; h != nil {
 		r.line("| History stream | %s changes of the %s prices (%s added, %s changed, %s withdrawn, %s known), observed from %s to %s, generated with seed %d |",
 			fmtInt(int64(h.changes)), fmtInt(int64(h.subjects)), fmtInt(int64(h.kinds[kindAdded])), fmtInt(int64(h.kinds[kindChanged])),
 			fmtInt(int64(h.kinds[kindWithdrawn])), fmtInt(int64(h.kinds[kindKnown])), h.from.Format(time.DateOnly), h.to.Format(time.DateOnly), historySeed)
 	}
-	r.line("| Catch-up | %d runs each of the bare and the real consumer, in-process, against the embedded NATS over loopback TCP |", c.runs)
-	r.line("| History load | %d runs each of a bare consumer in-process and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
-	r.line("| Freshness | %d price sets, then %d changes, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
-		freshUpdates, freshUpdates, freshInterval, freshPoll, c.connections)
+	if c.selected("catchup") {
+		r.line("| Catch-up | %d runs each of the bare and the real consumer, in-process, against the embedded NATS over loopback TCP |", c.runs)
+	}
+	if c.selected("history") {
+		r.line("| History load | %d runs each of a bare consumer in-process and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
+	}
+	if c.selected("freshness") {
+		r.line("| Freshness | %d price sets, then %d changes, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
+			freshUpdates, freshUpdates, freshInterval, freshPoll, c.connections)
+	}
+	if w := res.webhooks; w != nil {
+		r.line("| Webhooks | one zoneprice-notify process (%d workers, `--webhook-allow-loopback --webhook-allow-http`); receivers in the bench's process on %d loopback ports, verifying every signature with the Standard Webhooks library's Verify; %d changes one at a time at least %v apart; %s × %d endpoints; one change to %s endpoints spread over the ports, then to as many on one port |",
+			w.notifyWorkers, hookEndpoints, hookLatencyChanges, hookLatencyInterval, fmtInt(hookChanges), hookEndpoints, fmtInt(hookFanout))
+	}
 	r.line("")
 }
 
@@ -344,6 +371,74 @@ func writeFreshRun(r *report, f *freshResult) {
 		r.line("| Background load on /api/domains | %s req/s, p99 %s, %s | no errors | %s |",
 			fmtRate(f.load.reqPerSec), fmtLatency(f.load.p99), errs, r.verdict(prefix+" background load", !f.load.failed()))
 	}
+	r.line("")
+}
+
+func (res *results) writeWebhooks(r *report) {
+	r.line("## Webhooks")
+	r.line("")
+	w := res.webhooks
+	if w == nil {
+		r.line("Not run.")
+		r.line("")
+		return
+	}
+	r.line("The real zoneprice-notify process delivers to receivers in the bench's process, which verify each delivery's signature with the Standard Webhooks library's Verify and count each webhook-id once. Changes are published on the history stream as an ingester publishes them (ingest.Publisher), by a registrar of the bench's; endpoints are registered through query/webhooks' store, each run's on a zone of its own.")
+	r.line("")
+	r.line("| Measure | Value | Target | Result |")
+	r.line("|---|--:|---|---|")
+	seen := fmt.Sprintf("%d of %d", len(w.latency), hookLatencyChanges)
+	if w.latencyErr != nil {
+		seen += " (" + oneLine(w.latencyErr.Error()) + ")"
+	}
+	r.line("| Latency: changes published one at a time, delivered to the one endpoint that wants them | %s | all, each within %v | %s |", seen, hookLatencyDeadline,
+		r.verdict("webhooks: every change delivered", w.latencyErr == nil && len(w.latency) == hookLatencyChanges))
+	if len(w.latency) > 0 {
+		sorted := slices.Sorted(slices.Values(w.latency))
+		r.line("| Publish to verified arrival, p50 / p90 | %s / %s | — | info |", fmtLatency(percentile(sorted, 50)), fmtLatency(percentile(sorted, 90)))
+		worst := percentile(sorted, 99)
+		r.line("| Publish to verified arrival, p99 | %s | ≤ %s | %s |", fmtLatency(worst), fmtLatency(targetHookP99), r.verdict("webhook latency p99", worst <= targetHookP99))
+		r.line("| Publish to verified arrival, max | %s | — | info |", fmtLatency(sorted[len(sorted)-1]))
+	}
+	if w.deliveries > 0 {
+		r.line("| Throughput: deliveries queued (%s changes × %d endpoints, each on its own port) before the receivers let the first attempts finish | %s of %s | — | info |",
+			fmtInt(hookChanges), hookEndpoints, fmtInt(int64(w.queued)), fmtInt(int64(w.deliveries)))
+		if w.realErr != nil {
+			r.line("| zoneprice-notify, one replica: delivered per second | %s | ≥ %s/s | %s |", oneLine(w.realErr.Error()), fmtInt(targetHookRate), r.verdict("webhook throughput", false))
+		} else {
+			rate := float64(w.deliveries) / w.realTook.Seconds()
+			r.line("| zoneprice-notify, one replica: delivered per second (%s in %s) | %s/s | ≥ %s/s | %s |",
+				fmtInt(int64(w.deliveries)), fmtSeconds(w.realTook), fmtRate(rate), fmtInt(targetHookRate), r.verdict("webhook throughput", rate >= targetHookRate))
+			switch {
+			case w.bareErr != nil:
+				r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers | %s | — | info |", w.notifyWorkers, oneLine(w.bareErr.Error()))
+			case w.bareTook > 0:
+				bare := float64(w.deliveries) / w.bareTook.Seconds()
+				failures := ""
+				if w.bareFailures > 0 {
+					failures = fmt.Sprintf(", %d not 2xx", w.bareFailures)
+				}
+				r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers (%s) | %s/s%s | — | info |", w.notifyWorkers, fmtSeconds(w.bareTook), fmtRate(bare), failures)
+				r.line("| zoneprice-notify / bare | %.2f | — | info |", rate/bare)
+			}
+		}
+	}
+	for _, f := range w.fanouts {
+		r.line("| Fan-out %s: %s endpoints registered through the store (%d at once) | %s | — | info |", f.where, fmtInt(hookFanout), hookRegisterWorkers, fmtSeconds(f.registered))
+		got := fmt.Sprintf("%s of %s", fmtInt(int64(f.delivered)), fmtInt(hookFanout))
+		if f.err != nil {
+			got += " (" + oneLine(f.err.Error()) + ")"
+		}
+		r.line("| Fan-out %s: endpoints that got the one change | %s | all | %s |", f.where, got, r.verdict("webhook fan-out "+f.where, f.err == nil && f.delivered == hookFanout))
+		if f.delivered > 0 {
+			r.line("| Fan-out %s: publish to the first delivery | %s | — | info |", f.where, fmtLatency(f.first))
+		}
+		if f.err == nil {
+			r.line("| Fan-out %s: publish to the %sth delivery | %s | — | info |", f.where, fmtInt(hookFanout), fmtLatency(f.last))
+		}
+	}
+	r.line("| Deliveries whose signature did not verify | %d | 0 | %s |", w.badSignatures, r.verdict("webhook signatures", w.badSignatures == 0))
+	r.line("| Repeats of a webhook-id within a run (at-least-once; none expected here) | %d | — | info |", w.duplicates)
 	r.line("")
 }
 

@@ -47,8 +47,11 @@ func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*
 		q.stop()
 		return nil, err
 	}
-	res.catchup.process = time.Since(start)
-	b.log.Info("zoneprice-query ready", "took", res.catchup.process.Round(time.Millisecond))
+	took := time.Since(start)
+	if res.catchup != nil {
+		res.catchup.process = took
+	}
+	b.log.Info("zoneprice-query ready", "took", took.Round(time.Millisecond))
 	return q, nil
 }
 

@@ -1,0 +1,665 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/query/notify"
+	"github.com/zoneprice/zoneprice/query/webhooks"
+)
+
+const (
+	// hookRegistrar publishes the webhook runs' changes: not a sample
+	// registrar, whose changes are no event.
+	hookRegistrar = "bench-webhooks"
+	hookSource    = "bench"
+
+	hookLatencyChanges  = 200                   // changes published one at a time
+	hookLatencyInterval = 20 * time.Millisecond // between publishes, at the least
+	hookLatencyDeadline = 5 * time.Second       // for one change to arrive
+
+	// The throughput run: hookEndpoints endpoints, each its own receiver
+	// (a listener on its own port, as subscribers are on their own
+	// hosts), all wanting each of hookChanges changes.
+	hookEndpoints = 50
+	hookChanges   = 400
+	// hookQueueWait bounds the wait for the deliveries to be queued while
+	// the receivers hold the first attempts: below the attempt timeout,
+	// so that none of the held attempts fails.
+	hookQueueWait = 10 * time.Second
+	hookDeadline  = 3 * time.Minute // for every delivery of a run
+
+	// hookFanout endpoints want one change.
+	hookFanout          = 10_000
+	hookRegisterWorkers = 16
+)
+
+// webhookResult is what the webhook runs measured.
+type webhookResult struct {
+	notifyWorkers int
+
+	latency    []time.Duration // per change, in order
+	latencyErr error
+
+	// The throughput run: deliveries queued before the receivers let
+	// the first attempts finish; the time from then to the last one
+	// arriving; and the bare client's time for the same requests.
+	deliveries   int
+	queued       int
+	realTook     time.Duration
+	realErr      error
+	bareTook     time.Duration
+	bareErr      error
+	bareFailures int
+
+	// The fan-out runs: to endpoints spread over the receivers' ports,
+	// then to endpoints all on one port.
+	fanouts []*fanoutResult
+
+	// Over every run: deliveries whose signature did not verify, and
+	// repeats of a webhook-id.
+	badSignatures, duplicates int64
+}
+
+// fanoutResult is one change's fan-out to hookFanout endpoints.
+type fanoutResult struct {
+	where       string        // where the endpoints are
+	registered  time.Duration // registering the endpoints
+	first, last time.Duration // publish to the first and the last delivery
+	delivered   int
+	err         error
+}
+
+// hookReceiver is the subscribers' side: every endpoint's URL path
+// leads to its secret. A delivery is verified with the Standard Webhooks
+// library's Verify, as a subscriber would, and counted once per
+// webhook-id.
+type hookReceiver struct {
+	mu    sync.RWMutex
+	hooks map[string]*standardwebhooks.Webhook // by URL path
+	seen  map[string]bool                      // webhook-ids of the current run
+
+	gate          atomic.Pointer[chan struct{}] // while set, answers wait for it to close
+	onDelivery    atomic.Pointer[func(hookDelivery)]
+	badSignatures atomic.Int64
+	duplicates    atomic.Int64
+}
+
+// hookDelivery is one verified delivery as the receiver saw it.
+type hookDelivery struct {
+	path, id string
+	body     []byte
+	at       time.Time
+}
+
+func newHookReceiver() *hookReceiver {
+	return &hookReceiver{hooks: map[string]*standardwebhooks.Webhook{}, seen: map[string]bool{}}
+}
+
+func (h *hookReceiver) add(path, secret string) error {
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.hooks[path] = wh
+	h.mu.Unlock()
+	return nil
+}
+
+// nextRun forgets the webhook-ids seen and sets what each delivery of
+// the next run is handed to.
+func (h *hookReceiver) nextRun(f func(hookDelivery)) {
+	h.mu.Lock()
+	clear(h.seen)
+	h.mu.Unlock()
+	h.onDelivery.Store(&f)
+}
+
+func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return
+	}
+	h.mu.RLock()
+	wh := h.hooks[r.URL.Path]
+	h.mu.RUnlock()
+	if wh == nil || wh.Verify(body, r.Header) != nil {
+		h.badSignatures.Add(1)
+		http.Error(w, "bad signature", http.StatusBadRequest)
+		return
+	}
+	at := time.Now()
+	id := r.Header.Get(standardwebhooks.HeaderWebhookID)
+	h.mu.Lock()
+	repeat := h.seen[id]
+	h.seen[id] = true
+	h.mu.Unlock()
+	if gate := h.gate.Load(); gate != nil {
+		<-*gate
+	}
+	if repeat {
+		h.duplicates.Add(1)
+	} else if f := h.onDelivery.Load(); f != nil {
+		(*f)(hookDelivery{path: r.URL.Path, id: id, body: body, at: at})
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// hookServers are the receivers' listeners, one per port, all served by
+// one hookReceiver.
+type hookServers struct {
+	srv   []*http.Server
+	addrs []string
+	g     errgroup.Group
+}
+
+func startHookServers(n int, h http.Handler) (*hookServers, error) {
+	s := &hookServers{}
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		s.srv = append(s.srv, srv)
+		s.addrs = append(s.addrs, ln.Addr().String())
+		s.g.Go(func() error {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		})
+	}
+	return s, nil
+}
+
+func (s *hookServers) close() {
+	for _, srv := range s.srv {
+		_ = srv.Close()
+	}
+	_ = s.g.Wait()
+}
+
+// hookEndpoint is an endpoint the bench registered.
+type hookEndpoint struct {
+	path, url, secret string
+}
+
+// webhooks measures zoneprice-notify, the real binary, delivering to
+// receivers in the bench's process: how long a change takes from an
+// ingester's publish to a receiver, how many deliveries one replica sends
+// a second (against a bare client sending the same signed bodies), and how
+// long a change takes to reach 10,000 endpoints.
+func (b *bench) webhooks(ctx context.Context, env *natsEnv, res *results) error {
+	wr := &webhookResult{notifyWorkers: notify.DefaultConfig().Workers}
+	res.webhooks = wr
+	recv := newHookReceiver()
+	defer func() {
+		wr.badSignatures, wr.duplicates = recv.badSignatures.Load(), recv.duplicates.Load()
+	}()
+	servers, err := startHookServers(hookEndpoints, recv)
+	if err != nil {
+		return err
+	}
+	defer servers.close()
+	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, env.js, time.Now)
+	// Each run's endpoints follow a zone of their own, so that no run's
+	// changes reach another run's endpoints.
+	latencyZone, rateZone := env.zones[0].ASCII, env.zones[1].ASCII
+
+	latency, err := b.registerHooks(ctx, store, recv, "latency", latencyZone, 1, servers.addrs)
+	if err != nil {
+		return err
+	}
+	rate, err := b.registerHooks(ctx, store, recv, "rate", rateZone, hookEndpoints, servers.addrs)
+	if err != nil {
+		return err
+	}
+	n, err := b.startNotify(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer n.stop()
+	if err := waitRegistrations(ctx, n, len(latency)+len(rate)); err != nil {
+		return err
+	}
+
+	pub := ingest.NewPublisher(env.js)
+	if err := b.hookLatency(ctx, pub, recv, latencyZone, wr); err != nil {
+		return err
+	}
+	if err := b.hookThroughput(ctx, env, pub, recv, rateZone, rate, wr); err != nil {
+		return err
+	}
+
+	// A fan-out to endpoints spread over the receivers, as subscribers
+	// are spread over hosts; then to endpoints on one host and port, as
+	// when many subscribers use one webhook service.
+	registered := len(latency) + len(rate)
+	for i, addrs := range [][]string{servers.addrs, servers.addrs[:1]} {
+		fr := &fanoutResult{where: fmt.Sprintf("on %d receivers' ports", len(addrs))}
+		if len(addrs) == 1 {
+			fr.where = "all on one receiver's port"
+		}
+		wr.fanouts = append(wr.fanouts, fr)
+		zone := env.zones[len(env.zones)-1-i].ASCII
+		b.log.Info("webhooks: registering the fan-out's endpoints", "endpoints", hookFanout, "ports", len(addrs))
+		start := time.Now()
+		fan, err := b.registerHooks(ctx, store, recv, fmt.Sprintf("fan%d", i), zone, hookFanout, addrs)
+		if err != nil {
+			return err
+		}
+		fr.registered = time.Since(start)
+		registered += len(fan)
+		if err := waitRegistrations(ctx, n, registered); err != nil {
+			return err
+		}
+		b.hookFanout(ctx, pub, recv, zone, len(fan), fr)
+	}
+	select {
+	case <-n.done:
+		return n.exitError()
+	default:
+	}
+	return ctx.Err()
+}
+
+// registerHooks registers count endpoints through query/webhooks' store,
+// each with an owner of its own (an owner's limit is checked against its
+// list), that want every change of zone. Endpoint i is on receiver i
+// modulo the receivers.
+func (b *bench) registerHooks(ctx context.Context, store *webhooks.Store, recv *hookReceiver, name, zone string, count int, addrs []string) ([]hookEndpoint, error) {
+	eps := make([]hookEndpoint, count)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(hookRegisterWorkers)
+	for i := range count {
+		g.Go(func() error {
+			path := fmt.Sprintf("/hook/%s/%d", name, i)
+			url := "http://" + addrs[i%len(addrs)] + path
+			owner := fmt.Sprintf("bench%s%08d", name, i)
+			c, err := store.Create(gctx, owner, webhooks.Registration{
+				URL: url, Events: []contracts.EventType{contracts.EventPriceChanged, contracts.EventPriceDropped},
+				Filters: contracts.WebhookFilters{Zones: []string{zone}}, Description: "zoneprice-bench " + name,
+			}, 1)
+			if err != nil {
+				return fmt.Errorf("register webhook %d of %s: %w", i, name, err)
+			}
+			eps[i] = hookEndpoint{path: path, url: url, secret: c.Secret}
+			return recv.add(path, c.Secret)
+		})
+	}
+	return eps, g.Wait()
+}
+
+// startNotify runs the real zoneprice-notify against the embedded NATS,
+// with loopback receivers allowed, and waits until it serves /healthz and
+// has made its consumers.
+func (b *bench) startNotify(ctx context.Context, env *natsEnv) (*child, error) {
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("starting zoneprice-notify", "metrics", metricsAddr)
+	n, err := startChild(b.tmp, "zoneprice-notify", "http://"+metricsAddr, b.notifyBin,
+		"--nats-url", env.url, "--metrics-listen", metricsAddr, "--log-format", "json", "--log-level", "warn",
+		"--webhook-allow-loopback", "--webhook-allow-http")
+	if err != nil {
+		return nil, err
+	}
+	if err := n.waitOK(ctx, "/healthz"); err != nil {
+		n.stop()
+		return nil, err
+	}
+	err = pollUntil(ctx, n, readyTimeout, "its consumers", func() (bool, error) {
+		for _, c := range []struct{ stream, name string }{
+			{contracts.HistoryStream, notify.DispatchConsumer}, {contracts.DeliveriesStream, notify.DeliverConsumer},
+		} {
+			if _, err := env.js.Consumer(ctx, c.stream, c.name); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		n.stop()
+		return nil, err
+	}
+	return n, nil
+}
+
+// waitRegistrations waits until notify has want active registrations.
+func waitRegistrations(ctx context.Context, n *child, want int) error {
+	name := `zoneprice_notify_registrations{state="active"}`
+	return pollUntil(ctx, n, readyTimeout, fmt.Sprintf("%d registrations", want), func() (bool, error) {
+		v, err := scrape(ctx, n.url+"/metrics", name)
+		return err == nil && int(v[0]) == want, nil
+	})
+}
+
+// pollUntil calls ok every 20 ms until it is true, the child exits or
+// timeout passes.
+func pollUntil(ctx context.Context, c *child, timeout time.Duration, what string, ok func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		done, err := ok()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-c.done:
+			return c.exitError()
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: no %s within %v; last log lines:\n%s", c.name, what, timeout, c.logTail(10))
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// hookChange is change i of a run on zone: the register price 1000.00 + i
+// USD, after the price of change i-1.
+func hookChange(zone string, i int) *contracts.PriceChange {
+	offer := func(i int) *contracts.Offer {
+		p := &contracts.OpPrice{Regular: contracts.Price{Amount: int64(100000 + i), Currency: "USD"}}
+		return &contracts.Offer{Register: p, Renew: p, Transfer: p}
+	}
+	return &contracts.PriceChange{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceChange, Change: contracts.ChangeChanged,
+		Registrar: hookRegistrar, Zone: zone, Before: offer(i - 1), After: offer(i),
+		ObservedAt: time.Now().UTC(), Source: hookSource,
+	}
+}
+
+// changeIndex reads back which hookChange a delivery's body carries.
+func changeIndex(body []byte) (int, error) {
+	var p struct {
+		Data struct {
+			After struct {
+				Register struct {
+					Regular struct {
+						Amount int64 `json:"amount"`
+					} `json:"regular"`
+				} `json:"register"`
+			} `json:"after"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return 0, err
+	}
+	return int(p.Data.After.Register.Regular.Amount - 100000), nil
+}
+
+// hookLatency publishes hookLatencyChanges changes one at a time, as an
+// ingester does (ingest.Publisher), and times each from just before its
+// publish to its verified arrival at the one endpoint that wants it.
+func (b *bench) hookLatency(ctx context.Context, pub *ingest.Publisher, recv *hookReceiver, zone string, wr *webhookResult) error {
+	b.log.Info("webhooks: latency", "changes", hookLatencyChanges)
+	arrived := make(chan hookDelivery, 16)
+	recv.nextRun(func(d hookDelivery) { arrived <- d })
+	for i := 1; i <= hookLatencyChanges; i++ {
+		next := time.Now().Add(hookLatencyInterval)
+		t0 := time.Now()
+		if _, err := pub.Publish(ctx, hookChange(zone, i)); err != nil {
+			return err
+		}
+		lag, err := awaitChange(ctx, arrived, i, t0)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			wr.latencyErr = fmt.Errorf("change %d: %w", i, err)
+			break
+		}
+		wr.latency = append(wr.latency, lag)
+		if err := sleep(ctx, time.Until(next)); err != nil {
+			return err
+		}
+	}
+	b.log.Info("webhooks: latency done", "seen", len(wr.latency), "err", wr.latencyErr)
+	return nil
+}
+
+// awaitChange waits for change i to arrive and returns the time from t0.
+func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 time.Time) (time.Duration, error) {
+	timeout := time.NewTimer(hookLatencyDeadline)
+	defer timeout.Stop()
+	for {
+		select {
+		case d := <-arrived:
+			got, err := changeIndex(d.body)
+			if err != nil {
+				return 0, err
+			}
+			if got == i {
+				return d.at.Sub(t0), nil
+			}
+		case <-timeout.C:
+			return 0, fmt.Errorf("not delivered within %v", hookLatencyDeadline)
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// hookThroughput measures one notify replica's deliveries per second.
+// The receivers hold their answers while hookChanges changes are
+// published for the hookEndpoints endpoints, until the deliveries stream
+// holds every delivery (or hookQueueWait passes); from when they let go to
+// the last delivery's arrival is the replica's time. Then a bare Go client
+// posts the same bodies, signed the same way, with as many requests at
+// once as the replica has workers, to the same receivers: the baseline.
+func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *ingest.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
+	total := hookChanges * len(eps)
+	wr.deliveries = total
+	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
+	var (
+		mu     sync.Mutex
+		got    []hookDelivery
+		last   time.Time
+		allIn  = make(chan struct{})
+		closed bool
+	)
+	recv.nextRun(func(d hookDelivery) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, d)
+		if len(got) == total && !closed {
+			last, closed = time.Now(), true
+			close(allIn)
+		}
+	})
+	gate := make(chan struct{})
+	recv.gate.Store(&gate)
+	opened := false
+	open := func() {
+		if !opened {
+			close(gate)
+			opened = true
+		}
+	}
+	defer func() {
+		open()
+		recv.gate.Store(nil)
+	}()
+
+	events := make([]contracts.Event, hookChanges)
+	for i := range events {
+		events[i] = hookChange(zone, 1+i)
+	}
+	if _, _, err := pub.PublishAll(ctx, events, publishWindow); err != nil {
+		return err
+	}
+	s, err := env.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(hookQueueWait)
+	for time.Now().Before(deadline) {
+		info, err := s.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if wr.queued = int(info.State.Msgs); wr.queued >= total {
+			break
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	open()
+	select {
+	case <-allIn:
+		wr.realTook = last.Sub(start)
+	case <-time.After(hookDeadline):
+		mu.Lock()
+		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(got), total, hookDeadline)
+		mu.Unlock()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	b.log.Info("webhooks: throughput done", "queued", wr.queued, "took", wr.realTook, "err", wr.realErr)
+	if wr.realErr != nil {
+		return nil
+	}
+
+	mu.Lock()
+	sent := got
+	mu.Unlock()
+	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, sent, wr.notifyWorkers)
+	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
+	return nil
+}
+
+// bareHooks posts each delivery's body again, signed at sending as
+// notify signs, from workers goroutines through a client with notify's
+// transport settings, and returns how long all took and how many were
+// not answered 2xx.
+func bareHooks(ctx context.Context, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, workers int) (time.Duration, int, error) {
+	byPath := map[string]hookEndpoint{}
+	signers := map[string]*standardwebhooks.Webhook{}
+	for _, ep := range eps {
+		wh, err := standardwebhooks.NewWebhook(ep.secret)
+		if err != nil {
+			return 0, 0, err
+		}
+		byPath[ep.path], signers[ep.path] = ep, wh
+	}
+	var count atomic.Int64
+	recv.nextRun(func(hookDelivery) { count.Add(1) })
+	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+		Proxy: nil, MaxIdleConns: 1024, MaxIdleConnsPerHost: notify.DefaultConfig().EndpointConcurrency,
+		IdleConnTimeout: 90 * time.Second, DisableCompression: true,
+	}}
+	defer client.CloseIdleConnections()
+	var next, failures atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	start := time.Now()
+	for range workers {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(sent) {
+					return nil
+				}
+				d := sent[i]
+				ep := byPath[d.path]
+				id := "msg_bare" + strconv.Itoa(i)
+				now := time.Now()
+				sig, err := signers[d.path].Sign(id, now, d.body)
+				if err != nil {
+					return err
+				}
+				req, err := http.NewRequestWithContext(gctx, http.MethodPost, ep.url, bytes.NewReader(d.body))
+				if err != nil {
+					return err
+				}
+				req.Header.Set(standardwebhooks.HeaderWebhookID, id)
+				req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+				req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("User-Agent", notify.DefaultConfig().UserAgent)
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 != 2 {
+					failures.Add(1)
+				}
+			}
+		})
+	}
+	err := g.Wait()
+	took := time.Since(start)
+	if err == nil && int(count.Load()) != len(sent) {
+		err = fmt.Errorf("the receivers counted %d of %d", count.Load(), len(sent))
+	}
+	return took, int(failures.Load()), err
+}
+
+// hookFanout publishes one change that endpoints endpoints want and times
+// it to the first and to the last delivery.
+func (b *bench) hookFanout(ctx context.Context, pub *ingest.Publisher, recv *hookReceiver, zone string, endpoints int, fr *fanoutResult) {
+	b.log.Info("webhooks: fan-out", "endpoints", endpoints, "where", fr.where)
+	var (
+		mu          sync.Mutex
+		first, last time.Time
+		count       int
+		allIn       = make(chan struct{})
+	)
+	recv.nextRun(func(d hookDelivery) {
+		mu.Lock()
+		defer mu.Unlock()
+		if count == 0 {
+			first = d.at
+		}
+		if count++; count == endpoints {
+			last = d.at
+			close(allIn)
+		}
+	})
+	t0 := time.Now()
+	if _, err := pub.Publish(ctx, hookChange(zone, 1)); err != nil {
+		fr.err = err
+		return
+	}
+	select {
+	case <-allIn:
+	case <-time.After(hookDeadline):
+		fr.err = fmt.Errorf("not every endpoint got it within %v", hookDeadline)
+	case <-ctx.Done():
+		fr.err = ctx.Err()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fr.delivered = count
+	if count > 0 {
+		fr.first = first.Sub(t0)
+	}
+	if fr.err == nil {
+		fr.last = last.Sub(t0)
+	}
+	b.log.Info("webhooks: fan-out done", "delivered", count, "last", fr.last, "err", fr.err)
+}

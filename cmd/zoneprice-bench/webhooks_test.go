@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// TestHookReceiver checks the bench's receiver the way notify reaches it:
+// a signed delivery is handed on once, a repeat of its webhook-id is
+// counted and not handed on, and a wrong signature is refused.
+func TestHookReceiver(t *testing.T) {
+	secret, err := contracts.NewWebhookSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := newHookReceiver()
+	if err := recv.add("/hook/a/0", secret); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	recv.nextRun(func(d hookDelivery) {
+		i, err := changeIndex(d.body)
+		if err != nil {
+			t.Error(err)
+		}
+		got = append(got, i)
+	})
+	m, err := ingest.Encode(hookChange(".com", 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"type":"price.changed","timestamp":"2026-01-01T00:00:00Z","data":` + string(m.Body) + `}`)
+	wh, _ := standardwebhooks.NewWebhook(secret)
+	post := func(id string, sign bool) int {
+		now := time.Now()
+		sig, _ := wh.Sign(id, now, body)
+		if !sign {
+			sig = "v1,AAAA"
+		}
+		req := httptest.NewRequest(http.MethodPost, "/hook/a/0", bytes.NewReader(body))
+		req.Header.Set(standardwebhooks.HeaderWebhookID, id)
+		req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+		req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
+		w := httptest.NewRecorder()
+		recv.ServeHTTP(w, req)
+		_, _ = io.Copy(io.Discard, w.Body)
+		return w.Code
+	}
+	for _, tt := range []struct {
+		id   string
+		sign bool
+		want int
+	}{{"msg_1", true, 204}, {"msg_1", true, 204}, {"msg_2", false, 400}} {
+		if code := post(tt.id, tt.sign); code != tt.want {
+			t.Errorf("post %s (signed %v) = %d, want %d", tt.id, tt.sign, code, tt.want)
+		}
+	}
+	if len(got) != 1 || got[0] != 7 {
+		t.Errorf("handed on %v, want [7]", got)
+	}
+	if d, b := recv.duplicates.Load(), recv.badSignatures.Load(); d != 1 || b != 1 {
+		t.Errorf("duplicates %d, bad signatures %d; want 1 and 1", d, b)
+	}
+}
+
+func TestOnlyFlag(t *testing.T) {
+	c, err := parseFlags([]string{"-only", "webhooks,http"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.selected("webhooks") || !c.selected("http") || c.selected("catchup") || !c.needsQuery() {
+		t.Errorf("-only webhooks,http selected %v", c.only)
+	}
+	if _, err := parseFlags([]string{"-only", "webhook"}, io.Discard); err == nil {
+		t.Error("-only webhook (a section that does not exist) was accepted")
+	}
+}
