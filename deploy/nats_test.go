@@ -194,8 +194,7 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				t.Errorf("a user this test does not know; say what it may do")
 			}
 			webhookFailures := func(s string) bool {
-				return (user == "NOTIFY" || user == "QUERY") && s == "$KV."+contracts.WebhooksBucket+".>" ||
-					user == "QUERY" && s == "$KV."+contracts.SubscribersBucket+".>"
+				return (user == "NOTIFY" || user == "QUERY") && (s == "$KV."+contracts.WebhooksBucket+".>" || s == "$KV."+contracts.SubscribersBucket+".>")
 			}
 			if user != "ADMIN" && slices.ContainsFunc(api, func(s string) bool { return writes(s) && !webhookFailures(s) }) {
 				t.Errorf("may manage streams or keys: %v", api)

@@ -218,7 +218,7 @@ func TestSubscribeConfirmUnsubscribe(t *testing.T) {
 	}
 	text, html := mail.Parts(t)
 	for _, part := range []string{text, html} {
-		for _, want := range []string{"/subscribe/confirm?token=", "/subscribe/manage?token=", "/subscribe/unsubscribe?token=", ".com, .xn--p1ai"} {
+		for _, want := range []string{"/subscribe/confirm?token=", "/subscribe/manage?token=", "/subscribe/unsubscribe?token=", "of at least 5% in .com, .рф, in a daily digest"} {
 			if !strings.Contains(part, want) {
 				t.Errorf("mail part lacks %q:\n%s", want, part)
 			}

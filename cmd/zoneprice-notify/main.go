@@ -37,6 +37,10 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	sf, err := app.RegisterSubscribeFlags(fs, getenv)
+	if err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,6 +59,14 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	parts := []func(context.Context) error{n.Run}
+	// The price-drop digests, when mail can be sent (--smtp-host).
+	digests, err := sf.Digests(js, log.With("part", "digests"), reg)
+	if err != nil {
+		return err
+	}
+	if digests != nil {
+		parts = append(parts, digests)
+	}
 	if metricsAddr != "" {
 		parts = append(parts, app.NewMetricsServer(metricsAddr, reg, false, log).Run)
 	}

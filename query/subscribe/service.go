@@ -161,7 +161,12 @@ func interestLabels(sub *contracts.Subscriber) []string {
 	for _, i := range sub.Interests {
 		label := interestLabel[i]
 		if i == contracts.InterestPriceDrops {
-			label += " of at least " + percent(sub.MinDropPercent) + " in " + strings.Join(sub.Zones, ", ")
+			zones := make([]string, len(sub.Zones))
+			for j, z := range sub.Zones {
+				n, _ := contracts.NormalizeZone(z)
+				zones[j] = n.Unicode
+			}
+			label = "Price drops of at least " + percent(sub.MinDropPercent) + " in " + strings.Join(zones, ", ") + ", in a daily digest"
 		}
 		out = append(out, label)
 	}

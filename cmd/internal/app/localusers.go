@@ -18,6 +18,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/notify"
+	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
 // LocalUser is a user of the all-in-one's embedded NATS that the separate
@@ -309,7 +310,7 @@ func localPermissions(user LocalUser) *server.Permissions {
 // records an endpoint's failures.
 func notifyPermissions() []string {
 	state, history, deliveries := contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream
-	webhooks := "KV_" + contracts.WebhooksBucket
+	webhooks, subscribers := "KV_"+contracts.WebhooksBucket, "KV_"+contracts.SubscribersBucket
 	return []string{
 		"$JS.API.STREAM.INFO." + state,
 		"$JS.API.CONSUMER.CREATE." + state + ".>",
@@ -331,5 +332,16 @@ func notifyPermissions() []string {
 		"$JS.FC." + webhooks + ".>",
 		"$JS.API.DIRECT.GET." + webhooks + ".>",
 		"$KV." + contracts.WebhooksBucket + ".>",
+		// The price-drop digests: their own durable consumer of the
+		// history, and the subscribers watched and their records written.
+		"$JS.API.CONSUMER.CREATE." + history + "." + subscribe.AlertsConsumer,
+		"$JS.API.CONSUMER.MSG.NEXT." + history + "." + subscribe.AlertsConsumer,
+		"$JS.ACK." + history + "." + subscribe.AlertsConsumer + ".>",
+		"$JS.API.STREAM.INFO." + subscribers,
+		"$JS.API.CONSUMER.CREATE." + subscribers + ".>",
+		"$JS.API.CONSUMER.DELETE." + subscribers + ".>",
+		"$JS.FC." + subscribers + ".>",
+		"$JS.API.DIRECT.GET." + subscribers + ".>",
+		"$KV." + contracts.SubscribersBucket + ".>",
 	}
 }

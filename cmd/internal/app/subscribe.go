@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -193,6 +194,16 @@ func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg p
 		log.Info("subscription mails go through the relay", "relay", c.Mail.String())
 	}
 	return subscribe.New(*c, subscribe.NewStore(js), mailer, "", log, reg, time.Now)
+}
+
+// Digests composes the price-drop digests on js (zoneprice-notify runs
+// them), or nil, logged, when no mail can be sent.
+func (f *SubscribeFlags) Digests(js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) (func(context.Context) error, error) {
+	s, err := f.Service(js, log, reg)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return subscribe.NewAlerts(s, js, time.Minute).Run, nil
 }
 
 // errNoMail is a command that must send mail without a way to.

@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
@@ -21,11 +22,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
 func subscribeFlags(t *testing.T, env map[string]string, args ...string) *app.SubscribeFlags {
@@ -182,7 +186,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 		return string(b)
 	}
 	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page("GET", hs.URL+"/subscribe", nil))
-	page("POST", hs.URL+"/subscribe", url.Values{"csrf": {token[1]}, "email": {"ann@example.org"}, "interests": {"articles"}})
+	page("POST", hs.URL+"/subscribe", url.Values{"csrf": {token[1]}, "email": {"ann@example.org"}, "interests": {"articles", "price-drops"}, "zones": {".com"}, "min_drop": {"0"}})
 	var mail []byte
 	polltest.Until(t, "the confirmation in the outbox", func() bool {
 		files, _ := os.ReadDir(f.Config.Mail.Outbox)
@@ -201,6 +205,41 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	page("GET", hs.URL+strings.ReplaceAll(confirm, "=3D", "="), nil)
 	if v := reader.violations(); v != "" {
 		t.Errorf("query pod refused:\n%s", v)
+	}
+
+	// The digests, as zoneprice-notify runs them as NOTIFY, collect a
+	// drop that a registrar's ingester records.
+	notifier, porkbun := s.connect(t, "NOTIFY"), s.connect(t, "INGEST_PORKBUN")
+	digests, err := f.Digests(notifier.js, slog.New(slog.NewJSONHandler(notifier.log, nil)), prometheus.NewRegistry())
+	if err != nil || digests == nil {
+		t.Fatalf("digests: %v", err)
+	}
+	dctx, stopDigests := context.WithCancel(ctx)
+	digested := make(chan error, 1)
+	go func() { digested <- digests(dctx) }()
+	defer func() { stopDigests(); <-digested }()
+	store, key := subscribe.NewStore(reader.js), contracts.SubscriberKey("ann@example.org")
+	price := int64(1_000_000)
+	polltest.Until(t, "a drop in ann's digest", func() bool {
+		// The consumer starts at the changes after its creation: publish
+		// drops until one is collected.
+		now := time.Now().UTC()
+		c := &contracts.PriceChange{V: contracts.SchemaVersion, Kind: contracts.KindPriceChange, Change: contracts.ChangeChanged,
+			Registrar: "porkbun", Zone: ".com", ObservedAt: now, Source: "porkbun",
+			Before: eventtest.Priced("porkbun", ".com", now, "USD", price, price, price).Offer(),
+			After:  eventtest.Priced("porkbun", ".com", now, "USD", price-10, price-10, price-10).Offer()}
+		price -= 10
+		b, _ := json.Marshal(c)
+		if _, err := porkbun.js.Publish(ctx, c.Subject(), b); err != nil {
+			t.Fatalf("publish a change: %v", err)
+		}
+		sub, err := store.Get(ctx, key)
+		return err == nil && sub != nil && len(sub.Pending) > 0
+	})
+	for who, c := range map[string]*client{"notify": notifier, "query pod": reader} {
+		if v := c.violations(); v != "" {
+			t.Errorf("%s refused:\n%s", who, v)
+		}
 	}
 
 	// zoneprice-admin announce, as ADMIN, beside the all-in-one's files.
