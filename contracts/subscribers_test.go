@@ -95,3 +95,24 @@ func TestSubscriberValidate(t *testing.T) {
 		})
 	}
 }
+
+// FuzzNormalizeEmail: an address comes from the outside world; what is
+// accepted is a plain address that normalises to itself and can be sent
+// to.
+func FuzzNormalizeEmail(f *testing.F) {
+	for _, s := range []string{"ann@example.org", " Ann@Example.ORG ", "a@b", "\"a b\"@example.org", "a@example.org\r\nBcc: x@y.z", "ä@example.org"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := contracts.NormalizeEmail(s)
+		if err != nil {
+			return
+		}
+		if again, err := contracts.NormalizeEmail(got); err != nil || again != got {
+			t.Errorf("%q normalises to %q, which normalises to %q, %v", s, got, again, err)
+		}
+		if strings.ContainsAny(got, " \r\n<>,;\"") || len(got) > contracts.MaxEmailLen || !contracts.ValidSubscriberKey(contracts.SubscriberKey(got)) {
+			t.Errorf("%q accepted as %q", s, got)
+		}
+	})
+}

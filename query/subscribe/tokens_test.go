@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/zoneprice/zoneprice/contracts"
 )
 
@@ -93,5 +96,36 @@ func TestRedact(t *testing.T) {
 	err := redact(errors.New("550 5.1.1 <Ann@Example.org>: no such user; Ann@example.org"), "ann@example.org")
 	if strings.Contains(strings.ToLower(err.Error()), "ann") || !strings.Contains(err.Error(), "550 5.1.1 <<recipient>>") {
 		t.Errorf("redacted: %v", err)
+	}
+}
+
+// FuzzTokenCheck: a link comes from the outside world; checking it never
+// panics, and only a token made with the secret passes.
+func FuzzTokenCheck(f *testing.F) {
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	tok := tokens{secret: []byte(strings.Repeat("k", 32)), now: func() time.Time { return now }}
+	f.Add(tok.make(purposeManage, contracts.SubscriberKey("ann@example.org"), time.Hour))
+	f.Add("")
+	f.Add(strings.Repeat("A", 76))
+	f.Fuzz(func(t *testing.T, token string) {
+		key, err := tok.check(purposeManage, token)
+		if err == nil && (!contracts.ValidSubscriberKey(key) || tok.make(purposeManage, key, time.Hour) == "") {
+			t.Errorf("token %q passed with key %q", token, key)
+		}
+	})
+}
+
+func TestMetricsLint(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := newMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.submissions.WithLabelValues("accepted").Inc()
+	m.changes.WithLabelValues("created").Inc()
+	m.mails.WithLabelValues("form", "sent").Inc()
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", problems, err)
 	}
 }
