@@ -3,9 +3,11 @@ package subscribe_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,11 +25,12 @@ import (
 
 // fixture is a service with its relay, bucket and clock, and subscribers.
 type fixture struct {
-	svc   *subscribe.Service
-	js    jetstream.JetStream
-	kv    jetstream.KeyValue
-	relay *smtptest.Server
-	clock *clocktest.Clock
+	svc    *subscribe.Service
+	js     jetstream.JetStream
+	kv     jetstream.KeyValue
+	relay  *smtptest.Server
+	clock  *clocktest.Clock
+	mailer *refusing
 }
 
 var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
@@ -45,7 +48,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), mailer, "", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
+	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}}
+	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, "", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +57,22 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{svc: svc, js: js, kv: kv, relay: relay, clock: clk}
+	f.svc, f.kv = svc, kv
+	return f
+}
+
+// refusing is the relay's mailer, or a relay that refuses every mail
+// while refuse is set.
+type refusing struct {
+	subscribe.Mailer
+	refuse atomic.Bool
+}
+
+func (r *refusing) Send(ctx context.Context, msg *subscribe.Message) error {
+	if r.refuse.Load() {
+		return errors.New("451 4.3.0 try again later")
+	}
+	return r.Mailer.Send(ctx, msg)
 }
 
 // put stores a subscriber as the form would have.
@@ -251,5 +270,36 @@ func TestAnnounce(t *testing.T) {
 	}
 	if _, err := f.svc.Announce(context.Background(), subscribe.Announcement{Interest: contracts.InterestPriceDrops, Subject: "x", Body: "y"}); err == nil {
 		t.Error("an announcement to price-drops subscribers was accepted")
+	}
+}
+
+// TestDigestRefused: a digest the relay refuses is put back, and sent
+// whole at the next try.
+func TestDigestRefused(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "ann@example.org", true, 5, []string{".com"}, contracts.InterestPriceDrops)
+	f.mailer.refuse.Store(true)
+	f.runAlerts(t)
+	f.change(t, "porkbun", ".com", day.Add(8*time.Hour), 1000, 900)
+	f.change(t, "inwx", ".com", day.Add(9*time.Hour), 1000, 800)
+	polltest.Until(t, "two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
+	f.clock.Set(day.Add(25 * time.Hour))
+	time.Sleep(100 * time.Millisecond) // ticks that try and fail
+	// Each try claims the digest and puts it back; between two, the
+	// record holds both drops and no digest.
+	polltest.Until(t, "the drops put back", func() bool {
+		ann := f.get(t, "ann@example.org")
+		return len(ann.Pending) == 2 && ann.LastDigestAt == nil && ann.DigestedThrough == 0
+	})
+	if n := len(f.relay.Messages()); n != 0 {
+		t.Fatalf("%d mails while the relay refuses", n)
+	}
+	f.mailer.refuse.Store(false)
+	polltest.Until(t, "the digest", func() bool { return len(f.relay.Messages()) == 1 })
+	if got := f.relay.Messages()[0].Parse(t).Header.Get("Subject"); got != "Price drops: 2 in your zones" {
+		t.Errorf("digest %q", got)
+	}
+	if ann := f.get(t, "ann@example.org"); len(ann.Pending) != 0 || ann.LastDigestAt == nil {
+		t.Errorf("after the digest: %+v", ann)
 	}
 }
