@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"net/netip"
 	"slices"
 	"time"
 
@@ -14,6 +15,15 @@ type Config struct {
 	// Timeout bounds one attempt: connecting, sending, and the answer's
 	// status and headers.
 	Timeout time.Duration
+	// AckWait is how long the server waits to hear about a delivery it
+	// handed out before it hands it out again. While an attempt runs, the
+	// sender tells the server every quarter of it that the delivery is in
+	// progress, so an attempt of any length (a bucket lookup, the whole
+	// Timeout, the attempt's record) is never handed to another sender
+	// while it runs; AckWait bounds how long a sender that died holds a
+	// delivery, and a delivery's wait in the pull's buffer before a worker
+	// takes it.
+	AckWait time.Duration
 	// RetrySchedule is the delay before each attempt after the first;
 	// after the last the delivery is given up. Tests shorten it.
 	RetrySchedule []time.Duration
@@ -32,6 +42,13 @@ type Config struct {
 	// for tests and local development. Never in production: it lets a
 	// subscriber reach services on the notify host.
 	AllowLoopback bool
+	// AllowPrefixes lets deliveries reach addresses in these networks
+	// although the guard refuses them (private, link-local …), on the
+	// allowed Ports only: for a test whose receiver is on a private
+	// container network, as the failure suite's is. Never in production.
+	// An IPv4 prefix must be /16 or narrower, an IPv6 one /48 or
+	// narrower, so that it cannot switch the guard off.
+	AllowPrefixes []netip.Prefix
 	// Ports are the destination ports a delivery may connect to.
 	Ports []uint16
 	// UserAgent names the service in every delivery.
@@ -45,6 +62,7 @@ func DefaultConfig() Config {
 	return Config{
 		Workers:             64,
 		Timeout:             15 * time.Second,
+		AckWait:             time.Minute,
 		RetrySchedule:       contracts.RetrySchedule(),
 		MaxRetryAfter:       6 * time.Hour,
 		EndpointConcurrency: 4,
@@ -62,6 +80,8 @@ func (c *Config) Validate() error {
 		return contracts.Invalid("Workers", "%d is not between 1 and 4096", c.Workers)
 	case c.Timeout < time.Second || c.Timeout > 2*time.Minute:
 		return contracts.Invalid("Timeout", "%v is not between 1s and 2m", c.Timeout)
+	case c.AckWait < time.Second:
+		return contracts.Invalid("AckWait", "%v is less than 1s", c.AckWait)
 	case len(c.RetrySchedule) == 0:
 		return contracts.Invalid("RetrySchedule", "empty")
 	case slices.ContainsFunc(c.RetrySchedule, func(d time.Duration) bool { return d <= 0 }):
@@ -76,12 +96,26 @@ func (c *Config) Validate() error {
 		return contracts.Invalid("Ports", "empty: no receiver could be reached")
 	case slices.Contains(c.Ports, 0):
 		return contracts.Invalid("Ports", "0 is not a port")
+	case slices.ContainsFunc(c.AllowPrefixes, tooWide):
+		i := slices.IndexFunc(c.AllowPrefixes, tooWide)
+		return contracts.Invalid("AllowPrefixes", "%s is not a valid network of at most /16 (IPv4) or /48 (IPv6)", c.AllowPrefixes[i])
 	case c.UserAgent == "":
 		return contracts.Invalid("UserAgent", "empty")
 	case c.StatsInterval <= 0:
 		return contracts.Invalid("StatsInterval", "must be positive")
 	}
 	return nil
+}
+
+// tooWide reports whether p is invalid or wider than AllowPrefixes allows.
+func tooWide(p netip.Prefix) bool {
+	switch {
+	case !p.IsValid():
+		return true
+	case p.Addr().Is4():
+		return p.Bits() < 16
+	}
+	return p.Bits() < 48
 }
 
 // attempts is how many times a delivery is tried: once, then once after

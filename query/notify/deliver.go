@@ -34,11 +34,12 @@ const DeliverConsumer = "notify-deliver"
 // replica sends at once is bounded by its workers instead, and how many it
 // holds unsent by its pull (one batch of Workers messages).
 //
-// AckWait is how long a handed-out delivery may go unanswered before the
-// server hands it out again: four times the attempt timeout, so that an
-// attempt at its timeout, the attempt's record and the decision, and a
-// wait in the pull's buffer behind other attempts, all fit, while a
-// replica that died mid-attempt delays the delivery by a minute only.
+// AckWait (Config.AckWait, a minute) is how long a handed-out delivery
+// may go unanswered before the server hands it out again. An attempt
+// under way reports progress every quarter of it (inProgress), so its
+// length does not matter; what must fit in it is a wait in the pull's
+// buffer behind other attempts, while a replica that died mid-attempt
+// delays the delivery by a minute only.
 //
 // MaxDeliver is unlimited: the workers give a delivery up themselves
 // (Term) after its last attempt. A server-side limit would leave a
@@ -50,7 +51,7 @@ func deliverConsumerConfig(cfg Config) jetstream.ConsumerConfig {
 		Description:   "zoneprice-notify workers: each webhook delivery to one worker at a time, retried by delayed redelivery",
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       max(4*cfg.Timeout, 30*time.Second),
+		AckWait:       cfg.AckWait,
 		MaxDeliver:    -1,
 		MaxAckPending: stream.MaxDeliveryMsgs,
 	}
@@ -128,6 +129,7 @@ func (n *Notify) attempt(ctx context.Context, msg jetstream.Msg) {
 		_ = json.Unmarshal(msg.Data(), &p)
 		event = p.Type
 	}
+	defer inProgress(msg, n.cfg.AckWait/4)()
 	w, ok := n.lookup(ctx, hook)
 	// A ping is sent whatever the endpoint's state: the subscriber asked
 	// for it, perhaps to see whether a disabled endpoint works again.
@@ -202,6 +204,32 @@ func (n *Notify) attempt(ctx context.Context, msg jetstream.Msg) {
 	if result != "" {
 		n.forget(id)
 		n.metrics.finished.WithLabelValues(string(event), result).Inc()
+	}
+}
+
+// inProgress tells the server every interval, until the returned stop is
+// called, that msg is being worked on, so that the server does not hand
+// it to another worker while it is. Stop returns once no report is being
+// sent; one that reaches the server after the message's answer is
+// ignored.
+func inProgress(msg jetstream.Msg, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
 

@@ -124,7 +124,12 @@ func (n *Notify) dispatchOne(ctx context.Context, dec *contracts.Decoder, msg je
 		_ = msg.Ack()
 		return
 	}
-	if err := n.queue(ctx, c, msg.Data(), seq); err != nil {
+	// A fan-out to many endpoints on a slow stream may take long; the
+	// change stays this replica's while it does.
+	stop := inProgress(msg, dispatchConsumerConfig().AckWait/4)
+	err = n.queue(ctx, c, msg.Data(), seq)
+	stop()
+	if err != nil {
 		n.log.Error("queueing a change's deliveries failed; dispatching it again shortly", "subject", msg.Subject(), "seq", seq, "err", err)
 		_ = msg.NakWithDelay(5 * time.Second)
 		return

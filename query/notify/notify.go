@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,10 @@ func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Re
 	}
 	if cfg.AllowLoopback {
 		log.Warn("deliveries may reach loopback addresses on any port: for tests and local development only, never where subscribers are untrusted")
+	}
+	if len(cfg.AllowPrefixes) > 0 {
+		log.Warn("deliveries may reach these networks although they are internal: for tests only, never where subscribers are untrusted",
+			"networks", fmt.Sprint(cfg.AllowPrefixes))
 	}
 	if cfg.AllowHTTP {
 		log.Warn("deliveries may go over plain http: their bodies and signatures can be read on the way")

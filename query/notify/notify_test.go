@@ -601,3 +601,36 @@ func TestDispatchedTwiceQueuedOnce(t *testing.T) {
 	}
 	_ = w
 }
+
+// TestLongAttemptNotHandedOut: an attempt that runs past the consumer's
+// ack wait (a slow receiver within the timeout) reports progress, so the
+// server hands the delivery to neither replica again while it runs: the
+// receiver sees one request, not a second one beside the first.
+func TestLongAttemptNotHandedOut(t *testing.T) {
+	h := newHarness(t)
+	var started, running atomic.Int32
+	var overlap atomic.Int32
+	rc := newReceiver(t, func(int, http.ResponseWriter, *http.Request) {
+		started.Add(1)
+		if running.Add(1) > 1 {
+			overlap.Add(1)
+		}
+		defer running.Add(-1)
+		time.Sleep(5 * time.Second)
+	})
+	h.register(t, rc.URL)
+	cfg := testConfig()
+	// Reports every 500 ms: a loaded machine would have to stall a
+	// replica for 2 s for the server to hand the delivery out again.
+	cfg.AckWait, cfg.Timeout = 2*time.Second, 8*time.Second
+	h.start(t, cfg, time.Now)
+	h.start(t, cfg, time.Now)
+	h.change(t, "porkbun", ".com", 900)
+	rc.wait(t, 1)
+	waitFor(t, "the attempt's end and acknowledgement", func() bool { return running.Load() == 0 && h.queued(t) == 0 })
+	// Long enough for a redelivery after the attempt, too.
+	time.Sleep(2500 * time.Millisecond)
+	if n, o := started.Load(), overlap.Load(); n != 1 || o != 0 {
+		t.Errorf("the receiver got %d requests (%d while another ran), want 1", n, o)
+	}
+}

@@ -28,7 +28,9 @@ import (
 // equivalents, including IPv4-mapped addresses). Checking the address
 // dialled, not the name in the URL, is what keeps DNS rebinding out: the
 // name may resolve to anything at any time. With loopback allowed (tests,
-// local development) loopback addresses pass on any port.
+// local development) loopback addresses pass on any port; addresses in
+// Config.AllowPrefixes (a test's private network) pass on the allowed
+// ports.
 type Guard struct {
 	ssrf     *ssrf.Guardian
 	loopback bool
@@ -36,7 +38,18 @@ type Guard struct {
 
 // NewGuard returns the guard cfg asks for.
 func NewGuard(cfg Config) *Guard {
-	return &Guard{ssrf: ssrf.New(ssrf.WithPorts(cfg.Ports...)), loopback: cfg.AllowLoopback}
+	var v4, v6 []netip.Prefix
+	for _, p := range cfg.AllowPrefixes {
+		if p.Addr().Is4() {
+			v4 = append(v4, p)
+		} else {
+			v6 = append(v6, p)
+		}
+	}
+	return &Guard{
+		ssrf:     ssrf.New(ssrf.WithPorts(cfg.Ports...), ssrf.WithAllowedV4Prefixes(v4...), ssrf.WithAllowedV6Prefixes(v6...)),
+		loopback: cfg.AllowLoopback,
+	}
 }
 
 // Control is a net.Dialer's Control.

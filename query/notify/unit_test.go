@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"testing"
 	"time"
@@ -68,34 +69,41 @@ func TestGuard(t *testing.T) {
 		addr     string
 		loopback bool
 		ok       bool
+		prefixes []netip.Prefix
 	}{
-		{"public", "93.184.215.14:443", false, true},
-		{"public on 80", "93.184.215.14:80", false, true},
-		{"public ipv6", "[2606:4700::1111]:443", false, true},
-		{"public on another port", "93.184.215.14:8443", false, false},
-		{"loopback", "127.0.0.1:443", false, false},
-		{"loopback elsewhere in 127/8", "127.1.2.3:443", false, false},
-		{"ipv6 loopback", "[::1]:443", false, false},
-		{"ipv4-mapped loopback", "[::ffff:127.0.0.1]:443", false, false},
-		{"private 10/8", "10.0.0.1:443", false, false},
-		{"private 172.16/12", "172.16.5.4:443", false, false},
-		{"private 192.168/16", "192.168.1.1:443", false, false},
-		{"link-local metadata", "169.254.169.254:80", false, false},
-		{"cgnat", "100.64.0.1:443", false, false},
-		{"multicast", "224.0.0.1:443", false, false},
-		{"unspecified", "0.0.0.0:443", false, false},
-		{"ipv6 unspecified", "[::]:443", false, false},
-		{"ipv6 unique local", "[fd00::1]:443", false, false},
-		{"ipv6 link-local", "[fe80::1]:443", false, false},
-		{"ipv6 multicast", "[ff02::1]:443", false, false},
-		{"loopback allowed, any port", "127.0.0.1:38123", true, true},
-		{"ipv6 loopback allowed", "[::1]:38123", true, true},
-		{"private still refused with loopback allowed", "10.0.0.1:443", true, false},
+		{"public", "93.184.215.14:443", false, true, nil},
+		{"public on 80", "93.184.215.14:80", false, true, nil},
+		{"public ipv6", "[2606:4700::1111]:443", false, true, nil},
+		{"public on another port", "93.184.215.14:8443", false, false, nil},
+		{"loopback", "127.0.0.1:443", false, false, nil},
+		{"loopback elsewhere in 127/8", "127.1.2.3:443", false, false, nil},
+		{"ipv6 loopback", "[::1]:443", false, false, nil},
+		{"ipv4-mapped loopback", "[::ffff:127.0.0.1]:443", false, false, nil},
+		{"private 10/8", "10.0.0.1:443", false, false, nil},
+		{"private 172.16/12", "172.16.5.4:443", false, false, nil},
+		{"private 192.168/16", "192.168.1.1:443", false, false, nil},
+		{"link-local metadata", "169.254.169.254:80", false, false, nil},
+		{"cgnat", "100.64.0.1:443", false, false, nil},
+		{"multicast", "224.0.0.1:443", false, false, nil},
+		{"unspecified", "0.0.0.0:443", false, false, nil},
+		{"ipv6 unspecified", "[::]:443", false, false, nil},
+		{"ipv6 unique local", "[fd00::1]:443", false, false, nil},
+		{"ipv6 link-local", "[fe80::1]:443", false, false, nil},
+		{"ipv6 multicast", "[ff02::1]:443", false, false, nil},
+		{"loopback allowed, any port", "127.0.0.1:38123", true, true, nil},
+		{"ipv6 loopback allowed", "[::1]:38123", true, true, nil},
+		{"private still refused with loopback allowed", "10.0.0.1:443", true, false, nil},
+		{"allowed network", "10.201.7.1:443", false, true, []netip.Prefix{netip.MustParsePrefix("10.201.7.1/32")}},
+		{"allowed network, another port", "10.201.7.1:38123", false, false, []netip.Prefix{netip.MustParsePrefix("10.201.7.1/32")}},
+		{"beside the allowed network", "10.201.7.2:443", false, false, []netip.Prefix{netip.MustParsePrefix("10.201.7.1/32")}},
+		{"loopback not in the allowed network", "127.0.0.1:443", false, false, []netip.Prefix{netip.MustParsePrefix("10.201.7.0/24")}},
+		{"allowed ipv6 network", "[fd00::5]:443", false, true, []netip.Prefix{netip.MustParsePrefix("fd00::/64")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.AllowLoopback = tt.loopback
+			cfg.AllowPrefixes = tt.prefixes
 			network := "tcp4"
 			if tt.addr[0] == '[' {
 				network = "tcp6"
@@ -243,6 +251,10 @@ func TestConfigValidate(t *testing.T) {
 		{"port 0", func(c *Config) { c.Ports = []uint16{0} }, "Ports"},
 		{"no user agent", func(c *Config) { c.UserAgent = "" }, "UserAgent"},
 		{"no endpoint concurrency", func(c *Config) { c.EndpointConcurrency = 0 }, "EndpointConcurrency"},
+		{"an allowed network", func(c *Config) { c.AllowPrefixes = []netip.Prefix{netip.MustParsePrefix("172.18.0.0/16")} }, ""},
+		{"an allowed network wider than /16", func(c *Config) { c.AllowPrefixes = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} }, "AllowPrefixes"},
+		{"an allowed ipv6 network wider than /48", func(c *Config) { c.AllowPrefixes = []netip.Prefix{netip.MustParsePrefix("fd00::/8")} }, "AllowPrefixes"},
+		{"an invalid allowed network", func(c *Config) { c.AllowPrefixes = []netip.Prefix{{}} }, "AllowPrefixes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -20,8 +21,9 @@ type NotifyFlags struct {
 	// Names are the flags that set Config's fields.
 	Names FlagNames
 	// ports is --webhook-ports as given, parsed into Config.Ports by
-	// Notify.
-	ports string
+	// Notify; prefixes, --webhook-allow-prefixes into
+	// Config.AllowPrefixes.
+	ports, prefixes string
 	// apiAllowHTTP is the API's --webhook-allow-http in a command that
 	// serves the API too; the sender follows it.
 	apiAllowHTTP *flag.Flag
@@ -48,6 +50,9 @@ func RegisterNotifyFlags(fs *flag.FlagSet, getenv Env) (*NotifyFlags, error) {
 	f.Names.add("Timeout", "webhook-timeout", "ZONEPRICE_WEBHOOK_TIMEOUT")
 	StringVar(fs, getenv, &f.ports, "webhook-ports", "ZONEPRICE_WEBHOOK_PORTS", portList(c.Ports), "comma-separated ports webhook deliveries may connect to")
 	f.Names.add("Ports", "webhook-ports", "ZONEPRICE_WEBHOOK_PORTS")
+	StringVar(fs, getenv, &f.prefixes, "webhook-allow-prefixes", "ZONEPRICE_WEBHOOK_ALLOW_PREFIXES", "",
+		"comma-separated networks (CIDR, at most /16 or /48) webhook deliveries may reach although they are internal, on --webhook-ports only: tests on a private container network only, never with untrusted subscribers")
+	f.Names.add("AllowPrefixes", "webhook-allow-prefixes", "ZONEPRICE_WEBHOOK_ALLOW_PREFIXES")
 	loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
 	if err != nil {
 		return nil, err
@@ -91,6 +96,16 @@ func Notify(js jetstream.JetStream, f *NotifyFlags, log *slog.Logger, reg promet
 		return nil, fmt.Errorf("--webhook-ports (ZONEPRICE_WEBHOOK_PORTS): %w", err)
 	}
 	f.Config.Ports = ports
+	f.Config.AllowPrefixes = nil
+	if f.prefixes != "" {
+		for p := range strings.SplitSeq(f.prefixes, ",") {
+			prefix, err := netip.ParsePrefix(strings.TrimSpace(p))
+			if err != nil {
+				return nil, fmt.Errorf("--webhook-allow-prefixes (ZONEPRICE_WEBHOOK_ALLOW_PREFIXES): %w", err)
+			}
+			f.Config.AllowPrefixes = append(f.Config.AllowPrefixes, prefix.Masked())
+		}
+	}
 	if f.apiAllowHTTP != nil {
 		if f.Config.AllowHTTP, err = strconv.ParseBool(f.apiAllowHTTP.Value.String()); err != nil {
 			return nil, fmt.Errorf("--%s: %w", allowHTTPFlag, err)
