@@ -104,8 +104,8 @@ type cluster struct {
 type clusterOptions struct {
 	// loader adds userLoader, who may publish any price subject.
 	loader bool
-	// leaders adds userLeaders, who may read the state and history
-	// streams' info and make their leaders step down.
+	// leaders adds userLeaders, who may read the state, history and
+	// deliveries streams' info and make their leaders step down.
 	leaders bool
 }
 
@@ -752,7 +752,7 @@ func testUserPublish(t *testing.T, user string) []string {
 		return []string{"prices.v1.>", apiStreamInfo + contracts.StateStream}
 	case userLeaders:
 		var subjects []string
-		for _, s := range []string{contracts.StateStream, contracts.HistoryStream} {
+		for _, s := range []string{contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream} {
 			subjects = append(subjects, apiStreamInfo+s, apiStreamStepDown+s)
 		}
 		return subjects
