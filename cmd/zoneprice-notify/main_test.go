@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/query/notify"
@@ -49,7 +49,7 @@ func TestDeliversAChange(t *testing.T) {
 	metricsAddr := cmdtest.FreeAddr(t)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	var stderr bytes.Buffer
+	var stderr logtest.Buffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_METRICS_LISTEN": metricsAddr,
 		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true"}
 	go func() { done <- run(rctx, nil, func(k string) string { return env[k] }, &stderr) }()
