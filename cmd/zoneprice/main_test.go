@@ -174,7 +174,7 @@ func TestAutoSwitchesToRealPrices(t *testing.T) {
 		}
 	}
 	// The sample is withdrawn on the stream too, not only hidden.
-	cmdtest.Poll(t, "http://"+addr+"/metrics", 30*time.Second, func(status int, body []byte) bool {
+	cmdtest.Poll(t, "http://"+addr+"/metrics", 120*time.Second, func(status int, body []byte) bool {
 		return status == http.StatusOK && withdrawals(body, "sample") > 1000
 	})
 }
