@@ -195,7 +195,7 @@ func TestPagesHeaders(t *testing.T) {
 // link and the viewport.
 func TestPagesHTML(t *testing.T) {
 	p := pagePod(t)
-	for _, target := range []string{"/", "/?q=com&sort=-cost&years=5&currency=EUR", "/zones/.com", "/zones/.shop?years=10", "/zones/.xn--p1ai", "/docs", "/zones/.zzz", "/?years=0"} {
+	for _, target := range []string{"/", "/?q=com&sort=-cost&years=5&currency=EUR", "/zones/.com", "/zones/.shop?years=10", "/zones/.xn--p1ai", "/docs", "/zones/.zzz", "/?years=0", "/subscribe"} {
 		t.Run(target, func(t *testing.T) {
 			_, body := page(t, p.url+target)
 			checkPage(t, body)
@@ -446,6 +446,7 @@ func TestZonePage(t *testing.T) {
 		`No price history has been recorded for this zone yet.`,
 		`href="/api/comparison/.shop?years=2"`,
 		`href="/api/comparison/.shop/history"`,
+		`<a href="/subscribe?zone=.shop">Price-drop alerts for this zone</a>`,
 	} {
 		if !strings.Contains(string(shop), want) {
 			t.Errorf(".shop's page does not say %s", want)

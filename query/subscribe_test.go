@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func startSubscription(t *testing.T, edit func(*subscribe.Config)) *subscription
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), mailer, "", log, reg, clk.Now)
+	svc, err := subscribe.New(cfg, subscribe.NewStore(js), mailer, log, reg, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,5 +394,70 @@ func TestSubscribeUnavailable(t *testing.T) {
 		if status != http.StatusServiceUnavailable || !strings.Contains(body, "sends no mail") {
 			t.Errorf("GET %s: %d\n%s", path, status, body)
 		}
+		checkPage(t, []byte(body))
+	}
+}
+
+// TestSubscribePagesHTML holds the subscription's pages to the site's:
+// each is parsed as TestPagesHTML parses the others (nothing inline, a
+// label on every control, one h1, the skip link), is in the site's layout
+// (its stylesheet, script and icon by their hashed addresses, the same as
+// the catalog's, and the navigation with Subscribe marked current), and
+// a zone in the address fills in the form.
+func TestSubscribePagesHTML(t *testing.T) {
+	s := startSubscription(t, nil)
+	c := cookieClient(t)
+	_, catalog := get(t, s.pod.url+"/")
+	assetLinks := regexp.MustCompile(`(?:href|src)="(/assets/[^"]+)"`)
+	want := assetLinks.FindAllString(string(catalog), -1)
+	if len(want) != 3 {
+		t.Fatalf("the catalog links %q, want the stylesheet, the icon and the script", want)
+	}
+	if !strings.Contains(string(catalog), `<a href="/subscribe">Subscribe</a>`) {
+		t.Error("the catalog's navigation has no link to the subscription")
+	}
+
+	token := formToken(t, c, s.pod.url+"/subscribe")
+	if status, _ := fetch(t, c, http.MethodPost, s.pod.url+"/subscribe", subscribeForm("fay@example.org", token, contracts.InterestPriceDrops)); status != http.StatusOK {
+		t.Fatalf("subscribe: %d", status)
+	}
+	text, _ := s.waitMails(t, 1)[0].Parts(t)
+	confirm, manage, unsub := s.link(t, text, "/subscribe/confirm"), s.link(t, text, "/subscribe/manage"), s.link(t, text, "/subscribe/unsubscribe")
+	bad := url.Values{"email": {"fay"}, "csrf": {token}, "interests": {"price-drops"}, "zones": {"not a zone!"}}
+
+	for _, tc := range []struct {
+		name, method, target string
+		form                 url.Values
+		status               int
+		says                 []string
+	}{
+		{"form", http.MethodGet, "/subscribe", nil, 200, []string{`<h1>Subscribe</h1>`, `<meta name="description"`}},
+		{"form for a zone", http.MethodGet, "/subscribe?zone=xn--p1ai", nil, 200, []string{`id="zones" value=".рф"`, `value="price-drops" id="interest-price-drops" checked`}},
+		{"form with an error", http.MethodPost, "/subscribe", bad, 400, []string{`role="alert">Email address:`}},
+		{"check your inbox", http.MethodPost, "/subscribe", subscribeForm("gus@example.org", token, contracts.InterestArticles), 200, []string{`<h1>Check your inbox</h1>`}},
+		{"confirmed", http.MethodGet, confirm, nil, 200, []string{`<h1>Subscription confirmed</h1>`, `<meta name="robots" content="noindex">`}},
+		{"manage", http.MethodGet, manage, nil, 200, []string{`<h1>Your subscription</h1>`, `fay@example.org`}},
+		{"unsubscribe", http.MethodGet, unsub, nil, 200, []string{`<h1>Unsubscribe</h1>`}},
+		{"a bad link", http.MethodGet, "/subscribe/manage?token=x", nil, 400, []string{`<h1>Link not valid</h1>`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := tc.target
+			if strings.HasPrefix(target, "/") {
+				target = s.pod.url + target
+			}
+			status, body := fetch(t, c, tc.method, target, tc.form)
+			if status != tc.status {
+				t.Fatalf("%d, want %d\n%s", status, tc.status, body)
+			}
+			checkPage(t, []byte(body))
+			if got := assetLinks.FindAllString(body, -1); !slices.Equal(got, want) {
+				t.Errorf("links %q, want the catalog's %q", got, want)
+			}
+			for _, w := range append(tc.says, `<a href="/subscribe" aria-current="page">Subscribe</a>`) {
+				if !strings.Contains(body, w) {
+					t.Errorf("does not say %s:\n%s", w, body)
+				}
+			}
+		})
 	}
 }

@@ -147,12 +147,6 @@ type (
 
 // Page parts shared by the pages.
 type (
-	// head is what every page's top needs.
-	head struct {
-		Title, Description string
-		// Nav is the current section: "catalog", "docs" or "".
-		Nav string
-	}
 	// option is one choice of a select.
 	option struct {
 		Value, Label string
@@ -175,7 +169,7 @@ type (
 )
 
 type catalogPage struct {
-	head
+	Head
 	Currency string
 	AsOf     string
 	Count    int
@@ -215,7 +209,7 @@ func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loa
 	}
 	_, sample := snap.Sources[contracts.SampleSource]
 	pg := catalogPage{
-		head:     head{Title: "Domain prices by zone", Description: "What it costs to register, renew and transfer a domain in every zone, compared across registrars.", Nav: "catalog"},
+		Head:     Head{Title: "Domain prices by zone", Description: "What it costs to register, renew and transfer a domain in every zone, compared across registrars.", Nav: "catalog"},
 		Currency: doc.Currency, Count: doc.Count, Sample: sample,
 		Years: q.Get("years"), Q: q.Get("q"), Category: q.Get("category"), Sort: q.Get("sort"),
 		JSON: "/api/domains?" + q.Encode(),

@@ -76,7 +76,7 @@ type (
 )
 
 type docsView struct {
-	head
+	Head
 	Title, Version, Summary string
 	Intro                   []block
 	Sections                []docsSection
@@ -132,7 +132,7 @@ func newDocsPage(p *Pages, raw []byte) (docsPage, error) {
 		return docsPage{}, fmt.Errorf("read the OpenAPI document: %w", err)
 	}
 	v := docsView{
-		head:  head{Title: "API documentation", Description: d.Info.Summary, Nav: "docs"},
+		Head:  Head{Title: "API documentation", Description: d.Info.Summary, Nav: "docs"},
 		Title: d.Info.Title, Version: d.Info.Version, Summary: d.Info.Summary,
 		Intro: blocks(d.Info.Description),
 	}

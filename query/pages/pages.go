@@ -13,7 +13,9 @@
 // Pages work without JavaScript (forms and links do the job); the script,
 // from the service's own origin, only sorts and filters in place. The
 // Content-Security-Policy of a page allows nothing but the service's own
-// assets: no inline script or style, nothing from another origin.
+// assets: no inline script or style, nothing from another origin. The
+// subscription's pages (package subscribe) are drawn in the same layout,
+// which Layout lends them, under the same Policy.
 package pages
 
 import (
@@ -74,14 +76,18 @@ func (e *Error) Error() string { return strconv.Itoa(e.Status) + ": " + e.Detail
 // tests that tell them from the API's.
 func Paths() []string { return []string{"/", "/zones/:zone", "/docs", "/assets/:name"} }
 
-// The headers of every page. The policy allows the service's own style,
+// Policy is the Content-Security-Policy of every page, other packages'
+// in the site's layout included: it allows the service's own style,
 // script and images, and forms that submit to it; nothing inline, nothing
 // from elsewhere, no framing.
+const Policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// The headers of every page.
 var (
 	contentTypeHTML = []string{"text/html; charset=utf-8"}
-	pagePolicy      = []string{"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
-	noStore = []string{"no-store"}
+	pagePolicy      = []string{Policy}
+	noStore         = []string{"no-store"}
 )
 
 //go:embed templates/*.html
@@ -106,6 +112,17 @@ type versioned struct {
 	body       *cache.Body
 }
 
+// Head is what the layout's top reads of a page: the data of every page,
+// other packages' included, embeds it.
+type Head struct {
+	Title, Description string
+	// Nav is the current section: "catalog", "docs", "subscribe" or "".
+	Nav string
+	// NoIndex asks search engines to leave the page out: a page of one
+	// person's subscription.
+	NoIndex bool
+}
+
 // New parses the templates and the OpenAPI document, and hashes the assets.
 func New(b Backend, log *slog.Logger) (*Pages, error) {
 	a, err := loadAssets()
@@ -113,19 +130,38 @@ func New(b Backend, log *slog.Logger) (*Pages, error) {
 		return nil, err
 	}
 	p := &Pages{b: b, log: log, assets: a}
-	p.t, err = template.New("").Funcs(template.FuncMap{
-		"asset":   a.url,
-		"zoneURL": zoneURL,
-		"add":     func(a, b int) int { return a + b },
-		"sub":     func(a, b int) int { return a - b },
-	}).ParseFS(templateFS, "templates/*.html")
-	if err != nil {
+	if p.t, err = template.New("").Funcs(funcs(a)).ParseFS(templateFS, "templates/*.html"); err != nil {
 		return nil, err
 	}
 	if p.docs, err = newDocsPage(p, contracts.OpenAPI()); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// Layout is the site's layout for the pages of other packages (the
+// subscription's), so that every page has the same header, navigation,
+// footer, stylesheet and script: the templates "top" and "bottom" that
+// open and close a page around its content, with the functions of this
+// package's templates (asset names an embedded file by its hashed
+// address). The caller adds its pages with ParseFS; their data embeds
+// Head. Each call returns a new set.
+func Layout() (*template.Template, error) {
+	a, err := loadAssets()
+	if err != nil {
+		return nil, err
+	}
+	return template.New("").Funcs(funcs(a)).ParseFS(templateFS, "templates/layout.html")
+}
+
+// funcs are the functions the templates call.
+func funcs(a *assets) template.FuncMap {
+	return template.FuncMap{
+		"asset":   a.url,
+		"zoneURL": zoneURL,
+		"add":     func(a, b int) int { return a + b },
+		"sub":     func(a, b int) int { return a - b },
+	}
 }
 
 // zoneURL is the canonical address of a zone's page.
@@ -160,7 +196,7 @@ func (p *Pages) fail(c *echo.Context, err error) error {
 	if pe.Status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "1")
 	}
-	b, rerr := p.render("error.html", errorPage{head: head{Title: http.StatusText(pe.Status)}, Status: pe.Status, Detail: pe.Detail})
+	b, rerr := p.render("error.html", errorPage{Head: Head{Title: http.StatusText(pe.Status)}, Status: pe.Status, Detail: pe.Detail})
 	if rerr != nil {
 		return rerr
 	}
@@ -168,7 +204,7 @@ func (p *Pages) fail(c *echo.Context, err error) error {
 }
 
 type errorPage struct {
-	head
+	Head
 	Status int
 	Detail string
 }

@@ -109,7 +109,7 @@ type (
 )
 
 type zonePage struct {
-	head
+	Head
 	ASCII, Unicode, Type string
 	Categories           []string
 	Currency, AsOf       string
@@ -159,7 +159,7 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 	z := contracts.Zone{ASCII: zone, Unicode: doc.Unicode}
 	name := z.Unicode
 	pg := zonePage{
-		head:  head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed."},
+		Head:  Head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed."},
 		ASCII: z.ASCII, Unicode: z.Unicode, Categories: doc.Categories, Currency: doc.Currency, Sample: sample,
 		Years: q.Get("years"), Sort: q.Get("sort"),
 		JSON: "/api/comparison/" + url.PathEscape(z.ASCII) + "?" + q.Encode(),

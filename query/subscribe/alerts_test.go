@@ -49,7 +49,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, "", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
+	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,17 +15,15 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/pages"
 )
 
-// The headers of every page: the site's policy (the service's own style,
-// and forms that post to it; nothing inline, nothing from elsewhere, no
-// framing), and never cached: a page holds a form token or a person's
-// subscription.
+// The headers of every page: the site's policy (pages.Policy), and never
+// cached: a page holds a form token or a person's subscription.
 var (
 	contentTypeHTML = []string{"text/html; charset=utf-8"}
-	pagePolicy      = []string{"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
-	noStore = []string{"no-store"}
+	pagePolicy      = []string{pages.Policy}
+	noStore         = []string{"no-store"}
 )
 
 // csrfCookie holds a random value the form's hidden token is signed from.
@@ -34,11 +32,8 @@ const csrfCookie = "zp_csrf"
 // maxFormBytes bounds a form post: an address, interests and fifty zones.
 const maxFormBytes = 16 << 10
 
-// page is what every page template reads.
-type page struct {
-	Title      string
-	Stylesheet string
-}
+// page is what every page template reads: the head of the site's layout.
+type page = pages.Head
 
 // formPage is the form: new on /subscribe, a subscription's own on
 // /subscribe/manage.
@@ -92,7 +87,7 @@ func (s *Service) Form() echo.HandlerFunc {
 		if s == nil {
 			return unavailable(c)
 		}
-		f := formPage{page: s.page("Subscribe"), MinDrop: strconv.Itoa(defaultMinDrop), CSRF: s.csrf(c)}
+		f := formPage{page: formHead, MinDrop: strconv.Itoa(defaultMinDrop), CSRF: s.csrf(c)}
 		var picked []contracts.Interest
 		if z, err := contracts.NormalizeZone(c.QueryParam("zone")); err == nil {
 			f.Zones, picked = z.Unicode, []contracts.Interest{contracts.InterestPriceDrops}
@@ -130,7 +125,7 @@ func (s *Service) Subscribe() echo.HandlerFunc {
 		ch, err := parseChoice(form, true)
 		if err != nil {
 			s.m.submissions.WithLabelValues("invalid").Inc()
-			f := formPage{page: s.page("Subscribe"), CSRF: s.csrf(c), Email: form.Get("email"), Interests: choices(ch.interests),
+			f := formPage{page: formHead, CSRF: s.csrf(c), Email: form.Get("email"), Interests: choices(ch.interests),
 				Zones: ch.rawZones, MinDrop: ch.rawMinDrop, Error: problemText(err)}
 			return s.render(c, http.StatusBadRequest, "form.html", f)
 		}
@@ -287,7 +282,7 @@ func (s *Service) UnsubscribePage() echo.HandlerFunc {
 		if _, err := s.unsubscribeKey(c); err != nil {
 			return s.badToken(c, err)
 		}
-		return s.render(c, http.StatusOK, "unsubscribe.html", unsubscribePage{page: s.page("Unsubscribe"), Unsubscribe: c.Request().URL.RequestURI()})
+		return s.render(c, http.StatusOK, "unsubscribe.html", unsubscribePage{page: titled("Unsubscribe"), Unsubscribe: c.Request().URL.RequestURI()})
 	}
 }
 
@@ -349,7 +344,7 @@ func (s *Service) manageTarget(c *echo.Context) (string, *contracts.Subscriber, 
 
 func (s *Service) managePage(c *echo.Context, key string, sub *contracts.Subscriber, ch *choice) formPage {
 	l := s.links(key)
-	p := formPage{page: s.page("Your subscription"), CSRF: s.csrf(c), Email: sub.Email, Confirmed: sub.Confirmed,
+	p := formPage{page: titled("Your subscription"), CSRF: s.csrf(c), Email: sub.Email, Confirmed: sub.Confirmed,
 		Action: c.Request().URL.RequestURI(), Unsubscribe: strings.TrimPrefix(l.Unsubscribe, s.cfg.base())}
 	if ch != nil {
 		p.Interests, p.Zones, p.MinDrop = choices(ch.interests), ch.rawZones, ch.rawMinDrop
@@ -464,10 +459,19 @@ func (s *Service) csrfValid(c *echo.Context) bool {
 	return len(got) == len(want) && hmacEqual(got, want)
 }
 
-func (s *Service) page(title string) page { return page{Title: title, Stylesheet: s.stylesheet} }
+// formHead is the form's head: the one page of the subscription search
+// engines may keep.
+var formHead = page{Title: "Subscribe", Nav: "subscribe",
+	Description: "Price-drop alerts by email for the zones you choose, new articles and changes to the API."}
+
+// titled is the head of a page about one subscription, or an answer: kept
+// out of search engines.
+func titled(title string) page {
+	return page{Title: title, Nav: "subscribe", NoIndex: true}
+}
 
 func (s *Service) message(c *echo.Context, status int, title, text, link, linkText string) error {
-	return s.render(c, status, "message.html", messagePage{page: s.page(title), Paragraphs: []string{text}, Link: link, LinkText: linkText})
+	return s.render(c, status, "message.html", messagePage{page: titled(title), Paragraphs: []string{text}, Link: link, LinkText: linkText})
 }
 
 func (s *Service) badToken(c *echo.Context, err error) error {
@@ -512,7 +516,7 @@ func renderPage(c *echo.Context, status int, name string, data any) error {
 // unavailable is every subscription page of a server that sends no mail.
 func unavailable(c *echo.Context) error {
 	c.Response().Header().Set("Retry-After", "3600")
-	return renderPage(c, http.StatusServiceUnavailable, "message.html", messagePage{page: page{Title: "Subscriptions unavailable"},
+	return renderPage(c, http.StatusServiceUnavailable, "message.html", messagePage{page: titled("Subscriptions unavailable"),
 		Paragraphs: []string{"This server sends no mail, so it takes no subscriptions. The prices and the API work as ever."},
 		Link:       "/", LinkText: "Back to the prices"})
 }

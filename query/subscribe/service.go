@@ -15,15 +15,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/pages"
 )
 
 //go:embed templates
 var templateFS embed.FS
 
-// The templates are parsed once and never changed: the pages, and the
-// plain-text and HTML parts of each mail.
+// The templates are parsed once and never changed: the pages, in the
+// site's layout (package pages: its header, navigation, footer, stylesheet
+// and script), and the plain-text and HTML parts of each mail.
 var (
-	pageTemplates = htmltemplate.Must(htmltemplate.ParseFS(templateFS, "templates/*.html"))
+	pageTemplates = htmltemplate.Must(htmltemplate.Must(pages.Layout()).ParseFS(templateFS, "templates/*.html"))
 	mailText      = texttemplate.Must(texttemplate.ParseFS(templateFS, "templates/mail.txt"))
 	mailHTML      = htmltemplate.Must(htmltemplate.New("").ParseFS(templateFS, "templates/mail.html"))
 )
@@ -44,9 +46,6 @@ type Service struct {
 	// submission does not wait for the relay, so its timing does not tell
 	// a new address from a known one.
 	queue chan *Message
-	// Stylesheet is the address of the site's stylesheet, linked from
-	// every page; empty links none.
-	stylesheet string
 }
 
 // queueLen bounds the form's mails waiting to be sent; past it a mail is
@@ -54,9 +53,8 @@ type Service struct {
 const queueLen = 1024
 
 // New returns the subscription service. mailer sends its mail, and must
-// not be nil (a server without mail has a nil *Service); stylesheet is
-// the site's stylesheet's address, for its pages.
-func New(cfg Config, store *Store, mailer Mailer, stylesheet string, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Service, error) {
+// not be nil (a server without mail has a nil *Service).
+func New(cfg Config, store *Store, mailer Mailer, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -65,7 +63,7 @@ func New(cfg Config, store *Store, mailer Mailer, stylesheet string, log *slog.L
 		return nil, err
 	}
 	return &Service{cfg: cfg, store: store, mailer: mailer, tok: tokens{secret: cfg.Secret, now: now}, log: log, now: now, m: m,
-		clients: newClientLimit(cfg.PerClientLimit, now), queue: make(chan *Message, queueLen), stylesheet: stylesheet}, nil
+		clients: newClientLimit(cfg.PerClientLimit, now), queue: make(chan *Message, queueLen)}, nil
 }
 
 // Run sends the form's mails until ctx ends, then those still queued.

@@ -193,7 +193,7 @@ func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg p
 	} else {
 		log.Info("subscription mails go through the relay", "relay", c.Mail.String())
 	}
-	return subscribe.New(*c, subscribe.NewStore(js), mailer, "", log, reg, time.Now)
+	return subscribe.New(*c, subscribe.NewStore(js), mailer, log, reg, time.Now)
 }
 
 // Digests composes the price-drop digests on js (zoneprice-notify runs
