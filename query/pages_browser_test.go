@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // screenshotDir is where the browser test keeps its screenshots, to look
@@ -297,4 +299,94 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	}
 	b.screenshot("catalog-no-javascript")
 	b.check()
+}
+
+// TestBrowserSubscribe subscribes as a person does, with scripts on and
+// off: from the catalog to the form by the navigation's link, the address,
+// interests, zones and threshold filled in and sent; the confirmation mail
+// read from the relay, its link opened, the confirmed page seen; then the
+// mail's unsubscribe link, its button, and the address gone. With scripts
+// on, a zone page's link to its alerts fills in the form, and the form is
+// looked at on a phone. It fails on any console error or policy violation,
+// and keeps screenshots.
+func TestBrowserSubscribe(t *testing.T) {
+	for _, scripts := range []bool{true, false} {
+		name := map[bool]string{true: "javascript", false: "no-javascript"}[scripts]
+		t.Run(name, func(t *testing.T) {
+			s := startSubscription(t, nil)
+			b := newBrowser(t, scripts)
+			email := "ann." + name + "@example.org"
+
+			b.do("open the catalog and follow Subscribe",
+				chromedp.Navigate(s.pod.url+"/"),
+				chromedp.WaitVisible(chromedp.CSS(`#zones tbody tr`)),
+				chromedp.Click(chromedp.CSS(`header nav a[href="/subscribe"]`)),
+				heading("Subscribe"),
+			)
+			if got := eval[string](b, `document.querySelector('header nav a[href="/subscribe"]').getAttribute("aria-current")`); got != "page" {
+				t.Errorf("on the form, the navigation's Subscribe has aria-current %q, want page", got)
+			}
+			// The site's stylesheet is applied: the header is a flex row.
+			if got := eval[string](b, `getComputedStyle(document.querySelector("header.site")).display`); got != "flex" {
+				t.Errorf("the form's header is displayed %q: the site's stylesheet is not applied", got)
+			}
+			b.do("fill in the form",
+				chromedp.SendKeys(chromedp.CSS(`#email`), email),
+				chromedp.Click(chromedp.CSS(`#interest-price-drops`)),
+				chromedp.Click(chromedp.CSS(`#interest-articles`)),
+				chromedp.SendKeys(chromedp.CSS(`#zones`), ".com, .рф"),
+				chromedp.SetValue(chromedp.CSS(`#min_drop`), "5"),
+			)
+			b.screenshot("subscribe-" + name)
+			b.do("send the form", chromedp.Click(chromedp.CSS(`form.subscribe button`)), heading("Check your inbox"))
+			b.check()
+
+			text, _ := s.waitMails(t, 1)[0].Parts(t)
+			b.do("open the confirmation link", chromedp.Navigate(s.link(t, text, "/subscribe/confirm")), heading("Subscription confirmed"))
+			b.screenshot("subscribe-confirmed-" + name)
+			sub := s.record(t, email)
+			if sub == nil || !sub.Confirmed || !slices.Equal(sub.Zones, []string{".com", ".xn--p1ai"}) || sub.MinDropPercent != 5 ||
+				!sub.Wants(contracts.InterestPriceDrops) || !sub.Wants(contracts.InterestArticles) || sub.Wants(contracts.InterestAPIUpdates) {
+				t.Fatalf("the record after confirming: %+v", sub)
+			}
+			b.check()
+
+			b.do("open the unsubscribe link and press its button",
+				chromedp.Navigate(s.link(t, text, "/subscribe/unsubscribe")),
+				heading("Unsubscribe"),
+				chromedp.Click(chromedp.CSS(`form.subscribe button`)),
+				heading("Unsubscribed"),
+			)
+			if sub := s.record(t, email); sub != nil {
+				t.Errorf("the record after unsubscribing: %+v", sub)
+			}
+			b.check()
+			if !scripts {
+				return
+			}
+
+			// A zone's alerts link fills in the form; on a phone, the form
+			// is no wider than the screen.
+			b.do("follow a zone's alerts link",
+				chromedp.Navigate(s.pod.url+"/zones/.com"),
+				chromedp.Click(chromedp.CSS(`a[href="/subscribe?zone=.com"]`)),
+				heading("Subscribe"),
+			)
+			if zones, drops := eval[string](b, `document.getElementById("zones").value`), eval[bool](b, `document.getElementById("interest-price-drops").checked`); zones != ".com" || !drops {
+				t.Errorf("the zone's link: zones %q, price drops ticked %v; want .com, ticked", zones, drops)
+			}
+			b.do("a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+				chromedp.Navigate(s.pod.url+"/subscribe?zone=.com"), heading("Subscribe"))
+			if eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`) {
+				t.Error("the form is wider than a phone's screen")
+			}
+			b.screenshot("subscribe-phone")
+			b.check()
+		})
+	}
+}
+
+// heading waits for the page whose h1 says text.
+func heading(text string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="` + text + `"]`))
 }
