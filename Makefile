@@ -107,7 +107,13 @@ images:
 		$(IMAGE_BUILD) -o $(IMAGES_DIR)/$$c/ ./cmd/zoneprice-$$c; \
 	done
 	cp $(CA_CERTS) $(IMAGES_DIR)/ingest/ca-certificates.crt
-	cp $(CA_CERTS) $(IMAGES_DIR)/notify/ca-certificates.crt
+	@# The commands that send mail: the CAs of the SMTP relay's TLS, and
+	@# the outbox's directory, owned by the images' user, so that a volume
+	@# mounted there (deploy/compose) is theirs to write.
+	@for c in query notify $(if $(wildcard cmd/zoneprice-admin/main.go),admin); do \
+		cp $(CA_CERTS) $(IMAGES_DIR)/$$c/ca-certificates.crt; \
+		mkdir -p -m 700 $(IMAGES_DIR)/$$c/outbox; \
+	done
 	mkdir -p $(IMAGES_DIR)/nats-server/conf $(IMAGES_DIR)/nats-server/data
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGES_DIR)/nats-server/nats-server $(NATS_SERVER_MODULE)
 	cp deploy/nats/zoneprice-node.conf deploy/nats/accounts.conf deploy/nats/tls.conf $(IMAGES_DIR)/nats-server/conf/
@@ -141,11 +147,18 @@ compose-up: images compose-keys
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT) -f $(COMPOSE_FILE_PATH) down $(COMPOSE_DOWN_FLAGS)
 
-## compose-keys: an NKey per NATS user for the local cluster, in
+## compose-keys: an NKey per NATS user for the local cluster, and the
+## secret that signs subscription links (ZONEPRICE_SUBSCRIBE_SECRET), in
 ## deploy/compose/.env (readable by you alone, never committed); a user
 ## that accounts.conf gained since is added, existing keys are kept
 compose-keys:
 	@umask 077; set -e; f=$(COMPOSE_ENV); touch $$f; \
+	if ! grep -q '^ZONEPRICE_SUBSCRIBE_SECRET=' $$f; then \
+		secret=$$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n'); \
+		[ $${#secret} -eq 64 ] || { echo "could not make a subscription secret" >&2; exit 1; }; \
+		echo "ZONEPRICE_SUBSCRIBE_SECRET=$$secret" >> $$f; \
+		echo "added the subscription secret to $$f"; \
+	fi; \
 	for u in $(NATS_USERS); do \
 		grep -q "^ZONEPRICE_NKEY_$$u=" $$f && continue; \
 		keys=$$($(GO) run github.com/nats-io/nkeys/nk -gen user -pubout); \

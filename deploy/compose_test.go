@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,15 +44,23 @@ func composeTool(t *testing.T) []string {
 	return nil
 }
 
+// composeSubscribeSecret is the subscription's link secret the tests give
+// the compose file, as make compose-keys does in deploy/compose/.env.
+const composeSubscribeSecret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// outboxDir is where the images that send mail have a directory of their
+// user's for the mail outbox, and where the compose file mounts its volume.
+const outboxDir = "/var/lib/zoneprice/outbox"
+
 // composeConfig validates deploy/compose/compose.yaml with Docker Compose
 // itself and returns its services as Compose resolves them, with fresh
-// keys in the environment.
+// keys in the environment and composeSubscribeSecret.
 func composeConfig(t *testing.T, env map[string]string) map[string]composeService {
 	t.Helper()
 	tool := composeTool(t)
 	args := append(tool[1:], "-p", "zoneprice-test", "-f", "compose/compose.yaml", "config")
 	cmd := exec.Command(tool[0], args...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), "ZONEPRICE_SUBSCRIBE_SECRET="+composeSubscribeSecret)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -70,6 +79,9 @@ func composeConfig(t *testing.T, env map[string]string) map[string]composeServic
 	return cfg.Services
 }
 
+// TestComposeNeedsKeys checks that the compose file refuses to start
+// without what make compose-keys makes: the NATS users' keys, and the
+// subscription's link secret.
 func TestComposeNeedsKeys(t *testing.T) {
 	tool := composeTool(t)
 	// An empty env file, so that keys a developer made are not read.
@@ -77,17 +89,28 @@ func TestComposeNeedsKeys(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(tool[0], append(tool[1:], "-p", "zoneprice-test", "-f", "compose/compose.yaml", "--env-file", empty, "config")...)
-	var env []string
+	var base []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ZONEPRICE_NKEY_") && !strings.HasPrefix(kv, "ZONEPRICE_SEED_") {
-			env = append(env, kv)
+		if !strings.HasPrefix(kv, "ZONEPRICE_NKEY_") && !strings.HasPrefix(kv, "ZONEPRICE_SEED_") && !strings.HasPrefix(kv, "ZONEPRICE_SUBSCRIBE_SECRET=") {
+			base = append(base, kv)
 		}
 	}
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "make compose-keys") {
-		t.Errorf("compose config without keys: err %v, output %s; want a refusal that says to run make compose-keys", err, out)
+	var keys []string
+	for k, v := range natsKeys(t) {
+		keys = append(keys, k+"="+v)
+	}
+	for name, env := range map[string][]string{
+		"no keys":   base,
+		"no secret": append(slices.Clone(base), keys...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(tool[0], append(tool[1:], "-p", "zoneprice-test", "-f", "compose/compose.yaml", "--env-file", empty, "config")...)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "make compose-keys") {
+				t.Errorf("compose config: err %v, output %s; want a refusal that says to run make compose-keys", err, out)
+			}
+		})
 	}
 }
 
@@ -168,6 +191,44 @@ func TestCompose(t *testing.T) {
 			}
 			if v := s.Environment["ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK"]; v != "" {
 				t.Errorf("%s allows loopback receivers (%s): for tests and local development only", name, v)
+			}
+		}
+	})
+
+	// The processes that make or check subscription links and send its
+	// mail share the secret, link to the balancer's published port on
+	// localhost, and write into one outbox volume, there being no relay;
+	// every setting is one their command reads.
+	t.Run("subscriptions", func(t *testing.T) {
+		lbPorts := nodeText(services["lb"].Ports[0])
+		for name, cmd := range map[string]string{
+			"query-1": "zoneprice-query", "query-2": "zoneprice-query", "notify-1": "zoneprice-notify", "notify-2": "zoneprice-notify",
+			"admin": "zoneprice-admin",
+		} {
+			env := services[name].Environment
+			if env["ZONEPRICE_SUBSCRIBE_SECRET"] != composeSubscribeSecret {
+				t.Errorf("%s: ZONEPRICE_SUBSCRIBE_SECRET %q, want the one of .env", name, env["ZONEPRICE_SUBSCRIBE_SECRET"])
+			}
+			u, err := url.Parse(env["ZONEPRICE_PUBLIC_URL"])
+			if err != nil || u.Scheme != "http" || u.Hostname() != "localhost" || u.Port() == "" || !strings.Contains(lbPorts, u.Port()) {
+				t.Errorf("%s: ZONEPRICE_PUBLIC_URL %q, want http://localhost at the balancer's published port (%s)", name, env["ZONEPRICE_PUBLIC_URL"], lbPorts)
+			}
+			if env["ZONEPRICE_MAIL_FROM"] == "" || env["ZONEPRICE_SMTP_HOST"] != "" || env["ZONEPRICE_MAIL_OUTBOX"] != outboxDir {
+				t.Errorf("%s: sender %q, relay %q, outbox %q; want a sender, no relay and the outbox %s", name,
+					env["ZONEPRICE_MAIL_FROM"], env["ZONEPRICE_SMTP_HOST"], env["ZONEPRICE_MAIL_OUTBOX"], outboxDir)
+			}
+			mounted := false
+			for _, v := range services[name].Volumes {
+				text := nodeText(v)
+				mounted = mounted || (strings.Contains(text, outboxDir) && (strings.HasPrefix(text, "outbox:") || strings.Contains(text, "source:outbox ")))
+			}
+			if !mounted {
+				t.Errorf("%s does not mount the volume outbox at %s: %v", name, outboxDir, services[name].Volumes)
+			}
+			for k := range env {
+				if strings.HasPrefix(k, "ZONEPRICE_") && k != "ZONEPRICE_SUBSCRIBE_SECRET" && !commandReads(t, cmd, k) {
+					t.Errorf("%s: %s reads no %s", name, cmd, k)
+				}
 			}
 		}
 	})

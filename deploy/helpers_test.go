@@ -82,6 +82,14 @@ func flagDefault(t *testing.T, cmd, flagName string) string {
 	return string(m[1])
 }
 
+// commandReads reports whether a command's --help names env as the
+// variable of one of its flags.
+func commandReads(t *testing.T, cmd, env string) bool {
+	t.Helper()
+	out, _ := exec.Command(command(t, cmd), "--help").CombinedOutput()
+	return strings.Contains(string(out), "(env "+env+")")
+}
+
 // port returns the port of a listen address such as ":8080".
 func port(t *testing.T, addr string) string {
 	t.Helper()

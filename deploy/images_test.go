@@ -82,6 +82,17 @@ func TestImages(t *testing.T) {
 			if (name == "ingest" || name == "notify") && !strings.Contains(df, "/etc/ssl/certs/ca-certificates.crt") {
 				t.Errorf("%s connects over HTTPS but its image has no CA certificates", binary)
 			}
+			// The commands that send subscription mail: the relay's TLS
+			// needs the CAs, and an outbox volume (deploy/compose) a
+			// directory the image's user owns.
+			if name == "query" || name == "notify" || name == "admin" {
+				if !strings.Contains(df, "/etc/ssl/certs/ca-certificates.crt") {
+					t.Errorf("%s sends mail through an SMTP relay over TLS but its image has no CA certificates", binary)
+				}
+				if !strings.Contains(df, "COPY --chown=65532:65532 outbox "+outboxDir+"\n") {
+					t.Errorf("%s writes mail to an outbox, but its image has no directory %s owned by its user", binary, outboxDir)
+				}
+			}
 		})
 	}
 }

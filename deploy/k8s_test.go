@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,6 +56,10 @@ type (
 			Secret *struct {
 				SecretName  string `yaml:"secretName"`
 				DefaultMode int    `yaml:"defaultMode"`
+				Items       []struct {
+					Key  string `yaml:"key"`
+					Path string `yaml:"path"`
+				} `yaml:"items"`
 			} `yaml:"secret"`
 		} `yaml:"volumes"`
 	}
@@ -67,9 +72,20 @@ type (
 			ContainerPort int    `yaml:"containerPort"`
 		} `yaml:"ports"`
 		Env []struct {
-			Name  string `yaml:"name"`
-			Value string `yaml:"value"`
+			Name      string `yaml:"name"`
+			Value     string `yaml:"value"`
+			ValueFrom *struct {
+				SecretKeyRef *struct {
+					Name string `yaml:"name"`
+					Key  string `yaml:"key"`
+				} `yaml:"secretKeyRef"`
+			} `yaml:"valueFrom"`
 		} `yaml:"env"`
+		EnvFrom []struct {
+			ConfigMapRef *struct {
+				Name string `yaml:"name"`
+			} `yaml:"configMapRef"`
+		} `yaml:"envFrom"`
 		ReadinessProbe *probe `yaml:"readinessProbe"`
 		LivenessProbe  *probe `yaml:"livenessProbe"`
 		Resources      struct {
@@ -121,6 +137,10 @@ type kustomization struct {
 		Name   string `yaml:"name"`
 		NewTag string `yaml:"newTag"`
 	} `yaml:"images"`
+	ConfigMapGenerator []struct {
+		Name     string   `yaml:"name"`
+		Literals []string `yaml:"literals"`
+	} `yaml:"configMapGenerator"`
 }
 
 // k8sFiles returns every manifest in deploy/k8s: the kustomization's
@@ -556,4 +576,136 @@ func TestNATSHelmValues(t *testing.T) {
 	if !strings.Contains(string(raw), "create configmap "+cm+" ") {
 		t.Errorf("the values read ConfigMap %q, which the instructions do not create", cm)
 	}
+}
+
+// TestKubernetesSubscriptions checks that the query pods (the form) and the
+// webhook senders (the digests) have the subscription's settings, so that
+// the form does not answer 503 in a cluster: where people reach the service
+// (https) and the sender from the kustomization's ConfigMap zoneprice-mail;
+// the link secret, one Secret for both, as a mounted file; the relay's host
+// and port from its Secret, its credentials as files of that Secret. Every
+// variable is one the command reads.
+func TestKubernetesSubscriptions(t *testing.T) {
+	k, _, loads := k8sObjects(t)
+	mail := map[string]string{}
+	for _, g := range k.ConfigMapGenerator {
+		if g.Name == "zoneprice-mail" {
+			for _, l := range g.Literals {
+				name, v, _ := strings.Cut(l, "=")
+				mail[name] = v
+			}
+		}
+	}
+	if u, err := url.Parse(mail["ZONEPRICE_PUBLIC_URL"]); err != nil || u.Scheme != "https" || u.Host == "" {
+		t.Errorf("ConfigMap zoneprice-mail: ZONEPRICE_PUBLIC_URL %q, want an https URL (one-click unsubscribe needs it)", mail["ZONEPRICE_PUBLIC_URL"])
+	}
+	if mail["ZONEPRICE_MAIL_FROM"] == "" {
+		t.Error("ConfigMap zoneprice-mail: no ZONEPRICE_MAIL_FROM")
+	}
+	// The Secret (and key) each credential file is in.
+	files := map[string]string{
+		"ZONEPRICE_SUBSCRIBE_SECRET_FILE": "zoneprice-subscribe",
+		"ZONEPRICE_SMTP_USERNAME_FILE":    "zoneprice-smtp/username",
+		"ZONEPRICE_SMTP_PASSWORD_FILE":    "zoneprice-smtp/password",
+	}
+	refs := map[string]string{"ZONEPRICE_SMTP_HOST": "zoneprice-smtp/host", "ZONEPRICE_SMTP_PORT": "zoneprice-smtp/port"}
+	for _, name := range []string{"zoneprice-query", "zoneprice-notify"} {
+		t.Run(name, func(t *testing.T) {
+			var pod *podSpec
+			for i := range loads {
+				if loads[i].obj.Kind == "Deployment" && loads[i].obj.Metadata.Name == name {
+					pod = &loads[i].spec.Template.Spec
+				}
+			}
+			if pod == nil {
+				t.Fatalf("no Deployment %s", name)
+			}
+			c := pod.Containers[0]
+			fromMail := false
+			for _, e := range c.EnvFrom {
+				fromMail = fromMail || (e.ConfigMapRef != nil && e.ConfigMapRef.Name == "zoneprice-mail")
+			}
+			if !fromMail {
+				t.Error("no envFrom of the ConfigMap zoneprice-mail")
+			}
+			for v := range mail {
+				if !commandReads(t, name, v) {
+					t.Errorf("ConfigMap zoneprice-mail sets %s, which %s does not read", v, name)
+				}
+			}
+			got := map[string]string{}
+			for _, e := range c.Env {
+				switch {
+				case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+					got[e.Name] = e.ValueFrom.SecretKeyRef.Name + "/" + e.ValueFrom.SecretKeyRef.Key
+				case strings.HasSuffix(e.Name, "_FILE"):
+					got[e.Name] = secretFile(*pod, c, e.Value)
+				}
+			}
+			for v, want := range refs {
+				if got[v] != want {
+					t.Errorf("%s from %q, want the Secret and key %s", v, got[v], want)
+				}
+				if !commandReads(t, name, v) {
+					t.Errorf("%s does not read %s", name, v)
+				}
+			}
+			for v, want := range files {
+				if got[v] != want && !strings.HasPrefix(got[v], want+"/") {
+					t.Errorf("%s is a file of %q, want one of the Secret %s", v, got[v], want)
+				}
+				if !credentialVariable(t, strings.TrimSuffix(v, "_FILE")) {
+					t.Errorf("the commands read no %s (or its _FILE)", strings.TrimSuffix(v, "_FILE"))
+				}
+			}
+		})
+	}
+}
+
+// secretFile is the Secret, and its key, of the file at path in c: the
+// Secret mounted at path's directory, "/" and the key projected to path's
+// name (the name itself when the volume projects every key); "" if none.
+func secretFile(pod podSpec, c container, path string) string {
+	for _, m := range c.VolumeMounts {
+		if m.MountPath != filepath.Dir(path) {
+			continue
+		}
+		for _, v := range pod.Volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			key := filepath.Base(path)
+			for _, it := range v.Secret.Items {
+				if it.Path == key {
+					return v.Secret.SecretName + "/" + it.Key
+				}
+			}
+			if len(v.Secret.Items) > 0 {
+				return ""
+			}
+			return v.Secret.SecretName + "/" + key
+		}
+	}
+	return ""
+}
+
+// credentialVariable reports whether the commands read the credential
+// variable name: cmd/internal/app names each such variable once, and reads
+// it or its _FILE (app.Secret).
+func credentialVariable(t *testing.T, name string) bool {
+	t.Helper()
+	srcs, err := filepath.Glob("../cmd/internal/app/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range srcs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(f, "_test.go") && strings.Contains(string(b), `"`+name+`"`) {
+			return true
+		}
+	}
+	return false
 }
