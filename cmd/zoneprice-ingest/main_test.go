@@ -68,7 +68,7 @@ func TestServesMetrics(t *testing.T) {
 		}
 	}()
 	want := []byte(`zoneprice_ingest_fetches_total{outcome="ok",source="sample"} 1`)
-	cmdtest.Poll(t, "http://"+addr+"/metrics", 30*time.Second, func(status int, body []byte) bool {
+	cmdtest.Poll(t, "http://"+addr+"/metrics", 2*time.Minute, func(status int, body []byte) bool {
 		return status == http.StatusOK && bytes.Contains(body, want)
 	})
 }

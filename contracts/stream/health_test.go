@@ -22,7 +22,7 @@ import (
 func damagedStateStream(t *testing.T, n int, how string) (*server.Server, jetstream.JetStream) {
 	t.Helper()
 	srv, js := natstest.Provisioned(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for i := range n {
 		body := fmt.Sprintf(`{"n":%d,"pad":"%0200d"}`, i, i)
