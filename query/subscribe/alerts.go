@@ -28,9 +28,10 @@ const AlertsConsumer = "zoneprice-alerts"
 // when one comes back. One change at a time (MaxAckPending 1), in stream
 // order, so that a subscriber's DigestedThrough says which changes its
 // digests have seen: a change at or below it is never collected again.
-// A process stopped with a change in hand (taken, not yet acknowledged)
-// holds the others back until AckWait has passed and the change is
-// delivered again: half a minute after such a restart at most.
+// A process that stops hands back the change it holds (taken, not yet
+// acknowledged), so the next takes it at once; one killed with a change
+// in hand holds the others back until AckWait has passed and the change
+// is delivered again: half a minute at most.
 func alertsConsumerConfig() jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       AlertsConsumer,
@@ -119,6 +120,9 @@ func (a *Alerts) mirror(ctx context.Context) error {
 	}
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped as it started
+		}
 		return fmt.Errorf("watch %s: %w", contracts.SubscribersBucket, err)
 	}
 	defer w.Stop()
@@ -151,7 +155,11 @@ func (a *Alerts) mirror(ctx context.Context) error {
 	}
 }
 
-// collect adds each drop of the history to the digests it belongs in.
+// collect adds each drop of the history to the digests it belongs in. When
+// ctx ends, the change taken but not collected is handed back to the
+// server (negatively acknowledged), as zoneprice-notify hands back its
+// changes and deliveries, so that the next process, or this one
+// restarted, takes it at once rather than after the consumer's AckWait.
 func (a *Alerts) collect(ctx context.Context) error {
 	cons, err := retry(ctx, a.s, "create the consumer "+AlertsConsumer, func() (jetstream.Consumer, error) {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -165,7 +173,7 @@ func (a *Alerts) collect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", contracts.HistoryStream, err)
 	}
-	stop := context.AfterFunc(ctx, it.Stop)
+	stop := context.AfterFunc(ctx, it.Drain)
 	defer stop()
 	defer it.Stop()
 	var dec contracts.Decoder
@@ -178,26 +186,32 @@ func (a *Alerts) collect(ctx context.Context) error {
 			a.s.log.Warn("reading the history stream", "err", err)
 			continue
 		}
-		a.collectOne(ctx, &dec, msg)
+		if ctx.Err() != nil || !a.collectOne(ctx, &dec, msg) {
+			_ = msg.Nak() // hand it back
+		}
 	}
 }
 
-func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jetstream.Msg) {
+// collectOne adds one change's drop to the digests it belongs in and
+// acknowledges it; false when ctx ended first, leaving the change to be
+// handed back (the records it reached keep the drop, and skip it by its
+// sequence when it comes again).
+func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jetstream.Msg) bool {
 	meta, err := msg.Metadata()
 	if err != nil {
 		_ = msg.Term()
-		return
+		return true
 	}
 	seq := meta.Sequence.Stream
 	c, err := dec.DecodeChange(msg.Data())
 	if err != nil || contracts.IsSampleRegistrar(c.Registrar) || !c.Dropped() {
 		_ = msg.Ack()
-		return
+		return true
 	}
 	drop, ok := dropOf(c, seq)
 	if !ok {
 		_ = msg.Ack()
-		return
+		return true
 	}
 	for _, key := range a.following(drop) {
 		_, err := a.s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
@@ -213,13 +227,17 @@ func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jet
 			}
 			return &next, nil
 		})
+		if err != nil && ctx.Err() != nil {
+			return false
+		}
 		if err != nil {
 			a.s.log.Error("a drop not added to a digest; collecting the change again shortly", "seq", seq, "err", err)
 			_ = msg.NakWithDelay(5 * time.Second)
-			return
+			return true
 		}
 	}
 	_ = msg.Ack()
+	return true
 }
 
 // following are the keys of the subscribers whose digest drop belongs in.

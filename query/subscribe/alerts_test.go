@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/clocktest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
 	"github.com/zoneprice/zoneprice/query/subscribe"
@@ -31,6 +32,7 @@ type fixture struct {
 	relay  *smtptest.Server
 	clock  *clocktest.Clock
 	mailer *refusing
+	log    *logtest.Buffer
 }
 
 var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
@@ -48,8 +50,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clk.Now)
+	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}, log: &logtest.Buffer{}}
+	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry(), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,5 +303,55 @@ func TestDigestRefused(t *testing.T) {
 	}
 	if ann := f.get(t, "ann@example.org"); len(ann.Pending) != 0 || ann.LastDigestAt == nil {
 		t.Errorf("after the digest: %+v", ann)
+	}
+}
+
+// TestStopHandsBack stops the digests again and again while changes stream
+// in, until a stop has come with a change in hand (taken, not yet
+// collected; the consumer delivers it again). That change is handed back
+// as the process stops, without an error and without waiting: every change
+// is collected once the process is back, well within the consumer's
+// AckWait (30 s, longer than the poll's deadline), and none twice.
+func TestStopHandsBack(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "ann@example.org", true, 5, []string{".com"}, contracts.InterestPriceDrops)
+	stop := f.runAlerts(t)
+	// Fewer than a digest keeps one by one (MaxPendingDrops), past which
+	// a change delivered again could not be told from a new one.
+	const n = contracts.MaxPendingDrops - 1
+	morning := day.Add(8 * time.Hour)
+	for i := range n {
+		f.change(t, "porkbun", ".com", morning.Add(time.Duration(i)*time.Minute), 1000, 900) // -10% each
+	}
+	collected := func() int {
+		ann := f.get(t, "ann@example.org")
+		return len(ann.Pending) + ann.PendingMore
+	}
+	cons, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A change delivered again takes a consumer sequence of its own.
+	redelivered := func() bool {
+		info, err := cons.Info(context.Background())
+		return err == nil && info.Delivered.Consumer > info.Delivered.Stream
+	}
+	for stops := 0; !redelivered(); stops++ {
+		got := collected()
+		if got == n || stops == 50 {
+			t.Fatalf("%d stops, none with a change in hand (%d of %d collected): the test proves nothing", stops, got, n)
+		}
+		polltest.Until(t, "a drop collected", func() bool { return collected() > got || redelivered() })
+		stop()
+		stop = f.runAlerts(t)
+		polltest.Until(t, "the restarted process collecting", func() bool { return collected() > got+1 || redelivered() })
+	}
+	polltest.Until(t, "every drop collected", func() bool { return collected() == n })
+	time.Sleep(50 * time.Millisecond) // a drop collected twice would show by now
+	if got := collected(); got != n {
+		t.Errorf("%d drops collected, want %d: none lost, none twice", got, n)
+	}
+	if strings.Contains(f.log.String(), `"level":"ERROR"`) {
+		t.Errorf("a stop logged an error:\n%s", f.log.String())
 	}
 }
