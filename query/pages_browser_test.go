@@ -289,6 +289,9 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	b.do("search with the form",
 		chromedp.SendKeys(chromedp.CSS(`#q`), "shop"),
 		chromedp.Submit(chromedp.CSS(`#q`)),
+		// Only the server's answer writes the search into the field's
+		// value attribute: #zones alone may still be the page before.
+		chromedp.WaitReady(chromedp.CSS(`#q[value="shop"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#zones`)),
 	)
 	if url := value(b, "address", chromedp.Location()); !strings.Contains(url, "q=shop") {
