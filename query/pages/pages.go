@@ -104,6 +104,11 @@ type Pages struct {
 	// catalog is the catalog without options, for the data version it
 	// was rendered for (the snapshot's and the history's).
 	catalog atomic.Pointer[versioned]
+	// zoneDefault is a zone page's query without options, and
+	// zoneDefaultKey its encoding, made once: most zone pages are asked
+	// for without a query, and their cache key need not be built anew.
+	zoneDefault    url.Values
+	zoneDefaultKey string
 }
 
 // versioned is a page rendered for one snapshot and history version.
@@ -129,7 +134,8 @@ func New(b Backend, log *slog.Logger) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pages{b: b, log: log, assets: a}
+	p := &Pages{b: b, log: log, assets: a, zoneDefault: pageQuery(nil, zoneFields)}
+	p.zoneDefaultKey = p.zoneDefault.Encode()
 	if p.t, err = template.New("").Funcs(funcs(a)).ParseFS(templateFS, "templates/*.html"); err != nil {
 		return nil, err
 	}

@@ -43,15 +43,18 @@ func (p *Pages) Zone() echo.HandlerFunc {
 			c.Response().Header()["Content-Security-Policy"] = pagePolicy
 			return c.Redirect(http.StatusMovedPermanently, target)
 		}
-		q := pageQuery(c.QueryParams(), zoneFields)
+		q, query := p.zoneDefault, p.zoneDefaultKey
 		if req.URL.RawQuery != "" {
+			q = pageQuery(c.QueryParams(), zoneFields)
+			query = q.Encode()
 			// The options as the API takes them, or the 400 it answers.
 			if _, err := p.b.Comparison(snap, zone, q); err != nil {
 				return p.fail(c, err)
 			}
 		}
 		hist, loaded := p.b.History()
-		body := p.b.Derived(snap.Version, "page "+zoneURL(zone)+"?"+q.Encode()+"#"+historyVersion(hist, loaded), func() *cache.Body {
+		// The zone is canonical here: the key needs no escaping.
+		body := p.b.Derived(snap.Version, "page /zones/"+zone+"?"+query+"#"+historyVersion(hist, loaded), func() *cache.Body {
 			return p.renderZone(snap, hist, loaded, zone, q)
 		})
 		if len(body.JSON) == 0 {
