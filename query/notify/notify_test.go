@@ -140,7 +140,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 
 	ln, err = net.Listen("tcp", addr)
 	if err != nil {
-		t.Skipf("the port was taken meanwhile: %v", err)
+		t.Fatalf("listen again on %s, where the receiver was down: %v (another process took the port meanwhile)", addr, err)
 	}
 	rc := &receiver{}
 	rc.Server = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
