@@ -20,7 +20,7 @@ const chartSeries = 8
 const (
 	chartWidth  = 720
 	chartHeight = 300
-	chartLeft   = 56
+	chartLeft   = 72 // room for "120.00" at the phone's 20-unit axis text
 	chartRight  = 12
 	chartTop    = 12
 	chartBottom = 28
