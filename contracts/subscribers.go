@@ -81,9 +81,13 @@ type Subscriber struct {
 	LastDigestAt    *time.Time `json:"last_digest_at,omitempty"`
 	DigestedThrough uint64     `json:"digested_through,omitempty"`
 	// Pending are the drops collected for the next digest, oldest first,
-	// and PendingMore how many more there were past MaxPendingDrops.
+	// and PendingMore how many more there were past MaxPendingDrops;
+	// MoreThrough is the history sequence of the newest drop counted in
+	// PendingMore, so that a change delivered again is counted once
+	// (changes come in stream order).
 	Pending     []PendingDrop `json:"pending,omitempty"`
 	PendingMore int           `json:"pending_more,omitempty"`
+	MoreThrough uint64        `json:"more_through,omitempty"`
 }
 
 // PendingDrop is one price drop waiting for a subscriber's digest: the

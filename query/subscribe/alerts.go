@@ -215,17 +215,7 @@ func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jet
 	}
 	for _, key := range a.following(drop) {
 		_, err := a.s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
-			if cur == nil || !follows(cur, drop) || seq <= cur.DigestedThrough ||
-				slices.ContainsFunc(cur.Pending, func(p contracts.PendingDrop) bool { return p.Seq == seq }) {
-				return nil, errUnchanged
-			}
-			next := *cur
-			if len(next.Pending) >= contracts.MaxPendingDrops {
-				next.PendingMore++
-			} else {
-				next.Pending = append(slices.Clone(next.Pending), drop)
-			}
-			return &next, nil
+			return collect(cur, drop)
 		})
 		if err != nil && ctx.Err() != nil {
 			return false
@@ -238,6 +228,27 @@ func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jet
 	}
 	_ = msg.Ack()
 	return true
+}
+
+// collect adds drop to a subscriber's next digest: kept while the digest
+// has room, counted past it; errUnchanged when the subscriber no longer
+// follows it or has it already (a change delivered again).
+func collect(cur *contracts.Subscriber, drop contracts.PendingDrop) (*contracts.Subscriber, error) {
+	if cur == nil || !follows(cur, drop) || drop.Seq <= cur.DigestedThrough ||
+		slices.ContainsFunc(cur.Pending, func(p contracts.PendingDrop) bool { return p.Seq == drop.Seq }) {
+		return nil, errUnchanged
+	}
+	next := *cur
+	switch {
+	case len(next.Pending) < contracts.MaxPendingDrops:
+		next.Pending = append(slices.Clone(next.Pending), drop)
+	case drop.Seq <= next.MoreThrough:
+		return nil, errUnchanged
+	default:
+		next.PendingMore++
+		next.MoreThrough = drop.Seq
+	}
+	return &next, nil
 }
 
 // following are the keys of the subscribers whose digest drop belongs in.
@@ -383,6 +394,7 @@ func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
 		next.Pending = append(slices.Clone(batch), cur.Pending...)
 		if len(next.Pending) > contracts.MaxPendingDrops {
 			next.PendingMore += len(next.Pending) - contracts.MaxPendingDrops
+			next.MoreThrough = max(next.MoreThrough, next.Pending[len(next.Pending)-1].Seq)
 			next.Pending = next.Pending[:contracts.MaxPendingDrops]
 		}
 		next.PendingMore += more

@@ -316,9 +316,9 @@ func TestStopHandsBack(t *testing.T) {
 	f := newFixture(t)
 	f.put(t, "ann@example.org", true, 5, []string{".com"}, contracts.InterestPriceDrops)
 	stop := f.runAlerts(t)
-	// Fewer than a digest keeps one by one (MaxPendingDrops), past which
-	// a change delivered again could not be told from a new one.
-	const n = contracts.MaxPendingDrops - 1
+	// More than a digest keeps one by one (MaxPendingDrops): past it a
+	// change delivered again is counted once too.
+	const n = contracts.MaxPendingDrops + 10
 	morning := day.Add(8 * time.Hour)
 	for i := range n {
 		f.change(t, "porkbun", ".com", morning.Add(time.Duration(i)*time.Minute), 1000, 900) // -10% each

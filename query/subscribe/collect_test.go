@@ -1,0 +1,34 @@
+package subscribe
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// TestCollectCountsOnce fills a digest past MaxPendingDrops, each change
+// delivered twice (as the consumer does after a stop or a failed write):
+// every drop is kept or counted once.
+func TestCollectCountsOnce(t *testing.T) {
+	sub := &contracts.Subscriber{
+		Confirmed: true, Interests: []contracts.Interest{contracts.InterestPriceDrops},
+		Zones: []string{".com"}, MinDropPercent: 5,
+	}
+	const n = contracts.MaxPendingDrops + 20
+	for seq := uint64(1); seq <= n; seq++ {
+		drop := contracts.PendingDrop{Seq: seq, Zone: ".com", Registrar: "porkbun", Op: contracts.OpRegister, Percent: 10, ObservedAt: time.Unix(int64(seq), 0)}
+		next, err := collect(sub, drop)
+		if err != nil {
+			t.Fatalf("drop %d: %v", seq, err)
+		}
+		sub = next
+		if again, err := collect(sub, drop); !errors.Is(err, errUnchanged) {
+			t.Fatalf("drop %d delivered again: err %v, %d kept and %d more after it; want it unchanged", seq, err, len(again.Pending), again.PendingMore)
+		}
+	}
+	if len(sub.Pending) != contracts.MaxPendingDrops || sub.PendingMore != n-contracts.MaxPendingDrops {
+		t.Errorf("%d kept and %d more, want %d and %d", len(sub.Pending), sub.PendingMore, contracts.MaxPendingDrops, n-contracts.MaxPendingDrops)
+	}
+}
