@@ -48,6 +48,8 @@ type series struct {
 type tick struct {
 	X, Y  int
 	Label string
+	// Anchor is the time axis' text-anchor: start, middle or end.
+	Anchor string
 }
 
 // step is one period of a price: [from, to) at value, in Unix seconds and
@@ -56,6 +58,10 @@ type step struct {
 	from, to int64
 	value    int64
 }
+
+// openEnd is the end of a price's current period until the axis' end is
+// known.
+const openEnd int64 = -1
 
 // newChart draws the history h; nil when it holds nothing to draw.
 func newChart(h *historyJSON, currency string) *chart {
@@ -74,12 +80,11 @@ func newChart(h *historyJSON, currency string) *chart {
 		// Periods come newest first; the chart reads them oldest first.
 		for i := len(r.Periods) - 1; i >= 0; i-- {
 			pd := r.Periods[i]
-			from := pd.From.Unix()
-			to := end
+			from, to := pd.From.Unix(), openEnd // the axis' end, once known
 			if pd.To != nil {
 				to = pd.To.Unix()
+				end = max(end, to)
 			}
-			end = max(end, to)
 			start = min(start, from)
 			if pd.Register != nil {
 				g.register = append(g.register, step{from: from, to: to, value: minor(*pd.Register)})
@@ -109,9 +114,23 @@ func newChart(h *historyJSON, currency string) *chart {
 		return cmp.Or(cmp.Compare(a.now, b.now), strings.Compare(a.name, b.name))
 	})
 	regs = regs[:min(len(regs), chartSeries)]
-	if end-start < 24*3600 {
-		// Prices known for less than a day: a day's width of flat lines.
-		start = end - 24*3600
+	// The axis spans the history as it is, however short: a history that
+	// began minutes ago (a new deployment, a new zone) is drawn as lines
+	// across the whole width from when its prices were first seen, which
+	// is what is known, rather than as stubs at the edge of a longer axis.
+	end = max(end, start+1)
+	for _, g := range regs {
+		for _, steps := range [][]step{g.register, g.renew} {
+			for i := range steps {
+				if steps[i].to == openEnd {
+					steps[i].to = end
+				}
+			}
+		}
+	}
+	layout := "2 Jan 2006"
+	if end-start < 3*24*3600 {
+		layout = "2 Jan 15:04"
 	}
 	var top int64
 	for _, g := range regs {
@@ -133,7 +152,11 @@ func newChart(h *historyJSON, currency string) *chart {
 	}
 	for i := range 3 {
 		t := start + (end-start)*int64(i)/2
-		c.XTicks = append(c.XTicks, tick{X: int(x(t)), Y: c.Bottom, Label: time.Unix(t, 0).UTC().Format("2 Jan 2006")})
+		label := time.Unix(t, 0).UTC().Format(layout)
+		if n := len(c.XTicks); n > 0 && c.XTicks[n-1].Label == label {
+			continue // a span of minutes: one label says it
+		}
+		c.XTicks = append(c.XTicks, tick{X: int(x(t)), Y: c.Bottom, Label: label, Anchor: [...]string{"start", "middle", "end"}[i]})
 	}
 	path := func(steps []step) string {
 		var b []byte
@@ -163,8 +186,12 @@ func newChart(h *historyJSON, currency string) *chart {
 		c.Series = append(c.Series, series{Class: "s" + strconv.Itoa(i), Registrar: g.name,
 			Register: path(g.register), Renew: path(g.renew), Now: g.nowText})
 	}
+	descLayout := "2 January 2006"
+	if layout != "2 Jan 2006" {
+		descLayout = "2 January 2006, 15:04 UTC"
+	}
 	c.Desc = "Registration (solid) and renewal (dashed) prices in " + currency + " from " +
-		time.Unix(start, 0).UTC().Format("2 January 2006") + " to " + time.Unix(end, 0).UTC().Format("2 January 2006") +
+		time.Unix(start, 0).UTC().Format(descLayout) + " to " + time.Unix(end, 0).UTC().Format(descLayout) +
 		" for " + strings.Join(names, ", ") + "."
 	return c
 }

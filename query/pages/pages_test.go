@@ -2,9 +2,11 @@ package pages
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +101,47 @@ func TestChart(t *testing.T) {
 	}
 	if c.XTicks[0].Label != "1 Jan 2026" || c.XTicks[2].Label != "31 Jan 2026" {
 		t.Errorf("time axis %q to %q", c.XTicks[0].Label, c.XTicks[2].Label)
+	}
+}
+
+// TestChartShortHistory draws a history that began a minute ago, as on a
+// new deployment: its lines span the plot, not a stub at its edge, and its
+// axis tells the time.
+func TestChartShortHistory(t *testing.T) {
+	asOf := time.Date(2026, 11, 26, 9, 44, 0, 0, time.UTC)
+	doc := `{"as_of":"` + asOf.Format(time.RFC3339) + `","registrars":[
+	 {"registrar":"one","periods":[{"from":"` + asOf.Add(-time.Minute).Format(time.RFC3339) + `","to":null,"register":10.00,"renew":12.00}]}]}`
+	var h historyJSON
+	if err := json.Unmarshal([]byte(doc), &h); err != nil {
+		t.Fatal(err)
+	}
+	c := newChart(&h, "USD")
+	if c == nil || len(c.Series) != 1 {
+		t.Fatalf("chart %+v, want one series", c)
+	}
+	want := "M" + strconv.Itoa(chartLeft) + " "
+	if s := c.Series[0].Register; !strings.HasPrefix(s, want) || !strings.HasSuffix(s, "H"+strconv.Itoa(chartWidth-chartRight)) {
+		t.Errorf("registration %q, want a line from the plot's left (%d) to its right (%d)", s, chartLeft, chartWidth-chartRight)
+	}
+	if c.XTicks[0].Label != "26 Nov 09:43" || c.XTicks[len(c.XTicks)-1].Label != "26 Nov 09:44" {
+		t.Errorf("time axis %+v, want 26 Nov 09:43 to 26 Nov 09:44", c.XTicks)
+	}
+}
+
+// TestChartNoSpan draws a history whose prices were first seen at its
+// as_of (the sample, just published): one label, no division by zero.
+func TestChartNoSpan(t *testing.T) {
+	asOf := time.Date(2026, 11, 26, 9, 44, 0, 0, time.UTC).Format(time.RFC3339)
+	doc := `{"as_of":"` + asOf + `","registrars":[{"registrar":"one","periods":[{"from":"` + asOf + `","to":null,"register":10.00,"renew":12.00}]}]}`
+	var h historyJSON
+	if err := json.Unmarshal([]byte(doc), &h); err != nil {
+		t.Fatal(err)
+	}
+	c := newChart(&h, "USD")
+	if c == nil || len(c.XTicks) != 1 || c.XTicks[0].Label != "26 Nov 09:44" {
+		t.Fatalf("chart %+v, want one time label", c)
+	}
+	if s := c.Series[0].Register; !strings.HasPrefix(s, fmt.Sprintf("M%d ", chartLeft)) || !strings.HasSuffix(s, fmt.Sprintf("H%d", chartWidth-chartRight)) {
+		t.Errorf("registration %q, want a line across the plot", s)
 	}
 }
