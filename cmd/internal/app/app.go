@@ -141,7 +141,10 @@ func Connect(url, name, credsFile string, log *slog.Logger, extra ...nats.Option
 		// zoneprice_nats_connected goes to 0, and reconnecting starts.
 		nats.PingInterval(10 * time.Second),
 		nats.MaxPingsOutstanding(3),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if nc.IsClosed() {
+				return // closed by this process as it stops: nothing lost
+			}
 			log.Warn("nats disconnected; serving last known data", "err", err)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
