@@ -2,9 +2,11 @@ package stream_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -108,15 +110,7 @@ func TestReaderFollows(t *testing.T) {
 	com := contracts.PriceSubject("porkbun", ".com")
 	publish(ctx, t, js, com, "old")
 	publish(ctx, t, js, com, "current")
-	s, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := stream.Open(ctx, s, stream.ReaderConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
+	r := openState(ctx, t, js)
 	if r.CaughtUp() {
 		t.Fatal("CaughtUp before reading a stream that holds a message")
 	}
@@ -132,4 +126,45 @@ func TestReaderFollows(t *testing.T) {
 	if err != nil || string(m.Data) != "next" || m.Seq != 3 {
 		t.Fatalf("followed message = %+v (err %v), want the next one at sequence 3", m, err)
 	}
+}
+
+// TestNextWithin waits for a message on an idle stream until its bound,
+// then reads the next one stored, and the one after it, with the same
+// reader: a wait that ended leaves the reader as it was.
+func TestNextWithin(t *testing.T) {
+	_, js := natstest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	r := openState(ctx, t, js)
+	for range 2 {
+		if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
+			t.Fatalf("NextWithin on an empty stream = %+v, %v; want nats.ErrTimeout", m, err)
+		}
+	}
+	com := contracts.PriceSubject("porkbun", ".com")
+	for i, data := range []string{"one", "two"} {
+		publish(ctx, t, js, com, data)
+		m, err := r.NextWithin(5 * time.Second)
+		if err != nil || string(m.Data) != data || m.Seq != uint64(i+1) {
+			t.Fatalf("NextWithin = %+v, %v; want %q at sequence %d", m, err, data, i+1)
+		}
+	}
+	if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("NextWithin after the last message = %+v, %v; want nats.ErrTimeout", m, err)
+	}
+}
+
+// openState opens a reader of the state stream, closed when the test ends.
+func openState(ctx context.Context, t *testing.T, js jetstream.JetStream) *stream.Reader {
+	t.Helper()
+	s, err := js.Stream(ctx, contracts.StateStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := stream.Open(ctx, s, stream.ReaderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
 }

@@ -287,7 +287,7 @@ func (c *Consumer) catchUp(ctx context.Context, r *stream.Reader, idx *cache.Ind
 			}
 			b := batch{items: items[:0]}
 			for len(b.items) < catchBatch && !b.last {
-				msg, err := r.Next(jetstream.NextMaxWait(stream.StallWait))
+				msg, err := r.NextWithin(stream.StallWait)
 				if errors.Is(err, stream.ErrNoMetadata) {
 					c.reject(msg.Subject, 0, "no_metadata", err)
 					continue
@@ -399,7 +399,7 @@ func (c *Consumer) follow(ctx context.Context, r *stream.Reader, idx *cache.Inde
 		var msg stream.Msg
 		var err error
 		if wait, ok := c.wait(dirtySince, nextExpiry); ok {
-			msg, err = r.Next(jetstream.NextMaxWait(wait))
+			msg, err = r.NextWithin(wait)
 		} else {
 			msg, err = r.Next()
 		}

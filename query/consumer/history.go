@@ -65,9 +65,9 @@ func (c *Consumer) runHistory(ctx context.Context) error {
 		var msg stream.Msg
 		var err error
 		if unpublished > 0 && loaded {
-			msg, err = r.Next(jetstream.NextMaxWait(c.cfg.Quiet))
+			msg, err = r.NextWithin(c.cfg.Quiet)
 		} else {
-			msg, err = r.Next(jetstream.NextMaxWait(stream.StallWait))
+			msg, err = r.NextWithin(stream.StallWait)
 		}
 		switch {
 		case err == nil:

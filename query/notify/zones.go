@@ -78,7 +78,7 @@ func (z *Zones) follow(ctx context.Context) error {
 		if r.CaughtUp() {
 			z.caughtUpOnce.Do(func() { close(z.caughtUp) })
 		}
-		m, err := r.Next(jetstream.NextMaxWait(stream.StallWait))
+		m, err := r.NextWithin(stream.StallWait)
 		switch {
 		case errors.Is(err, nats.ErrTimeout), errors.Is(err, stream.ErrNoMetadata):
 			continue
