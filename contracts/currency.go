@@ -27,11 +27,39 @@ var exponents = map[string]int{
 	"YER": 2, "ZAR": 2, "ZMW": 2, "ZWG": 2,
 }
 
+// exponentTable is exponents indexed by a code's three letters, A–Z each,
+// holding the exponent plus one (0: not a currency): a replay looks up the
+// currency of every price it reads, and a map lookup hashes the string.
+var exponentTable = func() *[26 * 26 * 26]int8 {
+	var t [26 * 26 * 26]int8
+	for code, exp := range exponents {
+		i, _ := currencyIndex(code)
+		t[i] = int8(exp + 1)
+	}
+	return &t
+}()
+
+// currencyIndex is the place of a three-letter upper-case code in
+// exponentTable.
+func currencyIndex(code string) (int, bool) {
+	if len(code) != 3 {
+		return 0, false
+	}
+	a, b, c := code[0]-'A', code[1]-'A', code[2]-'A'
+	if a >= 26 || b >= 26 || c >= 26 {
+		return 0, false
+	}
+	return (int(a)*26+int(b))*26 + int(c), true
+}
+
 // CurrencyExponent returns the number of minor units of an ISO 4217 currency
 // code, and false for a code that is not an active currency.
 func CurrencyExponent(code string) (int, bool) {
-	exp, ok := exponents[code]
-	return exp, ok
+	i, ok := currencyIndex(code)
+	if !ok || exponentTable[i] == 0 {
+		return 0, false
+	}
+	return int(exponentTable[i]) - 1, true
 }
 
 // AppendAmount appends the decimal form of minor units in a currency with the

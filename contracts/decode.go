@@ -1,9 +1,11 @@
 package contracts
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 )
 
@@ -229,6 +231,9 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return // json.Marshal writes no whitespace: the usual case
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -255,6 +260,15 @@ func (s *scanner) raw() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i
+	// Eight bytes at a time to the first that needs a look (the closing
+	// quote, mostly): most keys and values are plain ASCII.
+	for s.i+8 <= len(s.b) {
+		if m := specialMask(binary.LittleEndian.Uint64(s.b[s.i:])); m != 0 {
+			s.i += bits.TrailingZeros64(m) / 8
+			break
+		}
+		s.i += 8
+	}
 	for s.i < len(s.b) {
 		c := s.b[s.i]
 		switch {
@@ -269,6 +283,16 @@ func (s *scanner) raw() ([]byte, bool) {
 		s.i++
 	}
 	return nil, false
+}
+
+// specialMask has the high bit set of each of the eight bytes in x
+// (little-endian) that may be a quote, a backslash, a control character or
+// not ASCII: the bytes raw looks at. The lowest byte it marks is one of
+// them (only bytes above it may be marked wrongly), and it misses none.
+func specialMask(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	quote, slash := x^(lo*'"'), x^(lo*'\\')
+	return ((quote-lo)&^quote | (slash-lo)&^slash | (x-lo*0x20)&^x | x) & hi
 }
 
 func (s *scanner) str() (string, bool) { return s.strIn(recentOther) }

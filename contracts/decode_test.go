@@ -2,8 +2,10 @@ package contracts
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"testing"
@@ -162,6 +164,41 @@ func TestDecodeInto(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(100, func() { _, _ = d.DecodeInto(compact.Bytes(), &slot) }); n > 0 {
 			t.Errorf("%s: DecodeInto allocates %v times per document", file, n)
+		}
+	}
+}
+
+// TestSpecialMask puts every byte at every place among plain ones, then
+// behind another special one: specialMask's lowest mark is exactly the
+// first byte raw must look at (quote, backslash, control, not ASCII), so
+// the eight-byte skip neither misses one nor stops early.
+func TestSpecialMask(t *testing.T) {
+	first := func(word []byte) int {
+		m := specialMask(binary.LittleEndian.Uint64(word))
+		if m == 0 {
+			return -1
+		}
+		return bits.TrailingZeros64(m) / 8
+	}
+	for b := range 256 {
+		special := b == '"' || b == '\\' || b < 0x20 || b >= 0x80
+		for pos := range 8 {
+			word := []byte("abcdefgh")
+			word[pos] = byte(b)
+			want := -1
+			if special {
+				want = pos
+			}
+			if got := first(word); got != want {
+				t.Errorf("byte %#x at %d: first marked %d, want %d", b, pos, got, want)
+			}
+			for later := pos + 1; later < 8 && special; later++ {
+				word := []byte("abcdefgh")
+				word[pos], word[later] = byte(b), 0
+				if got := first(word); got != pos {
+					t.Errorf("byte %#x at %d, 0 at %d: first marked %d", b, pos, later, got)
+				}
+			}
 		}
 	}
 }

@@ -291,18 +291,21 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func validatePrice(field string, p Price) error {
+// validatePrice checks the price at field op+name ("register" and
+// ".regular"); the two parts are joined only for an error, since a replay
+// validates every price of the stream.
+func validatePrice(op, name string, p Price) error {
 	if p.Currency == "" {
-		return invalid(field+".currency", "must not be empty")
+		return invalid(op+name+".currency", "must not be empty")
 	}
 	if _, ok := CurrencyExponent(p.Currency); !ok {
-		return invalid(field+".currency", "unknown currency %q", p.Currency)
+		return invalid(op+name+".currency", "unknown currency %q", p.Currency)
 	}
 	if p.Amount < 0 {
-		return invalid(field+".amount", "negative amount %d", p.Amount)
+		return invalid(op+name+".amount", "negative amount %d", p.Amount)
 	}
 	if p.Amount > MaxAmount {
-		return invalid(field+".amount", "%d minor units is above the ceiling of %d", p.Amount, MaxAmount)
+		return invalid(op+name+".amount", "%d minor units is above the ceiling of %d", p.Amount, MaxAmount)
 	}
 	return nil
 }
@@ -311,11 +314,11 @@ func validateOp(field string, o *OpPrice) error {
 	if o == nil {
 		return nil
 	}
-	if err := validatePrice(field+".regular", o.Regular); err != nil {
+	if err := validatePrice(field, ".regular", o.Regular); err != nil {
 		return err
 	}
 	if o.Promo != nil {
-		if err := validatePrice(field+".promo.price", o.Promo.Price); err != nil {
+		if err := validatePrice(field, ".promo.price", o.Promo.Price); err != nil {
 			return err
 		}
 		if o.Promo.Price.Currency != o.Regular.Currency {

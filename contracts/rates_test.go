@@ -268,6 +268,27 @@ func TestCurrencyExponent(t *testing.T) {
 		{code: "eur", wantOK: false},
 		{code: "XAU", wantOK: false},
 		{code: "", wantOK: false},
+		{code: "EU", wantOK: false},
+		{code: "EURO", wantOK: false},
+		{code: "E1R", wantOK: false},
+		{code: "@UR", wantOK: false},
+		{code: "EU[", wantOK: false},
+	}
+	// The table holds every code of the list, with its exponent, and no
+	// other.
+	known := 0
+	for _, e := range exponentTable {
+		if e != 0 {
+			known++
+		}
+	}
+	if known != len(exponents) {
+		t.Errorf("%d codes in the table, %d in the list", known, len(exponents))
+	}
+	for code, exp := range exponents {
+		if got, ok := CurrencyExponent(code); !ok || got != exp {
+			t.Errorf("CurrencyExponent(%q) = %d, %v; want %d, true", code, got, ok, exp)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
