@@ -247,6 +247,9 @@ func TestKubernetesWorkloads(t *testing.T) {
 				if c.Resources.Requests["cpu"] == "" || c.Resources.Requests["memory"] == "" || c.Resources.Limits["memory"] == "" {
 					t.Errorf("container %s: resources %+v; want CPU and memory requests and a memory limit", c.Name, c.Resources)
 				}
+				if limit, soft := bytesOf(c.Resources.Limits["memory"]), bytesOf(envOr(&c, "GOMEMLIMIT")); soft <= 0 || soft >= limit {
+					t.Errorf("container %s: GOMEMLIMIT %q for a memory limit of %q: want one below it, so the runtime collects before the kernel kills", c.Name, envOr(&c, "GOMEMLIMIT"), c.Resources.Limits["memory"])
+				}
 				if v, _ := c.env("NATS_URL"); v != "nats://nats:4222" {
 					t.Errorf("container %s: NATS_URL %q, want the Helm release's Service nats://nats:4222", c.Name, v)
 				}
@@ -708,4 +711,31 @@ func credentialVariable(t *testing.T, name string) bool {
 		}
 	}
 	return false
+}
+
+// envOr is the container's variable name, or "".
+func envOr(c *container, name string) string {
+	v, _ := c.env(name)
+	return v
+}
+
+// bytesOf reads a size as Kubernetes (512Mi) or GOMEMLIMIT (450MiB) writes
+// it, in bytes; -1 when it is neither.
+func bytesOf(size string) int64 {
+	num := strings.TrimRight(size, "KMGiB")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || num == "" {
+		return -1
+	}
+	switch strings.TrimSuffix(size[len(num):], "B") {
+	case "":
+		return n
+	case "Ki":
+		return n << 10
+	case "Mi":
+		return n << 20
+	case "Gi":
+		return n << 30
+	}
+	return -1
 }
