@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -132,16 +133,37 @@ func (c *child) waitOK(ctx context.Context, path string) error {
 }
 
 // freeAddr returns a loopback address with a port that was free a moment
-// ago, for a child that must be told its port. Another process could take
-// it in between; on a benchmark machine that is unlikely, and the child
-// then fails to listen, visibly.
+// ago, for a child that must be told its port. The port is taken below the
+// kernel's ephemeral range (ip_local_port_range), where the bench's own
+// outgoing connections, hundreds of them to NATS, get theirs: a port of
+// that range, free when checked, was once taken by one of them before the
+// child could listen on it. Another process could still take it in between;
+// the child then fails to listen, visibly.
 func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	low := ephemeralLow()
+	for range 100 {
+		port := 10000 + rand.IntN(max(low-10000, 1))
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue // taken: draw again
+		}
+		addr := ln.Addr().String()
+		return addr, ln.Close()
 	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
+	return "", fmt.Errorf("no free port on 127.0.0.1 between 10000 and %d", low)
+}
+
+// ephemeralLow is the first port the kernel hands out to outgoing
+// connections: Linux's default when it cannot be read.
+func ephemeralLow() int {
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 10000 {
+				return n
+			}
+		}
+	}
+	return 32768
 }
 
 // memSample is a child's memory at one moment.
