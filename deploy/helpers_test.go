@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/consumer"
 )
@@ -274,15 +274,11 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// freePort returns a loopback address that nothing listens on now.
+// freePort returns a loopback address that nothing listens on now
+// (porttest.Free).
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return porttest.Free(t)
 }
 
 func httpGet(ctx context.Context, url string) (int, error) {

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // readyTimeout bounds how long a child server may take to answer.
@@ -132,39 +132,9 @@ func (c *child) waitOK(ctx context.Context, path string) error {
 	}
 }
 
-// freeAddr returns a loopback address with a port that was free a moment
-// ago, for a child that must be told its port. The port is taken below the
-// kernel's ephemeral range (ip_local_port_range), where the bench's own
-// outgoing connections, hundreds of them to NATS, get theirs: a port of
-// that range, free when checked, was once taken by one of them before the
-// child could listen on it. Another process could still take it in between;
-// the child then fails to listen, visibly.
-func freeAddr() (string, error) {
-	low := ephemeralLow()
-	for range 100 {
-		port := 10000 + rand.IntN(max(low-10000, 1))
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			continue // taken: draw again
-		}
-		addr := ln.Addr().String()
-		return addr, ln.Close()
-	}
-	return "", fmt.Errorf("no free port on 127.0.0.1 between 10000 and %d", low)
-}
-
-// ephemeralLow is the first port the kernel hands out to outgoing
-// connections: Linux's default when it cannot be read.
-func ephemeralLow() int {
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > 10000 {
-				return n
-			}
-		}
-	}
-	return 32768
-}
+// freeAddr returns a loopback address for a child that must be told its
+// port (porttest.Addr: below the ephemeral range).
+func freeAddr() (string, error) { return porttest.Addr() }
 
 // memSample is a child's memory at one moment.
 type memSample struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // AllInOneNATS starts the all-in-one's embedded NATS as zoneprice starts it
@@ -34,15 +35,11 @@ func AllInOneNATS(t testing.TB, dataDir string) *app.LocalNATS {
 	return srv
 }
 
-// FreeAddr returns a loopback address that nothing listens on now.
+// FreeAddr returns a loopback address that nothing listens on now
+// (porttest.Free).
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return porttest.Free(t)
 }
 
 // Poll GETs url until ok accepts the answer, failing the test with the last

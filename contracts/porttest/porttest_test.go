@@ -1,4 +1,4 @@
-package main
+package porttest
 
 import (
 	"net"
@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// TestFreeAddr takes ports below the kernel's ephemeral range, where no
-// outgoing connection of the bench can take them before a child listens.
-func TestFreeAddr(t *testing.T) {
-	low := ephemeralLow()
+// TestAddr takes ports below the kernel's ephemeral range, where no
+// outgoing connection can take them before a child listens.
+func TestAddr(t *testing.T) {
+	low := EphemeralLow()
 	for range 20 {
-		addr, err := freeAddr()
+		addr, err := Addr()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -20,7 +20,7 @@ func TestFreeAddr(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n, _ := strconv.Atoi(port); host != "127.0.0.1" || n < 10000 || n >= low {
-			t.Fatalf("freeAddr = %s, want 127.0.0.1 and a port in [10000, %d)", addr, low)
+			t.Fatalf("Addr = %s, want 127.0.0.1 and a port in [10000, %d)", addr, low)
 		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
