@@ -198,12 +198,10 @@ func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 // nats.ErrTimeout; it allocates nothing while messages arrive in time.
 func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 	w := &r.wait
-	if w.ctx == nil || w.ctx.Err() != nil {
-		// The first call, or the timer fired (perhaps just after the
-		// last message came): a new context, and a timer to cancel it.
-		if w.timer != nil {
-			w.timer.Stop()
-		}
+	if w.ctx == nil {
+		// The first call, or the timer fired during the last one
+		// (perhaps just as its message came): a new context, and a
+		// timer of its own to cancel it.
 		w.ctx, w.cancel = context.WithCancel(context.Background())
 		w.timer = time.AfterFunc(d, w.cancel)
 		w.opts = []jetstream.NextOpt{jetstream.NextContext(w.ctx)}
@@ -211,7 +209,9 @@ func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 		w.timer.Reset(d)
 	}
 	msg, err := r.Next(w.opts...)
-	w.timer.Stop()
+	if !w.timer.Stop() {
+		w.ctx = nil // canceled, or about to be
+	}
 	if errors.Is(err, context.Canceled) {
 		return msg, fmt.Errorf("no message within %v: %w", d, nats.ErrTimeout)
 	}
