@@ -407,18 +407,27 @@ func list(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
 	return w.Flush()
 }
 
-// records reads the bucket's current records in one pass.
+// records reads the bucket's current records in one pass. A read that
+// gets no record for access.DefaultLoadTimeout is given up, as a query pod
+// gives up its load, with what the bucket's stream says and how to repair
+// it: a damaged bucket never ends its watch's initial values.
 func records(ctx context.Context, kv jetstream.KeyValue) ([]contracts.APIKey, error) {
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", contracts.KeysBucket, err)
 	}
 	defer w.Stop()
+	stall := time.NewTimer(stallAfter)
+	defer stall.Stop()
 	var recs []contracts.APIKey
+	var last jetstream.KeyValueEntry
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-stall.C:
+			s := access.Stalled(ctx, kv, len(recs), last, stallAfter)
+			return nil, fmt.Errorf("%w; %s", s, s.Repair())
 		case e, ok := <-w.Updates():
 			if !ok {
 				return nil, errors.New("read keys: the watch ended early")
@@ -426,6 +435,8 @@ func records(ctx context.Context, kv jetstream.KeyValue) ([]contracts.APIKey, er
 			if e == nil {
 				return recs, nil
 			}
+			last = e
+			stall.Reset(stallAfter)
 			var r contracts.APIKey
 			if err := json.Unmarshal(e.Value(), &r); err != nil || r.Validate() != nil {
 				r = contracts.APIKey{ID: e.Key(), Tier: "?", Note: "(unreadable record: pods refuse this key)"}
@@ -434,6 +445,10 @@ func records(ctx context.Context, kv jetstream.KeyValue) ([]contracts.APIKey, er
 		}
 	}
 }
+
+// stallAfter is how long keys list waits for the next record of the
+// bucket; a variable for the test of a damaged bucket.
+var stallAfter = access.DefaultLoadTimeout
 
 // revoke deletes the key with id; every pod refuses it from then on.
 func revoke(ctx context.Context, js jetstream.JetStream, id string, stdout io.Writer) error {

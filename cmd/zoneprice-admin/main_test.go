@@ -319,3 +319,50 @@ func TestStreamRepublishUnheard(t *testing.T) {
 		t.Errorf("republish with no ingester: %v", err)
 	}
 }
+
+// TestKeysListDamagedBucket lists the keys of a bucket one of whose records
+// the server's file store can no longer read: the bucket's watch never
+// ends its initial values, and the command, instead of waiting out its
+// timeout, stops once no record has come for a while and says what the
+// bucket's stream holds and how to repair it, as a query pod logs it.
+func TestKeysListDamagedBucket(t *testing.T) {
+	srv := natstest.Server(t)
+	for range 2 {
+		if _, errOut, err := admin(t, srv, "keys", "create", "--tier", "pro"); err != nil {
+			t.Fatalf("create: %v\n%s", err, errOut)
+		}
+	}
+	_, js := natstest.Connect(t, srv)
+	ctx := context.Background()
+	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := kv.ListKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := kv.Get(ctx, <-ids.Keys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = ids.Stop()
+	st, err := kv.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name
+	srv = natstest.DamageValue(t, srv, name, e.Value())
+
+	defer func(d time.Duration) { stallAfter = d }(stallAfter)
+	stallAfter = 300 * time.Millisecond
+	out, _, err := admin(t, srv, "keys", "list")
+	if err == nil {
+		t.Fatalf("list of a damaged bucket succeeded:\n%s", out)
+	}
+	for _, want := range []string{"no record for 300ms", name, "nats kv rm " + contracts.KeysBucket, "zoneprice-admin keys create"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q: want it to say %q", err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package natstest
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"os"
@@ -192,6 +193,55 @@ const (
 // back. It returns the new server, shut down when the test ends.
 func Damage(t testing.TB, srv *server.Server, stream, how string) *server.Server {
 	t.Helper()
+	return damageBlocks(t, srv, stream, func(blks []string) {
+		data, err := os.ReadFile(blks[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch how {
+		case Garbage:
+			for i := len(data) / 2; i < min(len(data)/2+4096, len(data)); i++ {
+				data[i] = 0xab
+			}
+		case Emptied:
+			data = nil
+		default:
+			t.Fatalf("natstest.Damage: unknown damage %q", how)
+		}
+		if err := os.WriteFile(blks[0], data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// DamageValue is Damage flipping one byte in the middle of value where a
+// message block of the stream holds it, as bit rot or a torn write would:
+// that one message keeps its length, sequence and subject, and fails its
+// checksum.
+func DamageValue(t testing.TB, srv *server.Server, stream string, value []byte) *server.Server {
+	t.Helper()
+	return damageBlocks(t, srv, stream, func(blks []string) {
+		for _, path := range blks {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := bytes.Index(b, value); i >= 0 {
+				b[i+len(value)/2] ^= 0xff
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+		t.Fatalf("no message block of %s holds %q", stream, value)
+	})
+}
+
+// damageBlocks stops srv, has damage change the stream's message blocks
+// (in order), and starts the server again.
+func damageBlocks(t testing.TB, srv *server.Server, stream string, damage func(blks []string)) *server.Server {
+	t.Helper()
 	store := srv.JetStreamConfig().StoreDir
 	restart := Stop(t, srv)
 	blks, err := filepath.Glob(filepath.Join(store, "*", "streams", stream, "msgs", "*.blk"))
@@ -199,22 +249,6 @@ func Damage(t testing.TB, srv *server.Server, stream, how string) *server.Server
 		t.Fatalf("no message block of %s under %s: %v", stream, store, err)
 	}
 	slices.Sort(blks)
-	data, err := os.ReadFile(blks[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch how {
-	case Garbage:
-		for i := len(data) / 2; i < min(len(data)/2+4096, len(data)); i++ {
-			data[i] = 0xab
-		}
-	case Emptied:
-		data = nil
-	default:
-		t.Fatalf("natstest.Damage: unknown damage %q", how)
-	}
-	if err := os.WriteFile(blks[0], data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	damage(blks)
 	return restart()
 }

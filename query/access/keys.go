@@ -235,8 +235,8 @@ func (k *Keys) fail(err error) {
 		msg = "api keys bucket cannot be read: the last keys loaded stay in force; retrying"
 	}
 	attrs := []any{"bucket", contracts.KeysBucket, "err", err, "failed_attempts", k.failures}
-	if stall := (*stalledError)(nil); errors.As(err, &stall) {
-		attrs = append(attrs, "repair", stall.repair())
+	if stall := (*StalledError)(nil); errors.As(err, &stall) {
+		attrs = append(attrs, "repair", stall.Repair())
 	}
 	k.log.Error(msg, attrs...)
 	k.lastLog, k.failures = now, 0
@@ -279,7 +279,7 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, 
 		case <-ctx.Done():
 			return loaded, ctx.Err()
 		case <-stalled:
-			return false, k.stalled(ctx, kv, got, last)
+			return false, Stalled(ctx, kv, got, last, k.loadTimeout)
 		case e, ok = <-w.Updates():
 		}
 	drain:
@@ -311,33 +311,34 @@ func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, 
 	}
 }
 
-// stalledError is a load of the bucket that stopped before the bucket's
-// end.
-type stalledError struct {
+// StalledError is a read of the keys bucket that stopped before the
+// bucket's end.
+type StalledError struct {
 	msg    string
 	stream string // the bucket's stream, "" when unknown
 }
 
-func (e *stalledError) Error() string { return e.msg }
+func (e *StalledError) Error() string { return e.msg }
 
-// repair says what an operator can do about a load that keeps stalling.
-func (e *stalledError) repair() string {
+// Repair says what an operator can do about a read that keeps stalling.
+func (e *StalledError) Repair() string {
 	stream := cmp.Or(e.stream, "the bucket's stream")
 	return "if NATS is otherwise healthy, the server cannot read a record of the bucket (a corrupt message block in its file store): " +
 		"restore " + stream + " from a backup (nats stream restore), " +
 		"or delete the bucket (nats kv rm " + contracts.KeysBucket + ") and issue new keys (zoneprice-admin keys create)"
 }
 
-// stalled describes a load that got records records, the last one last,
-// and then nothing for loadTimeout, with what the bucket's stream says it
-// holds: a last revision at the stream's end with more announced, or
-// fewer records than messages, shows records the server skipped.
-func (k *Keys) stalled(ctx context.Context, kv jetstream.KeyValue, records int, last jetstream.KeyValueEntry) error {
-	msg := fmt.Sprintf("load %s: no record for %v after %d records", contracts.KeysBucket, k.loadTimeout, records)
+// Stalled describes a read of the bucket that got records records, the
+// last one last, and then nothing for after, with what the bucket's stream
+// says it holds: a last revision at the stream's end with more announced,
+// or fewer records than messages, shows records the server skipped. A
+// query pod's key load and zoneprice-admin's keys list both end so.
+func Stalled(ctx context.Context, kv jetstream.KeyValue, records int, last jetstream.KeyValueEntry, after time.Duration) *StalledError {
+	msg := fmt.Sprintf("load %s: no record for %v after %d records", contracts.KeysBucket, after, records)
 	if last != nil {
 		msg += fmt.Sprintf(" (the last, revision %d, with %d more announced)", last.Revision(), last.Delta())
 	}
-	err := &stalledError{msg: msg}
+	err := &StalledError{msg: msg}
 	// The stream's state costs one request, made only when a load has
 	// failed; without it the error says less, but is still right.
 	st, serr := kv.Status(ctx)

@@ -2,12 +2,9 @@ package access_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,10 +52,11 @@ func TestKeysCorruptBucket(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name
-			store := srv.JetStreamConfig().StoreDir
-			restart := natstest.Stop(t, srv)
-			damage(t, store, name, recs[tt.damaged])
-			srv = restart()
+			value, err := json.Marshal(recs[tt.damaged])
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv = natstest.DamageValue(t, srv, name, value)
 			_, js = natstest.Connect(t, srv)
 
 			var logs logtest.Buffer
@@ -113,35 +111,6 @@ func TestKeysCorruptBucket(t *testing.T) {
 			}
 		})
 	}
-}
-
-// damage flips a byte inside rec's value in the message block of the
-// stream name under store, a stopped server's JetStream directory: the
-// record keeps its length, sequence and subject, and fails its checksum.
-func damage(t *testing.T, store, name string, rec contracts.APIKey) {
-	t.Helper()
-	value, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, err := filepath.Glob(filepath.Join(store, "*", "streams", name, "msgs", "*.blk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range blocks {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := bytes.Index(b, value); i >= 0 {
-			b[i+len(value)/2] ^= 0xff
-			if err := os.WriteFile(path, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("no message block of %s in %s holds record %s", name, store, rec.ID)
 }
 
 // errorRecord is the first record logged at level ERROR in logs, a JSON
