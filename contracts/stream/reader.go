@@ -173,7 +173,11 @@ func (r *Reader) CaughtUp() bool { return r.caughtUp }
 func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 	msg, err := r.it.Next(opts...)
 	for err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrMsgIteratorClosed) &&
-		!errors.Is(err, jetstream.ErrInvalidOption) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		!errors.Is(err, jetstream.ErrInvalidOption) && !errors.Is(err, context.Canceled) {
+		// (context.Canceled is NextWithin's wait ending. DeadlineExceeded
+		// is not: it is what the ordered consumer returns when its
+		// attempts to recreate itself time out, as when NATS is away
+		// longer than they last.)
 		// The ordered consumer gave up recreating itself (resetAttempts).
 		if rerr := r.reopen(); rerr != nil {
 			return Msg{}, rerr
@@ -209,10 +213,11 @@ func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 		w.timer.Reset(d)
 	}
 	msg, err := r.Next(w.opts...)
-	if !w.timer.Stop() {
+	waited := !w.timer.Stop()
+	if waited {
 		w.ctx = nil // canceled, or about to be
 	}
-	if errors.Is(err, context.Canceled) {
+	if waited && errors.Is(err, context.Canceled) {
 		return msg, fmt.Errorf("no message within %v: %w", d, nats.ErrTimeout)
 	}
 	return msg, err
