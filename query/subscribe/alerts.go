@@ -234,7 +234,9 @@ func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jet
 // has room, counted past it; errUnchanged when the subscriber no longer
 // follows it or has it already (a change delivered again).
 func collect(cur *contracts.Subscriber, drop contracts.PendingDrop) (*contracts.Subscriber, error) {
-	if cur == nil || !follows(cur, drop) || drop.Seq <= cur.DigestedThrough ||
+	// Changes come in stream order, so a drop at or below a sequence
+	// already digested or counted past the cap was collected before.
+	if cur == nil || !follows(cur, drop) || drop.Seq <= cur.DigestedThrough || drop.Seq <= cur.MoreThrough ||
 		slices.ContainsFunc(cur.Pending, func(p contracts.PendingDrop) bool { return p.Seq == drop.Seq }) {
 		return nil, errUnchanged
 	}
@@ -242,8 +244,6 @@ func collect(cur *contracts.Subscriber, drop contracts.PendingDrop) (*contracts.
 	switch {
 	case len(next.Pending) < contracts.MaxPendingDrops:
 		next.Pending = append(slices.Clone(next.Pending), drop)
-	case drop.Seq <= next.MoreThrough:
-		return nil, errUnchanged
 	default:
 		next.PendingMore++
 		next.MoreThrough = drop.Seq
@@ -357,19 +357,9 @@ func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
 			return nil, errUnchanged
 		}
 		before = *cur
-		next := *cur
-		batch, next.Pending = nil, nil
-		for _, p := range cur.Pending {
-			if p.ObservedAt.Before(today) {
-				batch = append(batch, p)
-				next.DigestedThrough = max(next.DigestedThrough, p.Seq)
-			} else {
-				next.Pending = append(next.Pending, p)
-			}
-		}
-		more, next.PendingMore = cur.PendingMore, 0
-		next.LastDigestAt = &now
-		return &next, nil
+		var next *contracts.Subscriber
+		next, batch, more = claim(cur, today, now)
+		return next, nil
 	})
 	if err != nil {
 		a.s.log.Error("a digest not claimed; trying again later", "err", err)
@@ -403,6 +393,27 @@ func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
 	}); err != nil {
 		a.s.log.Error("a digest that was not sent could not be put back: its drops are lost", "drops", len(batch), "err", err)
 	}
+}
+
+// claim takes a digest out of a subscriber's record at now: the drops
+// observed before today, and the count of those past the cap. The record
+// returned holds the rest, and marks them all digested.
+func claim(cur *contracts.Subscriber, today, now time.Time) (next *contracts.Subscriber, batch []contracts.PendingDrop, more int) {
+	n := *cur
+	n.Pending = nil
+	for _, p := range cur.Pending {
+		if p.ObservedAt.Before(today) {
+			batch = append(batch, p)
+			n.DigestedThrough = max(n.DigestedThrough, p.Seq)
+		} else {
+			n.Pending = append(n.Pending, p)
+		}
+	}
+	more, n.PendingMore = cur.PendingMore, 0
+	// The drops counted past the cap are told as "and N more".
+	n.DigestedThrough = max(n.DigestedThrough, n.MoreThrough)
+	n.LastDigestAt = &now
+	return &n, batch, more
 }
 
 // digestLine is one drop as the digest shows it.

@@ -32,3 +32,34 @@ func TestCollectCountsOnce(t *testing.T) {
 		t.Errorf("%d kept and %d more, want %d and %d", len(sub.Pending), sub.PendingMore, contracts.MaxPendingDrops, n-contracts.MaxPendingDrops)
 	}
 }
+
+// TestCollectAfterDigest counts drops past the cap, sends the digest that
+// tells them as "and N more", and then has the last counted change
+// delivered again (it was handed back, say, when another subscriber's
+// record could not be written): the next digest does not list it.
+func TestCollectAfterDigest(t *testing.T) {
+	sub := &contracts.Subscriber{
+		Confirmed: true, Interests: []contracts.Interest{contracts.InterestPriceDrops},
+		Zones: []string{".com"}, MinDropPercent: 5,
+	}
+	drop := func(seq uint64) contracts.PendingDrop {
+		return contracts.PendingDrop{Seq: seq, Zone: ".com", Registrar: "porkbun", Op: contracts.OpRegister, Percent: 10, ObservedAt: time.Unix(int64(seq), 0)}
+	}
+	const n = contracts.MaxPendingDrops + 5
+	for seq := uint64(1); seq <= n; seq++ {
+		next, err := collect(sub, drop(seq))
+		if err != nil {
+			t.Fatalf("drop %d: %v", seq, err)
+		}
+		sub = next
+	}
+	// The digest's claim, as sendDigest makes it the next day.
+	day := time.Unix(24*3600, 0)
+	sub, batch, more := claim(sub, day, day)
+	if len(batch) != contracts.MaxPendingDrops || more != n-contracts.MaxPendingDrops {
+		t.Fatalf("digest of %d drops and %d more, want %d and %d", len(batch), more, contracts.MaxPendingDrops, n-contracts.MaxPendingDrops)
+	}
+	if again, err := collect(sub, drop(n)); !errors.Is(err, errUnchanged) {
+		t.Fatalf("drop %d, told in the digest as one more, delivered again: err %v, %d pending after it; want it unchanged", n, err, len(again.Pending))
+	}
+}
