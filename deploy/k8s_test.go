@@ -247,8 +247,8 @@ func TestKubernetesWorkloads(t *testing.T) {
 				if c.Resources.Requests["cpu"] == "" || c.Resources.Requests["memory"] == "" || c.Resources.Limits["memory"] == "" {
 					t.Errorf("container %s: resources %+v; want CPU and memory requests and a memory limit", c.Name, c.Resources)
 				}
-				if limit, soft := bytesOf(c.Resources.Limits["memory"]), bytesOf(envOr(&c, "GOMEMLIMIT")); soft <= 0 || soft >= limit {
-					t.Errorf("container %s: GOMEMLIMIT %q for a memory limit of %q: want one below it, so the runtime collects before the kernel kills", c.Name, envOr(&c, "GOMEMLIMIT"), c.Resources.Limits["memory"])
+				if limit, soft := bytesOf(c.Resources.Limits["memory"], false), bytesOf(envOr(&c, "GOMEMLIMIT"), true); soft <= 0 || soft >= limit {
+					t.Errorf("container %s: GOMEMLIMIT %q for a memory limit of %q: want one below it, in the runtime's units (MiB), so that it collects before the kernel kills", c.Name, envOr(&c, "GOMEMLIMIT"), c.Resources.Limits["memory"])
 				}
 				if v, _ := c.env("NATS_URL"); v != "nats://nats:4222" {
 					t.Errorf("container %s: NATS_URL %q, want the Helm release's Service nats://nats:4222", c.Name, v)
@@ -719,23 +719,23 @@ func envOr(c *container, name string) string {
 	return v
 }
 
-// bytesOf reads a size as Kubernetes (512Mi) or GOMEMLIMIT (450MiB) writes
-// it, in bytes; -1 when it is neither.
-func bytesOf(size string) int64 {
+// bytesOf reads a size in bytes, as Kubernetes writes a quantity (512Mi,
+// binary suffixes without B) or, with goUnits, as GOMEMLIMIT takes it
+// (450MiB: B, KiB, MiB, GiB; the runtime refuses "450Mi" at start); -1
+// when it is neither.
+func bytesOf(size string, goUnits bool) int64 {
 	num := strings.TrimRight(size, "KMGiB")
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || num == "" {
 		return -1
 	}
-	switch strings.TrimSuffix(size[len(num):], "B") {
-	case "":
-		return n
-	case "Ki":
-		return n << 10
-	case "Mi":
-		return n << 20
-	case "Gi":
-		return n << 30
+	shifts := map[string]uint{"": 0, "Ki": 10, "Mi": 20, "Gi": 30}
+	if goUnits {
+		shifts = map[string]uint{"B": 0, "": 0, "KiB": 10, "MiB": 20, "GiB": 30}
 	}
-	return -1
+	shift, ok := shifts[size[len(num):]]
+	if !ok {
+		return -1
+	}
+	return n << shift
 }

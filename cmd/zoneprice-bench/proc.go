@@ -133,7 +133,7 @@ func (c *child) waitOK(ctx context.Context, path string) error {
 }
 
 // freeAddr returns a loopback address for a child that must be told its
-// port (porttest.Addr: below the ephemeral range).
+// port (porttest.Addr: outside the ephemeral range).
 func freeAddr() (string, error) { return porttest.Addr() }
 
 // memSample is a child's memory at one moment.
