@@ -31,19 +31,8 @@ func TestNextReopensAfterGivingUp(t *testing.T) {
 	_, js := natstest.Provisioned(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
-	subject := contracts.PriceSubject("porkbun", ".com")
-	if _, err := js.Publish(ctx, subject, []byte("current")); err != nil {
-		t.Fatal(err)
-	}
-	s, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := stream.Open(ctx, s, stream.ReaderConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
+	publish(ctx, t, js, contracts.PriceSubject("porkbun", ".com"), "current")
+	r := openState(ctx, t, js)
 
 	var it *giveUp
 	stream.WrapIterator(r, func(m jetstream.MessagesContext) jetstream.MessagesContext {
