@@ -23,3 +23,7 @@ func SnapshotOf(t testing.TB, at time.Time, events ...contracts.Event) *cache.Sn
 	}
 	return x.Build(at)
 }
+
+// APIRoot are the paths that send a person to /docs, which are no
+// endpoints of the API.
+var APIRoot = apiRoot

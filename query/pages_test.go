@@ -93,6 +93,8 @@ func TestPagesAnswer(t *testing.T) {
 		{name: "malformed zone", target: "/zones/exa_mple", status: 400, contains: "malformed zone"},
 		{name: "zone, bad sort", target: "/zones/.com?sort=zone", status: 400, contains: "sort: must be one of"},
 		{name: "docs", target: "/docs", status: 200, contains: "/api/comparison/{zone}"},
+		{name: "the API's root", target: "/api", status: 302, location: "/docs"},
+		{name: "the API's root with a slash", target: "/api/", status: 302, location: "/docs"},
 		{name: "old asset", target: "/assets/site.00000000.css", status: 404, contains: "There is no such file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

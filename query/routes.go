@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/zoneprice/zoneprice/cache"
+	"github.com/zoneprice/zoneprice/query/pages"
 )
 
 // routes is the whole HTTP surface. Every public route answers GET and
@@ -20,6 +21,10 @@ import (
 // HEAD, not preflights) check API keys and are rate limited by s.limit,
 // wrapped around each handler here rather than as route middleware, which
 // echo would wrap anew on every request.
+// apiRoot are the API's root, which is no endpoint of the API (nor in its
+// OpenAPI document): a person who types it is sent to the documentation.
+var apiRoot = []string{"/api", "/api/"}
+
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
@@ -52,6 +57,12 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/", s.limit(s.pages.Catalog()))
 	e.Match(read, "/zones/:zone", s.limit(s.pages.Zone()))
 	e.Match(read, "/docs", s.pages.Docs())
+	for _, path := range apiRoot {
+		e.Match(read, path, func(c *echo.Context) error {
+			c.Response().Header().Set("Content-Security-Policy", pages.Policy)
+			return c.Redirect(http.StatusFound, "/docs")
+		})
+	}
 	e.Match(read, "/assets/:name", s.pages.Asset())
 
 	// The subscription by email (package subscribe): forms that work

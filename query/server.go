@@ -324,7 +324,7 @@ func (s *Server) handleError(c *echo.Context, err error) {
 		p = pe.p
 	case code == http.StatusNotFound:
 		p = contracts.NewProblem(code, contracts.CodeNotFound, "Not found",
-			"no such endpoint; see the API documentation for the paths that exist")
+			"no such endpoint; the paths that exist are in the API's documentation, /docs, and its OpenAPI document, /api/openapi.json")
 	case code == http.StatusMethodNotAllowed:
 		p = contracts.NewProblem(code, contracts.CodeMethodNotAllowed, "Method not allowed",
 			"this path does not take "+c.Request().Method+"; Allow lists the methods it takes")
