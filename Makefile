@@ -14,9 +14,10 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 run:
 	$(GO) run ./cmd/zoneprice --log-format text
 
-## test: every test: the unit and in-process tests with the race detector,
-## then the failure suite on real containers (test-integration)
-test: test-unit test-integration
+## test: every test: go vet and staticcheck (lint), the unit and in-process
+## tests with the race detector, then the failure suite on real containers
+## (test-integration)
+test: lint test-unit test-integration
 
 ## test-unit: the tests that need no Docker: go test -race ./... (after
 ## tools-test, since deploy's tests evaluate the alert rules with promtool,
