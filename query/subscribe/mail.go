@@ -86,9 +86,9 @@ func parseFrom(from string) (*netmail.Address, error) {
 
 // compose builds msg as go-mail writes it: RFC 5322 headers (Date,
 // Message-ID, encoded words where needed), multipart/alternative of the
-// text and HTML parts.
-func compose(msg *Message, from *netmail.Address, now time.Time) (*mail.Msg, error) {
-	m := mail.NewMsg()
+// text and HTML parts in the transfer encoding enc.
+func compose(msg *Message, from *netmail.Address, now time.Time, enc mail.Encoding) (*mail.Msg, error) {
+	m := mail.NewMsg(mail.WithEncoding(enc))
 	m.FromMailAddress(from)
 	if err := m.To(msg.To); err != nil {
 		return nil, errors.New("the recipient is not an address")
@@ -140,7 +140,9 @@ var _ Mailer = (*SMTP)(nil)
 // Send implements Mailer: one connection per message, which a relay
 // answers in milliseconds and which leaves nothing open between mails.
 func (s *SMTP) Send(ctx context.Context, msg *Message) error {
-	m, err := compose(msg, s.from, s.now())
+	// Quoted-printable: lines of at most 76 characters, whatever a relay
+	// on the way accepts.
+	m, err := compose(msg, s.from, s.now(), mail.EncodingQP)
 	if err != nil {
 		return err
 	}
@@ -206,7 +208,11 @@ var _ Mailer = (*Outbox)(nil)
 // Send implements Mailer.
 func (o *Outbox) Send(_ context.Context, msg *Message) error {
 	now := o.now()
-	m, err := compose(msg, o.from, now)
+	// 8bit, not quoted-printable: the file is for a person to read, who
+	// copies its links; quoted-printable would break them across lines
+	// and write "=" as "=3D". No relay carries the file; a mail client
+	// opens it all the same.
+	m, err := compose(msg, o.from, now, mail.NoEncoding)
 	if err != nil {
 		return err
 	}

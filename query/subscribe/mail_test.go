@@ -21,7 +21,9 @@ func TestOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := &subscribe.Message{To: "ann@example.org", Subject: "Hello", Text: "text", HTML: "<p>html</p>", Unsubscribe: "http://localhost:8080/subscribe/unsubscribe?token=x"}
+	link := "http://localhost:8080/subscribe/confirm?token=" + strings.Repeat("AbC_-", 16) + "=="
+	msg := &subscribe.Message{To: "ann@example.org", Subject: "Hello", Text: "To confirm, open this link:\n\n" + link + "\n",
+		HTML: `<p><a href="` + link + `">Confirm</a></p>`, Unsubscribe: "http://localhost:8080/subscribe/unsubscribe?token=x"}
 	if err := m.Send(context.Background(), msg); err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +40,15 @@ func TestOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// A person reads the file and copies the link from it: whole, on one
+	// line, as the text part has it.
+	raw, err := os.ReadFile(filepath.Join(dir, files[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "\n"+link+"\n") {
+		t.Errorf("the link %s is not whole on a line of the file:\n%s", link, raw)
+	}
 	parsed, err := mail.ReadMessage(f)
 	if err != nil {
 		t.Fatal(err)
