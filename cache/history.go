@@ -45,6 +45,7 @@ type History struct {
 	byZone    []int32          // by zone id: its newest record
 	real      bool             // a registrar other than the sample's has a change
 	newest    uint32           // the newest observed_at of any change
+	newReal   uint32           // the same of a real registrar's change
 
 	view atomic.Pointer[HistoryView]
 }
@@ -278,6 +279,7 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 	h.n++
 	if !contracts.IsSampleRegistrar(c.Registrar) {
 		h.real = true
+		h.newReal = max(h.newReal, r.at)
 	}
 	h.newest = max(h.newest, r.at)
 	return nil
@@ -289,7 +291,7 @@ func (h *History) Publish() {
 	v := &HistoryView{
 		chunks: h.chunks, bases: h.bases, exts: h.exts, n: h.n,
 		names: h.names, zones: h.zones, byZone: append([]int32(nil), h.byZone...),
-		real: h.real, newest: h.newest,
+		real: h.real, newest: h.newest, newReal: h.newReal,
 	}
 	if old == nil || h.namesChanged {
 		h.viewNames = maps.Clone(h.nameIDs)
@@ -440,6 +442,7 @@ type HistoryView struct {
 	byZone  []int32
 	real    bool
 	newest  uint32
+	newReal uint32
 }
 
 // Len is how many changes the view holds.
@@ -506,6 +509,19 @@ func (v *HistoryView) HasZone(zone string) bool {
 // hidesSample reports whether the sample's changes are left out, with
 // snap's own rule: once any real registrar has a price, or a change.
 func (v *HistoryView) hidesSample(st *style) bool { return st.hideSample || v.real }
+
+// newestShown is when the newest change a reader is shown was observed:
+// Newest, but of the real registrars' changes while the sample is hidden
+// (the sample's own withdrawal, hidden, is not news); zero without one.
+func (v *HistoryView) newestShown(st *style) time.Time {
+	switch {
+	case !v.hidesSample(st):
+		return v.Newest()
+	case v.newReal == 0:
+		return time.Time{}
+	}
+	return epochTime(v.newReal)
+}
 
 func (v *HistoryView) hidden(st *style, r *historyRecord) bool {
 	return v.hidesSample(st) && contracts.IsSampleRegistrar(v.names[r.reg])

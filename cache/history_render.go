@@ -316,7 +316,7 @@ func (s *Snapshot) renderChangesPage(st *style, v *HistoryView, picked []int32, 
 	b = append(b, `{"currency":`...)
 	b = appendString(b, st.currency)
 	b = append(b, `,"as_of":`...)
-	b = appendTime(b, v.Newest())
+	b = appendTime(b, v.newestShown(st))
 	b = st.appendRates(b)
 	b = append(b, `,"next_cursor":`...)
 	if next != "" {

@@ -379,9 +379,11 @@ func TestChanges(t *testing.T) {
 			if got := page.ids(); got != tt.want {
 				t.Errorf("ids: got %q, want %q", got, tt.want)
 			}
-			// as_of is the history's newest change, whatever the page shows.
-			if page.AsOf == nil || !page.AsOf.Equal(daysAgo(1)) {
-				t.Errorf("as_of %v, want the newest change's %v", page.AsOf, daysAgo(1))
+			// as_of is the history's newest change shown, whatever the
+			// page's options leave out; the sample's, newer and hidden,
+			// does not count.
+			if page.AsOf == nil || !page.AsOf.Equal(daysAgo(2)) {
+				t.Errorf("as_of %v, want the newest real change's %v", page.AsOf, daysAgo(2))
 			}
 		})
 	}
@@ -487,14 +489,16 @@ func TestChangesPaging(t *testing.T) {
 
 // TestHistorySampleRule checks that the history endpoints hide the sample
 // as the others do: once a real registrar has a price, or a change, no
-// sample registrar appears, and a zone only the sample has is unknown.
+// sample registrar appears, and a zone only the sample has is unknown. The
+// feed's as_of is its newest change shown: a hidden sample change, newer
+// than the real ones, does not date it.
 func TestHistorySampleRule(t *testing.T) {
 	samplePrices := serving(t, eventtest.Priced("sample-alpha", ".com", epoch, "USD", 999, 999, 999))
 	sample := []*contracts.PriceChange{
 		change(contracts.ChangeAdded, "sample-alpha", ".com", daysAgo(2), nil, offer("USD", 999, 999, 999)),
 		change(contracts.ChangeAdded, "sample-bravo", ".com", daysAgo(2), nil, offer("USD", 888, 888, 888)),
 	}
-	real := change(contracts.ChangeAdded, "alpha", ".net", daysAgo(1), nil, offer("USD", 1200, 1300, 1200))
+	real := change(contracts.ChangeAdded, "alpha", ".net", daysAgo(3), nil, offer("USD", 1200, 1300, 1200))
 	tests := []struct {
 		name       string
 		snaps      fixedSnapshots
@@ -502,10 +506,11 @@ func TestHistorySampleRule(t *testing.T) {
 		wantShown  bool   // the sample's changes are shown
 		wantFeed   string // the registrars of /api/changes
 		wantStatus int    // of .com's history
+		wantAsOf   time.Time
 	}{
-		{"only the sample", samplePrices, sample, true, "sample-bravo sample-alpha", 200},
-		{"a real change", samplePrices, append(slices.Clone(sample), real), false, "alpha", 404},
-		{"a real price", serving(t, baseEvents()...), sample, false, "", 404},
+		{"only the sample", samplePrices, sample, true, "sample-bravo sample-alpha", 200, daysAgo(2)},
+		{"a real change", samplePrices, append(slices.Clone(sample), real), false, "alpha", 404, daysAgo(3)},
+		{"a real price", serving(t, baseEvents()...), sample, false, "", 404, time.Time{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -520,6 +525,9 @@ func TestHistorySampleRule(t *testing.T) {
 			}
 			if resp.StatusCode != http.StatusOK || strings.Join(regs, " ") != tt.wantFeed {
 				t.Errorf("/api/changes: got %d with %q, want %q", resp.StatusCode, regs, tt.wantFeed)
+			}
+			if got := page.AsOf; tt.wantAsOf.IsZero() != (got == nil) || got != nil && !got.Equal(tt.wantAsOf) {
+				t.Errorf("/api/changes as_of %v, want %v (null for none shown)", got, tt.wantAsOf)
 			}
 			resp, history := get(t, p.url+"/api/comparison/.com/history")
 			if resp.StatusCode != tt.wantStatus {
