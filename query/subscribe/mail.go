@@ -11,6 +11,7 @@ import (
 	netmail "net/mail"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,9 +87,13 @@ func parseFrom(from string) (*netmail.Address, error) {
 
 // compose builds msg as go-mail writes it: RFC 5322 headers (Date,
 // Message-ID, encoded words where needed), multipart/alternative of the
-// text and HTML parts in the transfer encoding enc.
-func compose(msg *Message, from *netmail.Address, now time.Time, enc mail.Encoding) (*mail.Msg, error) {
-	m := mail.NewMsg(mail.WithEncoding(enc))
+// text and HTML parts, quoted-printable. With readable (the outbox, which
+// a person reads to copy its links), the text part is 8bit instead, with
+// CRLF line ends, so that each link is whole on its line and "=" is not
+// "=3D"; unless a line of it is longer than SMTP's 998 bytes (50 zones of
+// a subscription on one line), which only quoted-printable may carry.
+func compose(msg *Message, from *netmail.Address, now time.Time, readable bool) (*mail.Msg, error) {
+	m := mail.NewMsg()
 	m.FromMailAddress(from)
 	if err := m.To(msg.To); err != nil {
 		return nil, errors.New("the recipient is not an address")
@@ -110,7 +115,11 @@ func compose(msg *Message, from *netmail.Address, now time.Time, enc mail.Encodi
 	}
 	m.SetGenHeader("Auto-Submitted", "auto-generated")
 	m.SetUserAgent("zoneprice")
-	m.SetBodyString(mail.TypeTextPlain, msg.Text)
+	text, enc := msg.Text, mail.EncodingQP
+	if readable && !slices.ContainsFunc(strings.Split(text, "\n"), func(l string) bool { return len(strings.TrimSuffix(l, "\r")) > 998 }) {
+		text, enc = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n"), mail.NoEncoding
+	}
+	m.SetBodyString(mail.TypeTextPlain, text, mail.WithPartEncoding(enc))
 	m.AddAlternativeString(mail.TypeTextHTML, msg.HTML)
 	return m, nil
 }
@@ -140,9 +149,7 @@ var _ Mailer = (*SMTP)(nil)
 // Send implements Mailer: one connection per message, which a relay
 // answers in milliseconds and which leaves nothing open between mails.
 func (s *SMTP) Send(ctx context.Context, msg *Message) error {
-	// Quoted-printable: lines of at most 76 characters, whatever a relay
-	// on the way accepts.
-	m, err := compose(msg, s.from, s.now(), mail.EncodingQP)
+	m, err := compose(msg, s.from, s.now(), false)
 	if err != nil {
 		return err
 	}
@@ -208,11 +215,7 @@ var _ Mailer = (*Outbox)(nil)
 // Send implements Mailer.
 func (o *Outbox) Send(_ context.Context, msg *Message) error {
 	now := o.now()
-	// 8bit, not quoted-printable: the file is for a person to read, who
-	// copies its links; quoted-printable would break them across lines
-	// and write "=" as "=3D". No relay carries the file; a mail client
-	// opens it all the same.
-	m, err := compose(msg, o.from, now, mail.NoEncoding)
+	m, err := compose(msg, o.from, now, true)
 	if err != nil {
 		return err
 	}

@@ -46,8 +46,33 @@ func TestOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), "\n"+link+"\n") {
-		t.Errorf("the link %s is not whole on a line of the file:\n%s", link, raw)
+	if !strings.Contains(string(raw), "\r\n"+link+"\r\n") {
+		t.Errorf("the link %s is not whole on a CRLF line of the file:\n%s", link, raw)
+	}
+	if got := strings.Count(string(raw), "Content-Transfer-Encoding: 8bit"); got != 1 {
+		t.Errorf("%d parts in 8bit, want the text part alone (the HTML part quoted-printable):\n%s", got, raw)
+	}
+	// A text line too long for SMTP (998 bytes) is quoted-printable even
+	// in the outbox.
+	long := *msg
+	long.Text = strings.Repeat(".example, ", 120) + "\n" + link + "\n"
+	if err := m.Send(context.Background(), &long); err != nil {
+		t.Fatal(err)
+	}
+	files, err = os.ReadDir(dir)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("outbox holds %v (%v), want two mails", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if len(strings.TrimSuffix(line, "\r")) > 998 {
+				t.Errorf("%s: a line of %d bytes, more than SMTP's 998", f.Name(), len(line))
+			}
+		}
 	}
 	parsed, err := mail.ReadMessage(f)
 	if err != nil {
