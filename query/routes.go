@@ -10,21 +10,22 @@ import (
 	"github.com/zoneprice/zoneprice/query/pages"
 )
 
-// routes is the whole HTTP surface. Every public route answers GET and
-// HEAD, and OPTIONS for CORS preflight; the webhook API, a subscriber's
-// own, answers the methods it names. Anything else is a 405 problem with
-// Allow, and unknown paths (trailing slash variants included) a 404
-// problem, both from Server.handleError. Only the routes registered with
-// withContent take content: on any other a request with some is refused
-// and its connection closed (refuseContent). Every
-// response carries the headers of publicHeaders. The API routes (GET and
-// HEAD, not preflights) check API keys and are rate limited by s.limit,
-// wrapped around each handler here rather than as route middleware, which
-// echo would wrap anew on every request.
 // apiRoot are the API's root, which is no endpoint of the API (nor in its
 // OpenAPI document): a person who types it is sent to the documentation.
 var apiRoot = []string{"/api", "/api/"}
 
+// routes is the whole HTTP surface. Every public route answers GET and
+// HEAD, and OPTIONS for CORS preflight; the webhook API, a subscriber's
+// own, answers the methods it names. Anything else is a 405 problem with
+// Allow, and unknown paths (trailing slash variants included; the API's
+// root, apiRoot, is sent to /docs) a 404 problem, both from
+// Server.handleError. Only the routes registered with withContent take
+// content: on any other a request with some is refused and its connection
+// closed (refuseContent). Every response carries the headers of
+// publicHeaders. The API routes (GET and
+// HEAD, not preflights) check API keys and are rate limited by s.limit,
+// wrapped around each handler here rather than as route middleware, which
+// echo would wrap anew on every request.
 func (s *Server) routes(e *echo.Echo) {
 	read := []string{http.MethodGet, http.MethodHead}
 
