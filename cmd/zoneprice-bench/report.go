@@ -128,6 +128,18 @@ func (r *report) line(format string, args ...any) {
 	r.WriteByte('\n')
 }
 
+// section opens a section of the report with its heading, and says "Not
+// run." and reports false when the section has nothing to show.
+func (r *report) section(title string, ran bool) bool {
+	r.line("## %s", title)
+	r.line("")
+	if !ran {
+		r.line("Not run.")
+		r.line("")
+	}
+	return ran
+}
+
 // markdown renders the report and returns the targets missed.
 func (res *results) markdown() (string, []string) {
 	var body report
@@ -214,11 +226,7 @@ func (res *results) writeParameters(r *report) {
 }
 
 func (res *results) writeHTTP(r *report) {
-	r.line("## HTTP throughput (real vs bare net/http, same bytes)")
-	r.line("")
-	if len(res.endpoints) == 0 {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("HTTP throughput (real vs bare net/http, same bytes)", len(res.endpoints) > 0) {
 		return
 	}
 	r.line("Medians over %d runs. The bare server is a plain net/http ServeMux in its own process writing the same status, headers and bytes (checked byte for byte before measuring).", res.cfg.runs)
@@ -261,14 +269,10 @@ func runErrors(name string, runs []wrkResult) string {
 func (res *results) writeCatchup(r *report) {
 	c := res.catchup
 	if c == nil {
-		r.line("## Catch-up")
-		r.line("")
-		r.line("Not run.")
-		r.line("")
+		r.section("Catch-up", false)
 		return
 	}
-	r.line("## Catch-up (%s prices)", fmtInt(int64(c.prices)))
-	r.line("")
+	r.section("Catch-up ("+fmtInt(int64(c.prices))+" prices)", true)
 	r.line("Replaying the state stream (%s messages, last per subject) from start to serving. The bare consumer only reads: an ordered consumer with the same pull batch, until NumPending is 0. The real one is the service's consumer (query/consumer) until Ready, i.e. with the whole index built and the first snapshot rendered.", fmtInt(int64(c.messages)))
 	r.line("")
 	r.line("| Measure | Min | Median | Max | Target | Result |")
@@ -298,12 +302,8 @@ func (res *results) writeCatchup(r *report) {
 }
 
 func (res *results) writeHistoryLoad(r *report) {
-	r.line("## History load")
-	r.line("")
 	h := res.historyLoad
-	if h == nil || len(h.bare)+len(h.pod) == 0 {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("History load", h != nil && len(h.bare)+len(h.pod) > 0) {
 		return
 	}
 	r.line("Reading the history stream (%s messages, every one) once the prices are ready. The bare consumer only reads, in the bench's process: an ordered consumer delivering every message with the pod's pull batch, until NumPending is 0. The pod is zoneprice-query, which reads the stream the same way (stream.Open, All) and decodes and holds every change; its time is its zoneprice_history_load_seconds, from when it starts reading the history stream to loaded.", fmtInt(int64(h.changes)))
@@ -326,11 +326,7 @@ func (res *results) writeHistoryLoad(r *report) {
 }
 
 func (res *results) writeFresh(r *report) {
-	r.line("## Freshness under load")
-	r.line("")
-	if len(res.fresh) == 0 {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("Freshness under load", len(res.fresh) > 0) {
 		return
 	}
 	for _, f := range res.fresh {
@@ -375,12 +371,8 @@ func writeFreshRun(r *report, f *freshResult) {
 }
 
 func (res *results) writeWebhooks(r *report) {
-	r.line("## Webhooks")
-	r.line("")
 	w := res.webhooks
-	if w == nil {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("Webhooks", w != nil) {
 		return
 	}
 	r.line("The real zoneprice-notify process delivers to receivers in the bench's process, which verify each delivery's signature with the Standard Webhooks library's Verify and count each webhook-id once. Changes are published on the history stream as an ingester publishes them (ingest.Publisher), by a registrar of the bench's; endpoints are registered through query/webhooks' store, each run's on a zone of its own.")
@@ -443,12 +435,8 @@ func (res *results) writeWebhooks(r *report) {
 }
 
 func (res *results) writeMemory(r *report) {
-	r.line("## Memory")
-	r.line("")
 	hl := res.historyLoad
-	if len(res.memory) == 0 && (hl == nil || len(hl.empty) == 0) {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("Memory", len(res.memory) > 0 || hl != nil && len(hl.empty) > 0) {
 		return
 	}
 	r.line("Resident memory of zoneprice-query processes: VmRSS and its peak VmHWM from /proc/<pid>/status, and from /metrics the Go heap in use and the GC's heap goal (the heap size that starts the next collection; with the default GOGC=100 about twice what was live after the last one). The prices' target was set for 225,000 prices; the history may add %d MiB to it. A pod's memory with its history loaded is read %v after zoneprice_history_loaded turns 1, once it has returned the load's garbage to the system; the first two rows are the medians (by RSS) of %d pods each, the rest the pod under test.", targetHistoryRSS>>20, historySettle, res.cfg.runs)
@@ -515,12 +503,8 @@ func (res *results) writeHeap(r *report) {
 }
 
 func (res *results) writeIngest(r *report) {
-	r.line("## Ingest")
-	r.line("")
 	in := res.ingest
-	if in == nil {
-		r.line("Not run.")
-		r.line("")
+	if !r.section("Ingest", in != nil) {
 		return
 	}
 	r.line("| Measure | Value | Target | Result |")
