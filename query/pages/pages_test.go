@@ -81,11 +81,7 @@ func TestChart(t *testing.T) {
 	 {"registrar":"dear","periods":[{"from":"` + day(20) + `","to":null,"register":20.00,"renew":30.00},
 	   {"from":"` + day(0) + `","to":"` + day(10) + `","register":25.00,"renew":30.00}]},
 	 {"registrar":"cheap","periods":[{"from":"` + day(0) + `","to":null,"register":10.00,"renew":null}]}]}`
-	var h historyJSON
-	if err := json.Unmarshal([]byte(doc), &h); err != nil {
-		t.Fatal(err)
-	}
-	c := newChart(&h, "USD")
+	c := chartOf(t, doc)
 	if c == nil || len(c.Series) != 2 {
 		t.Fatalf("chart %+v, want two series", c)
 	}
@@ -111,11 +107,7 @@ func TestChartShortHistory(t *testing.T) {
 	asOf := time.Date(2026, 11, 26, 9, 44, 0, 0, time.UTC)
 	doc := `{"as_of":"` + asOf.Format(time.RFC3339) + `","registrars":[
 	 {"registrar":"one","periods":[{"from":"` + asOf.Add(-time.Minute).Format(time.RFC3339) + `","to":null,"register":10.00,"renew":12.00}]}]}`
-	var h historyJSON
-	if err := json.Unmarshal([]byte(doc), &h); err != nil {
-		t.Fatal(err)
-	}
-	c := newChart(&h, "USD")
+	c := chartOf(t, doc)
 	if c == nil || len(c.Series) != 1 {
 		t.Fatalf("chart %+v, want one series", c)
 	}
@@ -133,15 +125,21 @@ func TestChartShortHistory(t *testing.T) {
 func TestChartNoSpan(t *testing.T) {
 	asOf := time.Date(2026, 11, 26, 9, 44, 0, 0, time.UTC).Format(time.RFC3339)
 	doc := `{"as_of":"` + asOf + `","registrars":[{"registrar":"one","periods":[{"from":"` + asOf + `","to":null,"register":10.00,"renew":12.00}]}]}`
-	var h historyJSON
-	if err := json.Unmarshal([]byte(doc), &h); err != nil {
-		t.Fatal(err)
-	}
-	c := newChart(&h, "USD")
+	c := chartOf(t, doc)
 	if c == nil || len(c.XTicks) != 1 || c.XTicks[0].Label != "26 Nov 09:44" {
 		t.Fatalf("chart %+v, want one time label", c)
 	}
 	if s := c.Series[0].Register; !strings.HasPrefix(s, fmt.Sprintf("M%d ", chartLeft)) || !strings.HasSuffix(s, fmt.Sprintf("H%d", chartWidth-chartRight)) {
 		t.Errorf("registration %q, want a line across the plot", s)
 	}
+}
+
+// chartOf draws the chart, in USD, of a zone's history body doc.
+func chartOf(t *testing.T, doc string) *chart {
+	t.Helper()
+	var h historyJSON
+	if err := json.Unmarshal([]byte(doc), &h); err != nil {
+		t.Fatal(err)
+	}
+	return newChart(&h, "USD")
 }

@@ -21,13 +21,8 @@ var registration = webhooks.Registration{URL: "https://hooks.example.com/", Even
 // first, and none undoes another's change. Five writers: each loses at
 // most four times, one for every other's success, within its attempts.
 func TestConcurrentUpdates(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	s := webhooks.NewStore(webhooks.Config{}, js, time.Now)
+	s, c := storeWithOne(t, time.Now)
 	ctx := context.Background()
-	c, err := s.Create(ctx, owner, registration, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	id := c.Webhook.ID
 	var wg sync.WaitGroup
 	errs := make(chan error, 5)
@@ -61,14 +56,9 @@ func TestConcurrentUpdates(t *testing.T) {
 // TestRotateSecret: the new secret comes first, the one it replaces
 // signs beside it for a day, and secrets whose day is over go.
 func TestRotateSecret(t *testing.T) {
-	_, js := natstest.Provisioned(t)
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	s := webhooks.NewStore(webhooks.Config{}, js, func() time.Time { return now })
+	s, c := storeWithOne(t, func() time.Time { return now })
 	ctx := context.Background()
-	c, err := s.Create(ctx, owner, registration, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	first := c.Secret
 	tests := []struct {
 		name    string
@@ -104,13 +94,8 @@ func TestRotateSecret(t *testing.T) {
 // TestOwnersApart: one owner's webhook is not found, changed or deleted
 // under another.
 func TestOwnersApart(t *testing.T) {
-	_, js := natstest.Provisioned(t)
-	s := webhooks.NewStore(webhooks.Config{}, js, time.Now)
+	s, c := storeWithOne(t, time.Now)
 	ctx := context.Background()
-	c, err := s.Create(ctx, owner, registration, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const other = "0123456789abcdef"
 	id := c.Webhook.ID
 	paused := true
@@ -131,4 +116,17 @@ func TestOwnersApart(t *testing.T) {
 	if w, err := s.Find(ctx, id); err != nil || w.Owner != owner || w.Paused {
 		t.Errorf("the webhook after the other owner's requests: %+v %v", w, err)
 	}
+}
+
+// storeWithOne is a store on a new JetStream with the clock now, holding
+// one webhook of owner's.
+func storeWithOne(t *testing.T, now func() time.Time) (*webhooks.Store, webhooks.Created) {
+	t.Helper()
+	_, js := natstest.Provisioned(t)
+	s := webhooks.NewStore(webhooks.Config{}, js, now)
+	c, err := s.Create(context.Background(), owner, registration, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
 }
