@@ -241,7 +241,7 @@ func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, 
 func ingestServes(t *testing.T, path string) bool {
 	t.Helper()
 	srv, _ := natstest.Provisioned(t)
-	ln := freePort(t)
+	ln := porttest.Free(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, command(t, "zoneprice-ingest"),
@@ -272,13 +272,6 @@ func lastLines(s string, n int) string {
 		lines = append(lines, sc.Text())
 	}
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// freePort returns a loopback address that nothing listens on now
-// (porttest.Free).
-func freePort(t *testing.T) string {
-	t.Helper()
-	return porttest.Free(t)
 }
 
 func httpGet(ctx context.Context, url string) (int, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -41,7 +42,7 @@ func admin(t *testing.T, srv *server.Server, args ...string) (stdout, stderr str
 // given environment, until the test ends, and returns its address.
 func startQuery(t *testing.T, js jetstream.JetStream, env map[string]string) string {
 	t.Helper()
-	addr := cmdtest.FreeAddr(t)
+	addr := porttest.Free(t)
 	env["ZONEPRICE_LISTEN"] = addr
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	q, err := app.RegisterQueryFlags(fs, func(k string) string { return env[k] })
@@ -219,7 +220,7 @@ func TestCreateChecksFlagsFirst(t *testing.T) {
 		})
 	}
 	// Nor does it need NATS to say so.
-	env := map[string]string{"NATS_URL": "nats://" + cmdtest.FreeAddr(t)}
+	env := map[string]string{"NATS_URL": "nats://" + porttest.Free(t)}
 	err := run(context.Background(), []string{"keys", "create", "--tier", "pro", "--note", "\x00"},
 		func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if err == nil || !strings.HasPrefix(err.Error(), "--note: ") {

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // readyTimeout bounds how long a child server may take to answer.
@@ -131,10 +129,6 @@ func (c *child) waitOK(ctx context.Context, path string) error {
 		}
 	}
 }
-
-// freeAddr returns a loopback address for a child that must be told its
-// port (porttest.Addr: outside the ephemeral range).
-func freeAddr() (string, error) { return porttest.Addr() }
 
 // memSample is a child's memory at one moment.
 type memSample struct {

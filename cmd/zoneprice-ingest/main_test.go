@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // TestOnceAgainstExistingNATS runs the ingester against a separate JetStream
@@ -55,7 +56,7 @@ func TestUnknownSource(t *testing.T) {
 // its per-source metrics.
 func TestServesMetrics(t *testing.T) {
 	srv := natstest.Server(t)
-	addr := cmdtest.FreeAddr(t)
+	addr := porttest.Free(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer

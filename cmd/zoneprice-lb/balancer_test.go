@@ -15,6 +15,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // pod is a stand-in query pod: it answers /readyz as told and names
@@ -243,7 +244,7 @@ func TestConfigValidate(t *testing.T) {
 // environment, until it routes to the pod, then stops it.
 func TestRun(t *testing.T) {
 	p := newPod(t, "pod")
-	addr := cmdtest.FreeAddr(t)
+	addr := porttest.Free(t)
 	env := map[string]string{
 		"ZONEPRICE_LB_LISTEN":         addr,
 		"ZONEPRICE_LB_BACKENDS":       p.srv.URL + ", " + closedURL(t),

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/logtest"
 	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/query/notify"
 )
 
@@ -46,7 +47,7 @@ func TestDeliversAChange(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	metricsAddr := cmdtest.FreeAddr(t)
+	metricsAddr := porttest.Free(t)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	var stderr logtest.Buffer

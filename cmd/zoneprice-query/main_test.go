@@ -13,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 
 	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
@@ -30,7 +31,7 @@ func TestJoinsExistingNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	addr, metricsAddr := cmdtest.FreeAddr(t), cmdtest.FreeAddr(t)
+	addr, metricsAddr := porttest.Free(t), porttest.Free(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts/logtest"
+	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // liveEnv points every keyless live source at handler, as a machine whose
@@ -41,7 +42,7 @@ func liveEnv(t *testing.T, handler http.Handler) map[string]string {
 // ends, and returns its API address once it is ready.
 func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *logtest.Buffer) {
 	t.Helper()
-	addr = cmdtest.FreeAddr(t)
+	addr = porttest.Free(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer
 	stderr = &logtest.Buffer{}
@@ -70,7 +71,7 @@ func start(t *testing.T, env map[string]string, extra ...string) (addr string, s
 // listening for other processes, as `make run` does: a client without
 // credentials is refused.
 func TestEmbeddedNATSRefusesAnonymous(t *testing.T) {
-	natsAddr := cmdtest.FreeAddr(t)
+	natsAddr := porttest.Free(t)
 	start(t, liveEnv(t, http.NotFoundHandler()), "--data-dir", t.TempDir(), "--embedded-listen", natsAddr)
 	nc, err := nats.Connect("nats://" + natsAddr)
 	if err == nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // AllInOneNATS starts the all-in-one's embedded NATS as zoneprice starts it
@@ -33,13 +32,6 @@ func AllInOneNATS(t testing.TB, dataDir string) *app.LocalNATS {
 		srv.WaitForShutdown()
 	})
 	return srv
-}
-
-// FreeAddr returns a loopback address that nothing listens on now
-// (porttest.Free).
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	return porttest.Free(t)
 }
 
 // Poll GETs url until ok accepts the answer, failing the test with the last
