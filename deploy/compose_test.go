@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/api"
 )
 
 // composeService is the part of a service in `docker compose config`
@@ -118,7 +118,7 @@ func TestCompose(t *testing.T) {
 	keys := natsKeys(t)
 	services := composeConfig(t, keys)
 	images := builtImages(t)
-	queryPort := port(t, query.DefaultConfig().Addr)
+	queryPort := port(t, api.DefaultConfig().Addr)
 	ingestPort := port(t, flagDefault(t, "zoneprice-ingest", "metrics-listen"))
 	notifyPort := port(t, flagDefault(t, "zoneprice-notify", "metrics-listen"))
 	nodes := []string{"nats-1", "nats-2", "nats-3"}

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/query/notify"
@@ -27,7 +27,7 @@ import (
 // JetStream server and returns every metric name they export.
 func exported(t *testing.T) map[string]bool {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -23,10 +24,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
-	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/querytest"
+	"github.com/zoneprice/zoneprice/query/replay"
 )
 
 // binDir holds the commands the tests build, once per run.
@@ -191,7 +192,7 @@ func argValue(args []string, flagName string) (string, bool) {
 // is a real route).
 func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	url := startQuery(t, js, prometheus.NewRegistry(), false)
 	out := map[string]bool{}
 	for _, p := range paths {
@@ -211,11 +212,11 @@ func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, catchUp bool) string {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	c, err := consumer.New(js, consumer.DefaultConfig(), log, reg, time.Now)
+	c, err := replay.New(js, replay.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := query.NewServer(query.DefaultConfig(), c, nil, nil, log, reg, reg)
+	srv, err := api.NewServer(api.DefaultConfig(), c, nil, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,17 +238,18 @@ func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, 
 }
 
 // ingestServes runs the real ingester against an in-process JetStream
-// server and reports whether path answers 200 on its metrics port.
+// server and reports whether path answers 200 on its metrics port. The
+// ingester listens on a port of the kernel's choice, read back from the
+// address it logs.
 func ingestServes(t *testing.T, path string) bool {
 	t.Helper()
-	srv, _ := natstest.Provisioned(t)
-	ln := porttest.Free(t)
+	srv, _ := bustest.Provisioned(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, command(t, "zoneprice-ingest"),
-		"--nats-url", srv.ClientURL(), "--sources", "sample", "--metrics-listen", ln)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+		"--nats-url", srv.ClientURL(), "--sources", "sample", "--metrics-listen", "127.0.0.1:0", "--log-format", "json")
+	var stderr querytest.LogBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -256,13 +258,29 @@ func ingestServes(t *testing.T, path string) bool {
 		_ = cmd.Wait()
 	}()
 	for ctx.Err() == nil {
-		if resp, err := httpGet(ctx, "http://"+ln+path); err == nil {
+		if addr := listening(stderr.String()); addr != "" {
+			resp, err := httpGet(ctx, "http://"+addr+path)
+			if err != nil {
+				t.Fatalf("ingester at %s: %v", addr, err)
+			}
 			return resp == 200
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("ingester never answered on %s:\n%s", ln, lastLines(stderr.String(), 20))
+	t.Fatalf("ingester never said where its metrics listen:\n%s", lastLines(stderr.String(), 20))
 	return false
+}
+
+// listening returns the address of the JSON log line "metrics listening",
+// "" before there is one.
+func listening(log string) string {
+	for _, line := range strings.Split(log, "\n") {
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "metrics listening" {
+			return rec.Addr
+		}
+	}
+	return ""
 }
 
 func lastLines(s string, n int) string {

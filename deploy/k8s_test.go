@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/notify"
 )
 
@@ -299,12 +299,12 @@ func TestKubernetesQuery(t *testing.T) {
 			t.Errorf("a query pod does not serve %s", path)
 		}
 	}
-	apiPort, _ := strconv.Atoi(port(t, query.DefaultConfig().Addr))
+	apiPort, _ := strconv.Atoi(port(t, api.DefaultConfig().Addr))
 	if got := c.port(c.ReadinessProbe.HTTPGet.Port); got != apiPort {
 		t.Errorf("probes use port %q = %d, want the API port %d", c.ReadinessProbe.HTTPGet.Port, got, apiPort)
 	}
 	if got := port(t, flagDefault(t, "zoneprice-query", "listen")); strconv.Itoa(apiPort) != got {
-		t.Errorf("zoneprice-query --listen defaults to port %s, query.DefaultConfig to %d", got, apiPort)
+		t.Errorf("zoneprice-query --listen defaults to port %s, api.DefaultConfig to %d", got, apiPort)
 	}
 	drainEnv, _ := c.env("ZONEPRICE_DRAIN_DELAY")
 	drain, err := time.ParseDuration(drainEnv)

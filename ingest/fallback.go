@@ -9,7 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // Fallback runs a stand-in source, the sample, only for as long as no real
@@ -89,7 +89,7 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 // a document they would reject is not a real price.
 func realPriceExists(ctx context.Context, js jetstream.JetStream) (bool, error) {
 	found := false
-	err := stream.ReadLast(ctx, js, contracts.StateStream, stream.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + ">"}}, func(msg stream.Msg) bool {
+	err := bus.ReadLast(ctx, js, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + ">"}}, func(msg bus.Msg) bool {
 		reg, _, ok := contracts.ParsePriceSubject(msg.Subject)
 		if !ok || contracts.IsSampleRegistrar(reg) {
 			return true
@@ -104,8 +104,8 @@ func realPriceExists(ctx context.Context, js jetstream.JetStream) (bool, error) 
 
 // ratesFree reports whether subject is empty or holds a document from
 // source itself, so that publishing there overwrites nobody else's.
-func ratesFree(ctx context.Context, stream jetstream.Stream, subject, source string) (bool, error) {
-	msg, err := stream.GetLastMsgForSubject(ctx, subject)
+func ratesFree(ctx context.Context, s jetstream.Stream, subject, source string) (bool, error) {
+	msg, err := s.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return true, nil
 	}
@@ -125,7 +125,7 @@ func ratesFree(ctx context.Context, stream jetstream.Stream, subject, source str
 // what a live source published earlier, perhaps before a restart.
 func HeldBy(ctx context.Context, js jetstream.JetStream, filter, source string) (bool, error) {
 	held := false
-	err := stream.ReadLast(ctx, js, contracts.StateStream, stream.ReaderConfig{Filters: []string{filter}}, func(msg stream.Msg) bool {
+	err := bus.ReadLast(ctx, js, contracts.StateStream, bus.ReaderConfig{Filters: []string{filter}}, func(msg bus.Msg) bool {
 		if ev, err := contracts.Decode(msg.Data); err == nil {
 			held = eventSource(ev) == source
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -150,7 +150,7 @@ func TestFallbackZonesOnlyWithoutZoneSource(t *testing.T) {
 			Prices: []contracts.PriceSet{set("sample-a", ".com", 1)},
 			Zones:  []contracts.ZoneMeta{meta},
 		}}
-		_, js := natstest.Provisioned(t)
+		_, js := bustest.Provisioned(t)
 		fb := ingest.NewFallback(stand, js, slog.New(slog.DiscardHandler))
 		fb.ZonesElsewhere = elsewhere
 		l, err := fb.Fetch(context.Background())

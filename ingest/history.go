@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // recordedChange is the history stream's last word on a registrar's zone:
@@ -49,7 +49,7 @@ func (r *Runner) recorded(ctx context.Context, list *List) (map[string]*recorded
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	err := stream.ReadLast(ctx, r.js, contracts.HistoryStream, stream.ReaderConfig{Filters: filters}, func(msg stream.Msg) bool {
+	err := bus.ReadLast(ctx, r.js, contracts.HistoryStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
 		ev, err := contracts.Decode(msg.Data)
 		c, ok := ev.(*contracts.PriceChange)
 		if err != nil || !ok || !contracts.OnSubject(c, msg.Subject) {
@@ -65,7 +65,7 @@ func (r *Runner) recorded(ctx context.Context, list *List) (map[string]*recorded
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		r.log.Error("no history stream: prices are published, their changes are not recorded until it is provisioned", "stream", contracts.HistoryStream)
 		return nil, nil
-	case errors.Is(err, stream.ErrIncomplete):
+	case errors.Is(err, bus.ErrIncomplete):
 		// A subject whose last change was lost starts again from the
 		// price the state stream holds, as a first known period.
 		r.log.Error("the history stream lost messages; subjects without a last change start again from what is known", "err", err)

@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -289,7 +289,7 @@ func TestNoHistoryStream(t *testing.T) {
 	if ps, ok := h.current(t, "a", ".com").(*contracts.PriceSet); !ok || ps.Register.Regular.Amount != 100 {
 		t.Fatalf("a .com = %v, want the price published", h.current(t, "a", ".com"))
 	}
-	if _, err := h.js.CreateStream(context.Background(), stream.HistoryConfig(stream.Options{})); err != nil {
+	if _, err := h.js.CreateStream(context.Background(), bus.HistoryConfig(bus.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.once(t, list(set("a", ".com", 110)), nil); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // RunnerConfig configures a Runner.
@@ -252,10 +252,10 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.log.Warn("rows of the list could not be read; their last good prices stay", "skipped", list.Skipped)
 	}
 	stored, err := r.stored(ctx, list)
-	if errors.Is(err, stream.ErrIncomplete) {
+	if errors.Is(err, bus.ErrIncomplete) {
 		// What the stream still delivers is all there is: diffing
 		// against it republishes what was lost.
-		r.log.Error("the state stream lost messages; publishing what it no longer holds", "err", err, "repair", stream.Repair)
+		r.log.Error("the state stream lost messages; publishing what it no longer holds", "err", err, "repair", bus.Repair)
 		err = nil
 	}
 	if err != nil {
@@ -363,7 +363,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	err := stream.ReadLast(ctx, r.js, contracts.StateStream, stream.ReaderConfig{Filters: filters}, func(msg stream.Msg) bool {
+	err := bus.ReadLast(ctx, r.js, contracts.StateStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
 		var st storedEvent
 		if ev, err := contracts.Decode(msg.Data); err == nil && contracts.OnSubject(ev, msg.Subject) {
 			st.fp = fingerprint(ev)
@@ -381,7 +381,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 		out[msg.Subject] = st
 		return true
 	})
-	if errors.Is(err, stream.ErrIncomplete) {
+	if errors.Is(err, bus.ErrIncomplete) {
 		return out, err // what survived, and why it is not all
 	}
 	if err != nil {

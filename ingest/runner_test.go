@@ -17,8 +17,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -54,7 +54,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	h := &harness{srv: srv, js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
 	r, err := ingest.NewRunner(h.src, js, cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
@@ -588,8 +588,8 @@ func TestRunnerDamagedStream(t *testing.T) {
 	if err := h.once(t, list(sets...), nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := natstest.Damage(t, h.srv, contracts.StateStream, natstest.Garbage)
-	_, h.js = natstest.Connect(t, srv)
+	srv := bustest.Damage(t, h.srv, contracts.StateStream, bustest.Garbage)
+	_, h.js = bustest.Connect(t, srv)
 	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 30 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
 	if err != nil {

@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
 )
 
 // TestAnnounce mails an announcement through a relay started in the test
 // to the confirmed subscribers of its interest, and no one else.
 func TestAnnounce(t *testing.T) {
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	relay := smtptest.Start(t)
 	ctx := context.Background()
 	kv, err := js.KeyValue(ctx, contracts.SubscribersBucket)

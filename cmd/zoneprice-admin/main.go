@@ -45,7 +45,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 )
@@ -256,7 +256,7 @@ func announce(ctx context.Context, js jetstream.JetStream, mail *app.SubscribeFl
 // it holds every message it counts, and the repair when it does not (an
 // error, so the command exits 1).
 func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
-	h, err := stream.Check(ctx, js)
+	h, err := bus.Check(ctx, js)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) 
 	if h.Healthy() {
 		return nil
 	}
-	fmt.Fprintln(stdout, "repair:", stream.Repair)
+	fmt.Fprintln(stdout, "repair:", bus.Repair)
 	return fmt.Errorf("stream %s is damaged", h.Stream)
 }
 
@@ -376,11 +376,11 @@ func bucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, er
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return kv, err
 	}
-	o := stream.Options{Replicas: 1}
+	o := bus.Options{Replicas: 1}
 	if s, err := js.Stream(ctx, contracts.StateStream); err == nil {
 		o.Replicas = s.CachedInfo().Config.Replicas
 	}
-	return stream.ProvisionKeys(ctx, js, o)
+	return bus.ProvisionKeys(ctx, js, o)
 }
 
 // list prints every key's record but its hash, oldest first.

@@ -21,12 +21,11 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // admin runs the command against srv and returns what it printed.
@@ -42,7 +41,7 @@ func admin(t *testing.T, srv *server.Server, args ...string) (stdout, stderr str
 // given environment, until the test ends, and returns its address.
 func startQuery(t *testing.T, js jetstream.JetStream, env map[string]string) string {
 	t.Helper()
-	addr := porttest.Free(t)
+	addr := cmdtest.FreePort(t)
 	env["ZONEPRICE_LISTEN"] = addr
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	q, err := app.RegisterQueryFlags(fs, func(k string) string { return env[k] })
@@ -94,11 +93,11 @@ var (
 // key with the command: the pod serves it at its tier's limit; revoked, the
 // pod refuses it.
 func TestKeysEndToEnd(t *testing.T) {
-	srv := natstest.Server(t)
-	_, js := natstest.Connect(t, srv)
+	srv := bustest.Server(t)
+	_, js := bustest.Connect(t, srv)
 	ctx := context.Background()
 	// The stream only: creating the bucket is the command's job.
-	if _, err := js.CreateStream(ctx, stream.StateConfig(stream.Options{})); err != nil {
+	if _, err := js.CreateStream(ctx, bus.StateConfig(bus.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	ps := eventtest.RegisterOnly("alpha", ".com", time.Now(), "USD", 999)
@@ -144,7 +143,7 @@ func TestKeysEndToEnd(t *testing.T) {
 		t.Errorf("list shows the key or its hash:\n%s", list)
 	}
 
-	polltest.Within(t, 30*time.Second, "the pod to accept the key at the pro limit", func() bool {
+	querytest.Within(t, 30*time.Second, "the pod to accept the key at the pro limit", func() bool {
 		resp := get(t, url, key[1])
 		return resp.StatusCode == http.StatusOK && resp.Header.Get("RateLimit-Limit") == "5" &&
 			resp.Header.Get("RateLimit-Policy") == "5;w=3600;burst=5"
@@ -153,7 +152,7 @@ func TestKeysEndToEnd(t *testing.T) {
 	if out, errOut, err := admin(t, srv, "keys", "revoke", id[1]); err != nil || !strings.Contains(out, "revoked "+id[1]) {
 		t.Fatalf("revoke: %q %v\n%s", out, err, errOut)
 	}
-	polltest.Within(t, 30*time.Second, "the pod to refuse the revoked key", func() bool {
+	querytest.Within(t, 30*time.Second, "the pod to refuse the revoked key", func() bool {
 		return get(t, url, key[1]).StatusCode == http.StatusUnauthorized
 	})
 	if list, _, _ := admin(t, srv, "keys", "list"); strings.Contains(list, id[1]) {
@@ -162,7 +161,7 @@ func TestKeysEndToEnd(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	srv, _ := natstest.Provisioned(t)
+	srv, _ := bustest.Provisioned(t)
 	tests := []struct {
 		name string
 		args []string
@@ -196,8 +195,8 @@ func TestUsageErrors(t *testing.T) {
 // server without the keys bucket: each error names the flag, and nothing
 // was done, not even creating the bucket.
 func TestCreateChecksFlagsFirst(t *testing.T) {
-	srv := natstest.Server(t)
-	_, js := natstest.Connect(t, srv)
+	srv := bustest.Server(t)
+	_, js := bustest.Connect(t, srv)
 	tests := []struct {
 		name string
 		args []string
@@ -220,7 +219,7 @@ func TestCreateChecksFlagsFirst(t *testing.T) {
 		})
 	}
 	// Nor does it need NATS to say so.
-	env := map[string]string{"NATS_URL": "nats://" + porttest.Free(t)}
+	env := map[string]string{"NATS_URL": "nats://" + cmdtest.FreePort(t)}
 	err := run(context.Background(), []string{"keys", "create", "--tier", "pro", "--note", "\x00"},
 		func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if err == nil || !strings.HasPrefix(err.Error(), "--note: ") {
@@ -231,7 +230,7 @@ func TestCreateChecksFlagsFirst(t *testing.T) {
 // TestCustomTier creates a key of a tier the defaults lack, which takes
 // --allow-custom-tier and earns a warning.
 func TestCustomTier(t *testing.T) {
-	srv, _ := natstest.Provisioned(t)
+	srv, _ := bustest.Provisioned(t)
 	out, errOut, err := admin(t, srv, "keys", "create", "--tier", "gold", "--allow-custom-tier", "--note", "acme")
 	if err != nil {
 		t.Fatalf("create: %v\n%s", err, errOut)
@@ -244,7 +243,7 @@ func TestCustomTier(t *testing.T) {
 // TestHelp asks for the usage: it is printed, and it is no error, so the
 // command exits 0.
 func TestHelp(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"keys", "create", "-h"}, {"-help", "keys", "list"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			_, errOut, err := admin(t, srv, args...)
@@ -292,7 +291,7 @@ func TestKeysBesideTheAllInOne(t *testing.T) {
 // (a message block gone bad while its server was down), when the command
 // fails and prints the repair.
 func TestStreamCheck(t *testing.T) {
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	out, _, err := admin(t, srv, "stream", "check")
 	if err != nil || !strings.Contains(out, "healthy") {
 		t.Fatalf("stream check of an empty stream: %v\n%s", err, out)
@@ -306,7 +305,7 @@ func TestStreamCheck(t *testing.T) {
 	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
 		t.Fatal(err)
 	}
-	srv = natstest.Damage(t, srv, contracts.StateStream, natstest.Garbage)
+	srv = bustest.Damage(t, srv, contracts.StateStream, bustest.Garbage)
 	out, _, err = admin(t, srv, "stream", "check")
 	if err == nil || !strings.Contains(out, "subjects but") || !strings.Contains(out, "repair: restart the NATS server") {
 		t.Errorf("stream check of a damaged stream: %v\n%s", err, out)
@@ -315,7 +314,7 @@ func TestStreamCheck(t *testing.T) {
 
 // TestStreamRepublishUnheard fails when no ingester answers.
 func TestStreamRepublishUnheard(t *testing.T) {
-	srv, _ := natstest.Provisioned(t)
+	srv, _ := bustest.Provisioned(t)
 	if _, _, err := admin(t, srv, "stream", "republish"); err == nil || !strings.Contains(err.Error(), "no ingester answered") {
 		t.Errorf("republish with no ingester: %v", err)
 	}
@@ -327,13 +326,13 @@ func TestStreamRepublishUnheard(t *testing.T) {
 // timeout, stops once no record has come for a while and says what the
 // bucket's stream holds and how to repair it, as a query pod logs it.
 func TestKeysListDamagedBucket(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	for range 2 {
 		if _, errOut, err := admin(t, srv, "keys", "create", "--tier", "pro"); err != nil {
 			t.Fatalf("create: %v\n%s", err, errOut)
 		}
 	}
-	_, js := natstest.Connect(t, srv)
+	_, js := bustest.Connect(t, srv)
 	ctx := context.Background()
 	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
 	if err != nil {
@@ -353,7 +352,7 @@ func TestKeysListDamagedBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name
-	srv = natstest.DamageValue(t, srv, name, e.Value())
+	srv = bustest.DamageValue(t, srv, name, e.Value())
 
 	defer func(d time.Duration) { stallAfter = d }(stallAfter)
 	stallAfter = 300 * time.Millisecond

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -15,7 +15,7 @@ import (
 // subscriber's webhook as the operator, on a real JetStream, and checks
 // what the bucket then holds.
 func TestWebhooksCommands(t *testing.T) {
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	ctx := context.Background()
 	store := webhooks.NewStore(webhooks.Config{}, js, time.Now)
 	const owner, other = "4d930e71934acb20", "0123456789abcdef"
@@ -86,7 +86,7 @@ func TestWebhooksCommands(t *testing.T) {
 // TestWebhooksCommandsRefused: wrong words and flags change nothing and
 // say what is wrong, before connecting.
 func TestWebhooksCommandsRefused(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	for _, tt := range []struct {
 		args []string
 		want string

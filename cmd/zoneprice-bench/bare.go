@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zoneprice/zoneprice/query"
+	"github.com/zoneprice/zoneprice/query/api"
 )
 
 // bareCommand is the hidden subcommand that runs the baseline server:
@@ -68,7 +68,7 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("bare: %w", err)
 	}
 
-	cfg := query.DefaultConfig()
+	cfg := api.DefaultConfig()
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,

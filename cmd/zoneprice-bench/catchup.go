@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/replay"
 )
 
 // catchupTimeout bounds one catch-up run, bare or real.
@@ -79,7 +79,7 @@ func inTurn(run int, a, b func() error) error {
 // timeBare times bareCatchup on a stream, with the service consumer's pull
 // batch, and checks it read want messages.
 func timeBare(ctx context.Context, js jetstream.JetStream, name string, deliver jetstream.DeliverPolicy, want uint64) (time.Duration, error) {
-	d, n, err := bareCatchup(ctx, js, name, deliver, consumer.DefaultConfig().PullBatch)
+	d, n, err := bareCatchup(ctx, js, name, deliver, replay.DefaultConfig().PullBatch)
 	if err != nil {
 		return 0, fmt.Errorf("bare read of %s: %w", name, err)
 	}
@@ -140,7 +140,7 @@ func bareCatchup(ctx context.Context, js jetstream.JetStream, name string, deliv
 func realCatchup(ctx context.Context, js jetstream.JetStream, prices int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, catchupTimeout)
 	defer cancel()
-	c, err := consumer.New(js, consumer.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+	c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		return 0, err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
@@ -80,7 +80,7 @@ func (b *bench) setup(ctx context.Context, res *results) (env *natsEnv, err erro
 		}
 	}()
 	b.log.Info("embedded nats started", "url", env.url)
-	if err := app.Provision(ctx, js, stream.Options{}, quiet); err != nil {
+	if err := app.Provision(ctx, js, bus.Options{}, quiet); err != nil {
 		return nil, err
 	}
 

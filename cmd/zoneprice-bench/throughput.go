@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
 )
 
 // endpointResult is one endpoint's wrk runs against the real service and
@@ -22,11 +22,11 @@ type endpointResult struct {
 // startQuery runs the real zoneprice-query binary against the embedded
 // NATS and waits until it reports ready.
 func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*child, error) {
-	addr, err := porttest.Addr()
+	addr, err := cmdtest.PortAddr()
 	if err != nil {
 		return nil, err
 	}
-	metricsAddr, err := porttest.Addr()
+	metricsAddr, err := cmdtest.PortAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func benchPaths(zones []contracts.Zone) []string {
 // both, endpoint by endpoint, alternating which server goes first.
 func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *results) error {
 	paths := benchPaths(env.zones)
-	addr, err := porttest.Addr()
+	addr, err := cmdtest.PortAddr()
 	if err != nil {
 		return err
 	}

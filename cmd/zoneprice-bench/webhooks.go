@@ -17,8 +17,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/notify"
 	"github.com/zoneprice/zoneprice/query/webhooks"
@@ -313,7 +313,7 @@ func (b *bench) registerHooks(ctx context.Context, store *webhooks.Store, recv *
 // with loopback receivers allowed, and waits until it serves /healthz and
 // has made its consumers.
 func (b *bench) startNotify(ctx context.Context, env *natsEnv) (*child, error) {
-	metricsAddr, err := porttest.Addr()
+	metricsAddr, err := cmdtest.PortAddr()
 	if err != nil {
 		return nil, err
 	}

@@ -15,15 +15,14 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // TestOnceAgainstExistingNATS runs the ingester against a separate JetStream
 // server: it provisions the stream, publishes one round and exits.
 func TestOnceAgainstExistingNATS(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
@@ -31,7 +30,7 @@ func TestOnceAgainstExistingNATS(t *testing.T) {
 	if err := run(ctx, []string{"--once", "--sources", "sample"}, func(k string) string { return env[k] }, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	_, js := natstest.Connect(t, srv)
+	_, js := bustest.Connect(t, srv)
 	s, err := js.Stream(ctx, contracts.StateStream)
 	if err != nil {
 		t.Fatalf("stream after --once: %v", err)
@@ -42,7 +41,7 @@ func TestOnceAgainstExistingNATS(t *testing.T) {
 }
 
 func TestUnknownSource(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
@@ -55,8 +54,8 @@ func TestUnknownSource(t *testing.T) {
 // TestServesMetrics runs the ingester as a service: Prometheus can scrape
 // its per-source metrics.
 func TestServesMetrics(t *testing.T) {
-	srv := natstest.Server(t)
-	addr := porttest.Free(t)
+	srv := bustest.Server(t)
+	addr := cmdtest.FreePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
@@ -78,7 +77,7 @@ func TestServesMetrics(t *testing.T) {
 // answers: the failures are reported together, and they do not keep the
 // builtin zone metadata or the sample from being published.
 func TestOnceAutoWithNoLiveSource(t *testing.T) {
-	srv := natstest.Server(t)
+	srv := bustest.Server(t)
 	down := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(down.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -98,7 +97,7 @@ func TestOnceAutoWithNoLiveSource(t *testing.T) {
 			t.Errorf("run error %v does not report the failed %s", err, name)
 		}
 	}
-	_, js := natstest.Connect(t, srv)
+	_, js := bustest.Connect(t, srv)
 	s, err := js.Stream(ctx, contracts.StateStream)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +134,7 @@ func TestImportIntoTheAllInOne(t *testing.T) {
 	t.Chdir(root)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stderr logtest.Buffer
+	var stderr querytest.LogBuffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_EMBEDDED_LISTEN": srv.Addr().String()}
 	if err := run(ctx, []string{"--sources", "porkbun", "--file", fixture, "--once"}, func(k string) string { return env[k] }, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
@@ -172,7 +171,7 @@ func TestAllInOneRefusesWithoutCredentials(t *testing.T) {
 	t.Chdir(t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	var stderr logtest.Buffer
+	var stderr querytest.LogBuffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_EMBEDDED_LISTEN": srv.Addr().String()}
 	err := run(ctx, []string{"--sources", "porkbun", "--file", "../../ingest/porkbun/testdata/pricing.json", "--once"}, func(k string) string { return env[k] }, &stderr)
 	if err == nil {

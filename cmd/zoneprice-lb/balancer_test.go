@@ -14,8 +14,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // pod is a stand-in query pod: it answers /readyz as told and names
@@ -244,7 +243,7 @@ func TestConfigValidate(t *testing.T) {
 // environment, until it routes to the pod, then stops it.
 func TestRun(t *testing.T) {
 	p := newPod(t, "pod")
-	addr := porttest.Free(t)
+	addr := cmdtest.FreePort(t)
 	env := map[string]string{
 		"ZONEPRICE_LB_LISTEN":         addr,
 		"ZONEPRICE_LB_BACKENDS":       p.srv.URL + ", " + closedURL(t),
@@ -252,7 +251,7 @@ func TestRun(t *testing.T) {
 		"ZONEPRICE_LB_CHECK_TIMEOUT":  "20ms",
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr logtest.Buffer
+	var stdout, stderr querytest.LogBuffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &stdout, &stderr) }()
 	cmdtest.Poll(t, "http://"+addr+"/api/domains", 10*time.Second, func(status int, body []byte) bool {

@@ -12,19 +12,17 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
 	"github.com/zoneprice/zoneprice/query/notify"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // TestDeliversAChange runs zoneprice-notify against a separate JetStream
 // server, registers an endpoint and records a change, and checks the
 // endpoint gets it and the metrics count it.
 func TestDeliversAChange(t *testing.T) {
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	got := make(chan http.Header, 1)
 	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		select {
@@ -47,10 +45,10 @@ func TestDeliversAChange(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	metricsAddr := porttest.Free(t)
+	metricsAddr := cmdtest.FreePort(t)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	var stderr logtest.Buffer
+	var stderr querytest.LogBuffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_METRICS_LISTEN": metricsAddr,
 		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true"}
 	go func() { done <- run(rctx, nil, func(k string) string { return env[k] }, &stderr) }()
@@ -60,7 +58,7 @@ func TestDeliversAChange(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	}()
-	polltest.Within(t, 15*time.Second, "the dispatch consumer", func() bool {
+	querytest.Within(t, 15*time.Second, "the dispatch consumer", func() bool {
 		_, err := js.Consumer(ctx, contracts.HistoryStream, notify.DispatchConsumer)
 		return err == nil
 	})

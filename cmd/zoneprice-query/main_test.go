@@ -12,8 +12,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
@@ -21,7 +20,7 @@ import (
 // TestJoinsExistingNATS starts a query pod against a separate JetStream
 // server that an ingester has filled, and checks it becomes ready and serves.
 func TestJoinsExistingNATS(t *testing.T) {
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	r, err := ingest.NewRunner(sample.New(time.Now), js,
 		ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5}, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
@@ -31,7 +30,7 @@ func TestJoinsExistingNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	addr, metricsAddr := porttest.Free(t), porttest.Free(t)
+	addr, metricsAddr := cmdtest.FreePort(t), cmdtest.FreePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer

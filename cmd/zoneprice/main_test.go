@@ -19,8 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/porttest"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // liveEnv points every keyless live source at handler, as a machine whose
@@ -40,12 +39,12 @@ func liveEnv(t *testing.T, handler http.Handler) map[string]string {
 
 // start runs the all-in-one with env and extra arguments until the test
 // ends, and returns its API address once it is ready.
-func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *logtest.Buffer) {
+func start(t *testing.T, env map[string]string, extra ...string) (addr string, stderr *querytest.LogBuffer) {
 	t.Helper()
-	addr = porttest.Free(t)
+	addr = cmdtest.FreePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer
-	stderr = &logtest.Buffer{}
+	stderr = &querytest.LogBuffer{}
 	done := make(chan error, 1)
 	args := append([]string{"--data-dir", t.TempDir(), "--embedded-listen", "", "--listen", addr, "--log-format", "text"}, extra...)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, &stdout, stderr) }()
@@ -71,7 +70,7 @@ func start(t *testing.T, env map[string]string, extra ...string) (addr string, s
 // listening for other processes, as `make run` does: a client without
 // credentials is refused.
 func TestEmbeddedNATSRefusesAnonymous(t *testing.T) {
-	natsAddr := porttest.Free(t)
+	natsAddr := cmdtest.FreePort(t)
 	start(t, liveEnv(t, http.NotFoundHandler()), "--data-dir", t.TempDir(), "--embedded-listen", natsAddr)
 	nc, err := nats.Connect("nats://" + natsAddr)
 	if err == nil {

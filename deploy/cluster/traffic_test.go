@@ -24,8 +24,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -441,8 +441,8 @@ func diffPrices(got, want map[string]int64) string {
 func historyChanges(ctx context.Context, js jetstream.JetStream, registrar string) (map[change][]uint64, error) {
 	got := map[change][]uint64{}
 	var bad error
-	cfg := stream.ReaderConfig{Filters: []string{contracts.RegistrarChangeFilter(registrar)}, All: true}
-	err := stream.ReadLast(ctx, js, contracts.HistoryStream, cfg, func(m stream.Msg) bool {
+	cfg := bus.ReaderConfig{Filters: []string{contracts.RegistrarChangeFilter(registrar)}, All: true}
+	err := bus.ReadLast(ctx, js, contracts.HistoryStream, cfg, func(m bus.Msg) bool {
 		ev, err := contracts.Decode(m.Data)
 		c, ok := ev.(*contracts.PriceChange)
 		if err != nil || !ok {

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -33,7 +33,7 @@ type Harness struct {
 // the default shrink guard (a list below half the last is refused).
 func New(t testing.TB, src ingest.Source) *Harness {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	reg := prometheus.NewRegistry()
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
 	r, err := ingest.NewRunner(src, js, cfg, slog.New(slog.DiscardHandler), reg, time.Now)

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 )
@@ -300,7 +300,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestRunnerEndToEnd(t *testing.T) {
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	src := New(fixedClock)

@@ -12,11 +12,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // TestKeysCorruptBucket damages one record of the keys bucket in the NATS
@@ -39,7 +38,7 @@ func TestKeysCorruptBucket(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, js := natstest.Provisioned(t)
+			srv, js := bustest.Provisioned(t)
 			kv := bucket(t, js)
 			var keys []string
 			var recs []contracts.APIKey
@@ -56,14 +55,14 @@ func TestKeysCorruptBucket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv = natstest.DamageValue(t, srv, name, value)
-			_, js = natstest.Connect(t, srv)
+			srv = bustest.DamageValue(t, srv, name, value)
+			_, js = bustest.Connect(t, srv)
 
-			var logs logtest.Buffer
+			var logs querytest.LogBuffer
 			p := startKeys(t, js, slog.New(slog.NewJSONHandler(&logs, nil)), func(k *access.Keys) {
 				k.SetLoadTimeout(500 * time.Millisecond)
 			})
-			polltest.Until(t, "the pod ready despite the damaged bucket", p.keys.IsReady)
+			querytest.Until(t, "the pod ready despite the damaged bucket", p.keys.IsReady)
 			if got := p.keys.State(); got != access.Unavailable {
 				t.Fatalf("state with a record that cannot be read: got %v, want Unavailable", got)
 			}
@@ -76,7 +75,7 @@ func TestKeysCorruptBucket(t *testing.T) {
 				t.Errorf("zoneprice_api_keys_watch_up: got %v, want 0", got)
 			}
 			var logged map[string]any
-			polltest.Until(t, "an error logged", func() bool {
+			querytest.Until(t, "an error logged", func() bool {
 				logged = errorRecord(t, logs.String())
 				return logged != nil
 			})
@@ -98,12 +97,12 @@ func TestKeysCorruptBucket(t *testing.T) {
 			if err := js.DeleteKeyValue(context.Background(), contracts.KeysBucket); err != nil {
 				t.Fatal(err)
 			}
-			kv, err = stream.ProvisionKeys(context.Background(), js, stream.Options{})
+			kv, err = bus.ProvisionKeys(context.Background(), js, bus.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			key, _ := create(t, kv, contracts.ProTier)
-			polltest.Until(t, "the keys once the bucket is repaired", func() bool {
+			querytest.Until(t, "the keys once the bucket is repaired", func() bool {
 				return p.keys.State() == access.Loaded && p.tier(key) == contracts.ProTier
 			})
 			if got := gauge(t, p.reg, "zoneprice_api_keys_watch_up"); got != 1 {

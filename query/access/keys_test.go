@@ -13,11 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // pod is one query pod's key store, running until the test ends.
@@ -114,7 +113,7 @@ func TestKeysReachEveryPod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, js := natstest.Provisioned(t)
+			_, js := bustest.Provisioned(t)
 			kv := bucket(t, js)
 			pods := []*pod{startKeys(t, js, nil), startKeys(t, js, nil)}
 			for _, p := range pods {
@@ -123,18 +122,18 @@ func TestKeysReachEveryPod(t *testing.T) {
 			key, rec := create(t, kv, contracts.ProTier)
 			other, _ := create(t, kv, contracts.StandardTier)
 			for i, p := range pods {
-				polltest.Until(t, "the key in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.ProTier })
+				querytest.Until(t, "the key in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.ProTier })
 			}
 			rec.Tier = contracts.StandardTier
 			put(t, kv, rec.ID, rec)
 			for i, p := range pods {
-				polltest.Until(t, "the new tier in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.StandardTier })
+				querytest.Until(t, "the new tier in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == contracts.StandardTier })
 			}
 			if err := tt.revoke(kv, rec.ID); err != nil {
 				t.Fatal(err)
 			}
 			for i, p := range pods {
-				polltest.Until(t, "the revocation in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == "" })
+				querytest.Until(t, "the revocation in pod "+string(rune('a'+i)), func() bool { return p.tier(key) == "" })
 				if got := p.tier(other); got != contracts.StandardTier {
 					t.Errorf("pod %c: the other key's tier is %q after the revocation, want standard", 'a'+i, got)
 				}
@@ -146,7 +145,7 @@ func TestKeysReachEveryPod(t *testing.T) {
 // TestKeysLoadedWhenReady starts a pod on a bucket that holds keys: the
 // moment it is ready, it knows every one of them.
 func TestKeysLoadedWhenReady(t *testing.T) {
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	kv := bucket(t, js)
 	var keys []string
 	for range 50 {
@@ -175,25 +174,25 @@ func TestKeysLoadedWhenReady(t *testing.T) {
 // TestKeysWithoutBucket starts a pod before anything created the bucket:
 // it is ready with no keys, and takes the keys once the bucket exists.
 func TestKeysWithoutBucket(t *testing.T) {
-	srv := natstest.Server(t)
-	_, js := natstest.Connect(t, srv)
+	srv := bustest.Server(t)
+	_, js := bustest.Connect(t, srv)
 	p := startKeys(t, js, nil)
 	p.waitReady(t)
 	if _, err := js.KeyValue(context.Background(), contracts.KeysBucket); err == nil {
 		t.Fatal("the pod created the bucket; it must only read it")
 	}
-	kv, err := stream.ProvisionKeys(context.Background(), js, stream.Options{})
+	kv, err := bus.ProvisionKeys(context.Background(), js, bus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key, _ := create(t, kv, contracts.ProTier)
-	polltest.Until(t, "the key once the bucket exists", func() bool { return p.tier(key) == contracts.ProTier })
+	querytest.Until(t, "the key once the bucket exists", func() bool { return p.tier(key) == contracts.ProTier })
 }
 
 // TestKeysRefuseBadRecords stores records a pod must not trust next to a
 // good one, and a key of a tier the pod does not know.
 func TestKeysRefuseBadRecords(t *testing.T) {
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	kv := bucket(t, js)
 	p := startKeys(t, js, nil)
 	p.waitReady(t)
@@ -210,7 +209,7 @@ func TestKeysRefuseBadRecords(t *testing.T) {
 	unknown, _ := create(t, kv, "gold")
 	good, _ := create(t, kv, contracts.ProTier)
 
-	polltest.Until(t, "the last key", func() bool { return p.tier(good) == contracts.ProTier })
+	querytest.Until(t, "the last key", func() bool { return p.tier(good) == contracts.ProTier })
 	if got := p.tier(otherID); got != contracts.ProTier {
 		t.Errorf("the key stored under its own id: tier %q, want pro", got)
 	}
@@ -253,10 +252,10 @@ func keysGauge(t *testing.T, reg *prometheus.Registry, tier string) float64 {
 // is ready with no keys, marks them unavailable (not absent), logs the
 // error and keeps trying, so that once it is allowed it loads them.
 func TestKeysUnreadableBucket(t *testing.T) {
-	d := natstest.RestrictedServer(t, natstest.BucketSubjects(contracts.KeysBucket)...)
+	d := bustest.RestrictedServer(t, bustest.BucketSubjects(contracts.KeysBucket)...)
 	key, _ := create(t, bucket(t, d.Admin), contracts.ProTier)
 
-	var logs logtest.Buffer
+	var logs querytest.LogBuffer
 	p := startKeys(t, d.Restricted, slog.New(slog.NewJSONHandler(&logs, nil)))
 	k, reg := p.keys, p.reg
 	p.waitReady(t)
@@ -272,13 +271,13 @@ func TestKeysUnreadableBucket(t *testing.T) {
 	if got := gauge(t, reg, "zoneprice_api_keys_last_update_timestamp_seconds"); got != 0 {
 		t.Errorf("zoneprice_api_keys_last_update_timestamp_seconds: got %v before any load, want 0", got)
 	}
-	polltest.Until(t, "an error logged", func() bool {
+	querytest.Until(t, "an error logged", func() bool {
 		return strings.Contains(logs.String(), `"level":"ERROR"`) && strings.Contains(logs.String(), contracts.KeysBucket)
 	})
 
 	before := time.Now()
 	d.Lift(t)
-	polltest.Until(t, "the keys once the bucket can be read", func() bool {
+	querytest.Until(t, "the keys once the bucket can be read", func() bool {
 		return k.State() == access.Loaded && p.tier(key) == contracts.ProTier
 	})
 	if got := gauge(t, reg, "zoneprice_api_keys_watch_up"); got != 1 {

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // DeliverConsumer is the durable consumer on the deliveries stream that
@@ -53,7 +53,7 @@ func deliverConsumerConfig(cfg Config) jetstream.ConsumerConfig {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       cfg.AckWait,
 		MaxDeliver:    -1,
-		MaxAckPending: stream.MaxDeliveryMsgs,
+		MaxAckPending: bus.MaxDeliveryMsgs,
 	}
 }
 

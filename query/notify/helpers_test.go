@@ -17,9 +17,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 )
 
 // harness is a provisioned NATS with the webhooks bucket, and the notify
@@ -35,7 +35,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	srv, js := natstest.Provisioned(t)
+	srv, js := bustest.Provisioned(t)
 	kv, err := js.KeyValue(context.Background(), contracts.WebhooksBucket)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ type replica struct {
 // stop is called, and returns once it dispatches changes.
 func (h *harness) start(t *testing.T, cfg Config, now func() time.Time) *replica {
 	t.Helper()
-	_, js := natstest.Connect(t, h.srv)
+	_, js := bustest.Connect(t, h.srv)
 	reg := prometheus.NewRegistry()
 	n, err := New(js, cfg, slog.New(slog.DiscardHandler), reg, now)
 	if err != nil {
@@ -193,8 +193,8 @@ func (h *harness) publish(t *testing.T, c *contracts.PriceChange) uint64 {
 func (h *harness) attempts(t *testing.T, w *contracts.Webhook) []contracts.DeliveryAttempt {
 	t.Helper()
 	var out []contracts.DeliveryAttempt
-	err := stream.ReadLast(context.Background(), h.js, contracts.AttemptsStream,
-		stream.ReaderConfig{Filters: []string{contracts.AttemptSubject(w.ID)}, All: true}, func(m stream.Msg) bool {
+	err := bus.ReadLast(context.Background(), h.js, contracts.AttemptsStream,
+		bus.ReaderConfig{Filters: []string{contracts.AttemptSubject(w.ID)}, All: true}, func(m bus.Msg) bool {
 			var a contracts.DeliveryAttempt
 			if err := json.Unmarshal(m.Data, &a); err != nil {
 				t.Errorf("attempt: %v", err)

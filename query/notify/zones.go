@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // Zones holds each zone's categories as the query pods show them: from
@@ -67,7 +67,7 @@ func (z *Zones) follow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := stream.Open(ctx, s, stream.ReaderConfig{Filters: []string{contracts.ZoneSubjectPrefix + "*"}})
+	r, err := bus.Open(ctx, s, bus.ReaderConfig{Filters: []string{contracts.ZoneSubjectPrefix + "*"}})
 	if err != nil {
 		return err
 	}
@@ -78,9 +78,9 @@ func (z *Zones) follow(ctx context.Context) error {
 		if r.CaughtUp() {
 			z.caughtUpOnce.Do(func() { close(z.caughtUp) })
 		}
-		m, err := r.NextWithin(stream.StallWait)
+		m, err := r.NextWithin(bus.StallWait)
 		switch {
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, stream.ErrNoMetadata):
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, bus.ErrNoMetadata):
 			continue
 		case err != nil:
 			return fmt.Errorf("read zone metadata: %w", err)

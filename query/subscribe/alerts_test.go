@@ -15,11 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/clocktest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
+	"github.com/zoneprice/zoneprice/query/querytest"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
 )
@@ -30,18 +28,18 @@ type fixture struct {
 	js     jetstream.JetStream
 	kv     jetstream.KeyValue
 	relay  *smtptest.Server
-	clock  *clocktest.Clock
+	clock  *querytest.Clock
 	mailer *refusing
-	log    *logtest.Buffer
+	log    *querytest.LogBuffer
 }
 
 var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	relay := smtptest.Start(t)
-	clk := clocktest.New(day.Add(9 * time.Hour))
+	clk := querytest.NewClock(day.Add(9 * time.Hour))
 	cfg := subscribe.DefaultConfig()
 	cfg.PublicURL, cfg.Secret = "https://zoneprice.test", []byte(strings.Repeat("s", 32))
 	cfg.Mail = subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Host: relay.Host, Port: relay.Port, TLS: subscribe.TLSStartTLS,
@@ -50,7 +48,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}, log: &logtest.Buffer{}}
+	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}, log: &querytest.LogBuffer{}}
 	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry(), clk.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +123,7 @@ func (f *fixture) runAlerts(t *testing.T) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
-	polltest.Until(t, "the alerts consumer", func() bool {
+	querytest.Until(t, "the alerts consumer", func() bool {
 		_, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
 		return err == nil
 	})
@@ -179,13 +177,13 @@ func TestDigest(t *testing.T) {
 	f.change(t, "sample-alpha", ".com", morning, 1000, 100)           // the sample
 	f.change(t, "openprovider", ".com", morning, 1000, 1100)          // a rise
 	f.change(t, "joker", ".com", morning.Add(2*time.Hour), 1000, 970) // -3%, below every threshold
-	polltest.Until(t, "ann's two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
+	querytest.Until(t, "ann's two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
 
 	// A restart in the day loses nothing: a drop stored while no process
 	// runs is collected by the next. (The process stops once it has
 	// acknowledged every change: one stopped with a change in hand leaves
 	// it to be collected again after the consumer's AckWait.)
-	polltest.Until(t, "every change acknowledged", func() bool {
+	querytest.Until(t, "every change acknowledged", func() bool {
 		c, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
 		if err != nil {
 			return false
@@ -196,7 +194,7 @@ func TestDigest(t *testing.T) {
 	stop()
 	f.change(t, "dynadot", ".com", morning.Add(3*time.Hour), 2000, 1000) // -50%
 	f.runAlerts(t)
-	polltest.Until(t, "the drop stored during the restart", func() bool {
+	querytest.Until(t, "the drop stored during the restart", func() bool {
 		return len(f.get(t, "ann@example.org").Pending) == 3 && len(f.get(t, "carol@example.org").Pending) == 1
 	})
 	time.Sleep(50 * time.Millisecond) // several ticks: nothing is due before the day ends
@@ -206,7 +204,7 @@ func TestDigest(t *testing.T) {
 
 	// After midnight, one digest of the day's drops each.
 	f.clock.Set(day.Add(24*time.Hour + 30*time.Minute))
-	polltest.Until(t, "the digests", func() bool { return len(f.relay.Messages()) == 2 })
+	querytest.Until(t, "the digests", func() bool { return len(f.relay.Messages()) == 2 })
 	time.Sleep(50 * time.Millisecond)
 	if got := len(f.relay.Messages()); got != 2 {
 		t.Fatalf("%d mails, want one each for ann and carol", got)
@@ -238,13 +236,13 @@ func TestDigest(t *testing.T) {
 
 	// A drop of the new day waits for the next; the day's digest is sent.
 	f.change(t, "porkbun", ".com", day.Add(25*time.Hour), 900, 800)
-	polltest.Until(t, "the new day's drop", func() bool { return len(f.get(t, "ann@example.org").Pending) == 1 })
+	querytest.Until(t, "the new day's drop", func() bool { return len(f.get(t, "ann@example.org").Pending) == 1 })
 	time.Sleep(50 * time.Millisecond)
 	if n := len(f.mailsTo("ann@example.org")); n != 1 {
 		t.Fatalf("ann got %d mails on the second day, want still 1", n)
 	}
 	f.clock.Set(day.Add(48*time.Hour + time.Minute))
-	polltest.Until(t, "the second digest", func() bool { return len(f.mailsTo("ann@example.org")) == 2 })
+	querytest.Until(t, "the second digest", func() bool { return len(f.mailsTo("ann@example.org")) == 2 })
 	for _, who := range []string{"bob@example.org", "dave@example.org", "erin@example.org"} {
 		if n := len(f.mailsTo(who)); n != 0 {
 			t.Errorf("%s got %d mails", who, n)
@@ -284,12 +282,12 @@ func TestDigestRefused(t *testing.T) {
 	f.runAlerts(t)
 	f.change(t, "porkbun", ".com", day.Add(8*time.Hour), 1000, 900)
 	f.change(t, "inwx", ".com", day.Add(9*time.Hour), 1000, 800)
-	polltest.Until(t, "two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
+	querytest.Until(t, "two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
 	f.clock.Set(day.Add(25 * time.Hour))
 	time.Sleep(100 * time.Millisecond) // ticks that try and fail
 	// Each try claims the digest and puts it back; between two, the
 	// record holds both drops and no digest.
-	polltest.Until(t, "the drops put back", func() bool {
+	querytest.Until(t, "the drops put back", func() bool {
 		ann := f.get(t, "ann@example.org")
 		return len(ann.Pending) == 2 && ann.LastDigestAt == nil && ann.DigestedThrough == 0
 	})
@@ -297,7 +295,7 @@ func TestDigestRefused(t *testing.T) {
 		t.Fatalf("%d mails while the relay refuses", n)
 	}
 	f.mailer.refuse.Store(false)
-	polltest.Until(t, "the digest", func() bool { return len(f.relay.Messages()) == 1 })
+	querytest.Until(t, "the digest", func() bool { return len(f.relay.Messages()) == 1 })
 	if got := f.relay.Messages()[0].Parse(t).Header.Get("Subject"); got != "Price drops: 2 in your zones" {
 		t.Errorf("digest %q", got)
 	}
@@ -341,12 +339,12 @@ func TestStopHandsBack(t *testing.T) {
 		if got == n || stops == 50 {
 			t.Fatalf("%d stops, none with a change in hand (%d of %d collected): the test proves nothing", stops, got, n)
 		}
-		polltest.Until(t, "a drop collected", func() bool { return collected() > got || redelivered() })
+		querytest.Until(t, "a drop collected", func() bool { return collected() > got || redelivered() })
 		stop()
 		stop = f.runAlerts(t)
-		polltest.Until(t, "the restarted process collecting", func() bool { return collected() > got+1 || redelivered() })
+		querytest.Until(t, "the restarted process collecting", func() bool { return collected() > got+1 || redelivered() })
 	}
-	polltest.Until(t, "every drop collected", func() bool { return collected() == n })
+	querytest.Until(t, "every drop collected", func() bool { return collected() == n })
 	time.Sleep(50 * time.Millisecond) // a drop collected twice would show by now
 	if got := collected(); got != n {
 		t.Errorf("%d drops collected, want %d: none lost, none twice", got, n)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -122,7 +122,7 @@ func TestOwnersApart(t *testing.T) {
 // one webhook of owner's.
 func storeWithOne(t *testing.T, now func() time.Time) (*webhooks.Store, webhooks.Created) {
 	t.Helper()
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	s := webhooks.NewStore(webhooks.Config{}, js, now)
 	c, err := s.Create(context.Background(), owner, registration, 1)
 	if err != nil {

@@ -25,9 +25,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/zoneprice/zoneprice/contracts/stream"
-	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/replay"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
@@ -168,10 +168,10 @@ func Connect(url, name, credsFile string, log *slog.Logger, extra ...nats.Option
 
 // Provision creates or updates the streams, retrying while NATS is not yet
 // reachable, until ctx ends.
-func Provision(ctx context.Context, js jetstream.JetStream, o stream.Options, log *slog.Logger) error {
+func Provision(ctx context.Context, js jetstream.JetStream, o bus.Options, log *slog.Logger) error {
 	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := stream.Provision(pctx, js, o)
+		err := bus.Provision(pctx, js, o)
 		cancel()
 		if err == nil {
 			return nil
@@ -187,8 +187,8 @@ func Provision(ctx context.Context, js jetstream.JetStream, o stream.Options, lo
 
 // QueryFlags are the query service's settings.
 type QueryFlags struct {
-	Server   query.Config
-	Consumer consumer.Config
+	Server   api.Config
+	Consumer replay.Config
 	// MetricsAddr, when set, serves /metrics there instead of on the API
 	// port.
 	MetricsAddr string
@@ -205,7 +205,7 @@ type QueryFlags struct {
 
 // RegisterQueryFlags declares the query service's flags.
 func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
-	q := &QueryFlags{Server: query.DefaultConfig(), Consumer: consumer.DefaultConfig(), Names: FlagNames{}}
+	q := &QueryFlags{Server: api.DefaultConfig(), Consumer: replay.DefaultConfig(), Names: FlagNames{}}
 	StringVar(fs, getenv, &q.Server.Addr, "listen", "ZONEPRICE_LISTEN", q.Server.Addr, "API listen address")
 	q.Names.add("Addr", "listen", "ZONEPRICE_LISTEN")
 	StringVar(fs, getenv, &q.Consumer.Currency, "currency", "ZONEPRICE_CURRENCY", q.Consumer.Currency, "currency prices are shown in")
@@ -266,12 +266,12 @@ func envOr(getenv Env, key, def string) string {
 // the webhooks' store, the HTTP server and, when asked for, a separate metrics server. It
 // returns the consumer and the parts to run; callers add them to their
 // errgroup.
-func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*consumer.Consumer, []func(context.Context) error, error) {
+func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometheus.Registry) (*replay.Consumer, []func(context.Context) error, error) {
 	q.Server.MetricsOnAPI = q.MetricsAddr == ""
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	cons, err := consumer.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
+	cons, err := replay.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,7 +285,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 		return nil, nil, err
 	}
 	q.Server.Subscriptions = subs
-	srv, err := query.NewServer(q.Server, cons, keys, hooks, log.With("part", "api"), reg, reg)
+	srv, err := api.NewServer(q.Server, cons, keys, hooks, log.With("part", "api"), reg, reg)
 	if err != nil {
 		return nil, nil, err
 	}

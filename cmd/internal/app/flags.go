@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/contracts/stream"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
@@ -100,7 +100,7 @@ func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
 	if err := IntVar(fs, getenv, &f.Replicas, "replicas", "ZONEPRICE_STREAM_REPLICAS", 1, "stream replicas (3 on a three-node cluster)"); err != nil {
 		return nil, err
 	}
-	if err := DurationVar(fs, getenv, &f.HistoryRetention, "history-retention", "ZONEPRICE_HISTORY_RETENTION", stream.DefaultHistoryRetention,
+	if err := DurationVar(fs, getenv, &f.HistoryRetention, "history-retention", "ZONEPRICE_HISTORY_RETENTION", bus.DefaultHistoryRetention,
 		"how long the history stream keeps a price change, when provisioning (26304h: three years)"); err != nil {
 		return nil, err
 	}
@@ -129,8 +129,8 @@ func (f *IngestFlags) Validate() error {
 }
 
 // StreamOptions are the provisioning choices the flags make.
-func (f *IngestFlags) StreamOptions() stream.Options {
-	return stream.Options{Replicas: f.Replicas, HistoryRetention: f.HistoryRetention}
+func (f *IngestFlags) StreamOptions() bus.Options {
+	return bus.Options{Replicas: f.Replicas, HistoryRetention: f.HistoryRetention}
 }
 
 // Ingesters provisions the streams (or, with --provision off, waits for

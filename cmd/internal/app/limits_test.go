@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
-	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/replay"
 )
 
 func TestLimitFlags(t *testing.T) {
@@ -111,8 +111,8 @@ func TestQueryFlagNames(t *testing.T) {
 		if fs.Lookup(flagName) == nil {
 			t.Errorf("%s is set by %q, which is not a registered flag", field, name)
 		}
-		if !hasField(reflect.TypeFor[query.Config](), field) && !hasField(reflect.TypeFor[consumer.Config](), field) {
-			t.Errorf("%q names no field of query.Config or consumer.Config", field)
+		if !hasField(reflect.TypeFor[api.Config](), field) && !hasField(reflect.TypeFor[replay.Config](), field) {
+			t.Errorf("%q names no field of api.Config or consumer.Config", field)
 		}
 	}
 	q.Server.Limits.TrustedProxies = access.Prefixes{netip.MustParsePrefix("0.0.0.0/0")}

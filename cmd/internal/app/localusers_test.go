@@ -27,12 +27,12 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 var localUsers = []app.LocalUser{app.LocalIngest, app.LocalAdmin, app.LocalQuery, app.LocalNotify}
@@ -46,7 +46,7 @@ func joinAs(t *testing.T, command string, env map[string]string, args []string, 
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	buf := &logtest.Buffer{}
+	buf := &querytest.LogBuffer{}
 	nc, js, err := common.Connect(common.NATSURL, command, slog.New(slog.NewJSONHandler(buf, nil)), extra...)
 	if err != nil {
 		return &client{log: buf}, err
@@ -168,7 +168,7 @@ func TestLocalNATSKeepsAnEarlierStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := app.Provision(ctx, js, stream.Options{}, quiet); err != nil {
+	if err := app.Provision(ctx, js, bus.Options{}, quiet); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ingest.NewPublisher(js).Publish(ctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
@@ -280,7 +280,7 @@ func TestLocalSignIn(t *testing.T) {
 		env[k] = v
 		return env
 	}
-	open := natstest.Server(t)
+	open := bustest.Server(t)
 	port := strconv.Itoa(srv.Addr().(*net.TCPAddr).Port)
 	tests := []struct {
 		name, command string
@@ -351,7 +351,7 @@ func TestLocalIngestUser(t *testing.T) {
 
 	pctx, pcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer pcancel()
-	if err := app.Provision(pctx, c.js, stream.Options{}, slog.New(slog.NewJSONHandler(c.log, nil))); err != nil {
+	if err := app.Provision(pctx, c.js, bus.Options{}, slog.New(slog.NewJSONHandler(c.log, nil))); err != nil {
 		t.Fatalf("provision: %v; refused:\n%s", err, c.violations())
 	}
 	rates, err := os.ReadFile("../../../ingest/ecb/testdata/eurofxref-daily.xml")
@@ -515,7 +515,7 @@ func TestLocalAdminAndQueryUsers(t *testing.T) {
 	}
 	waitConnected(t, admin.nc)
 	waitConnected(t, query.nc)
-	if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+	if err := app.Provision(ctx, admin.js, bus.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("admin provisions: %v\n%s", err, admin.violations())
 	}
 	kv, err := admin.js.KeyValue(ctx, contracts.KeysBucket)

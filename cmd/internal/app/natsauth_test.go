@@ -34,17 +34,16 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/sources"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/logtest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/deploy"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
-	"github.com/zoneprice/zoneprice/query"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/querytest"
+	"github.com/zoneprice/zoneprice/query/replay"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -135,7 +134,7 @@ func startSecureNATS(t *testing.T, tlsEnv map[string]string) *secureNATS {
 type client struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
-	log *logtest.Buffer
+	log *querytest.LogBuffer
 }
 
 // violations returns the permissions violations the server reported to
@@ -171,7 +170,7 @@ func (s *secureNATS) dial(t *testing.T, args []string, env map[string]string, ex
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	buf := &logtest.Buffer{}
+	buf := &querytest.LogBuffer{}
 	log := slog.New(slog.NewJSONHandler(buf, nil))
 	nc, js, err := common.Connect(common.NATSURL, "test", log, extra...)
 	if err != nil {
@@ -183,7 +182,7 @@ func (s *secureNATS) dial(t *testing.T, args []string, env map[string]string, ex
 
 func waitConnected(t *testing.T, nc *nats.Conn) {
 	t.Helper()
-	if !polltest.Wait(10*time.Second, nc.IsConnected) {
+	if !querytest.Wait(10*time.Second, nc.IsConnected) {
 		t.Fatalf("not connected within 10s: %v", nc.LastError())
 	}
 }
@@ -257,7 +256,7 @@ func TestNATSPermissions(t *testing.T) {
 	provisioned := t.Run("admin provisions", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.NewJSONHandler(admin.log, nil))); err != nil {
+		if err := app.Provision(ctx, admin.js, bus.Options{}, slog.New(slog.NewJSONHandler(admin.log, nil))); err != nil {
 			t.Fatalf("provision: %v; refused:\n%s", err, admin.violations())
 		}
 		if err := <-waiting; err != nil {
@@ -418,7 +417,7 @@ func TestNATSPermissions(t *testing.T) {
 		if out := adminCmd(t, "stream", "republish"); !strings.Contains(out, "1 ingesters publish their whole lists now: "+porkbun.Name) {
 			t.Errorf("stream republish: %s", out)
 		}
-		polltest.Within(t, 30*time.Second, "porkbun's whole list published again", func() bool { return streamLastSeq(t, admin.js) > before })
+		querytest.Within(t, 30*time.Second, "porkbun's whole list published again", func() bool { return streamLastSeq(t, admin.js) > before })
 		stop()
 		if err := <-done; err != nil {
 			t.Errorf("ingester: %v", err)
@@ -457,7 +456,7 @@ func TestNATSPermissions(t *testing.T) {
 
 	t.Run("query pod reads", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
-		consumer, err := consumer.New(reader.js, consumer.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
+		pod, err := replay.New(reader.js, replay.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -467,11 +466,11 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		rctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 2)
-		go func() { done <- consumer.Run(rctx) }()
+		go func() { done <- pod.Run(rctx) }()
 		go func() { done <- keys.Run(rctx) }()
 		defer func() { stop(); <-done; <-done }()
 		select {
-		case <-consumer.Ready():
+		case <-pod.Ready():
 		case <-ctx.Done():
 			t.Fatal("query consumer not ready")
 		}
@@ -481,7 +480,7 @@ func TestNATSPermissions(t *testing.T) {
 			t.Fatal("api keys not loaded")
 		}
 		sum := contracts.HashAPIKey(key)
-		polltest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
+		querytest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
 		if v := reader.violations(); v != "" {
 			t.Errorf("query pod refused:\n%s", v)
 		}
@@ -499,12 +498,12 @@ func TestNATSPermissions(t *testing.T) {
 		go func() { done <- keys.Run(rctx) }()
 		defer func() { stop(); <-done }()
 		sum := contracts.HashAPIKey(key)
-		polltest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
-		cons, err := consumer.New(reader.js, consumer.DefaultConfig(), log, reg, time.Now)
+		querytest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
+		cons, err := replay.New(reader.js, replay.DefaultConfig(), log, reg, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := query.NewServer(query.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, reader.js, time.Now), log, reg, reg)
+		srv, err := api.NewServer(api.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, reader.js, time.Now), log, reg, reg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -585,7 +584,7 @@ func TestNATSPermissions(t *testing.T) {
 				return err
 			},
 			"update the stream": func(ctx context.Context) error {
-				_, err := reader.js.UpdateStream(ctx, stream.StateConfig(stream.Options{Replicas: 1}))
+				_, err := reader.js.UpdateStream(ctx, bus.StateConfig(bus.Options{Replicas: 1}))
 				return err
 			},
 			"write an API key": func(ctx context.Context) error {
@@ -626,7 +625,7 @@ func TestNATSPermissions(t *testing.T) {
 // pollLog waits until c's log holds want.
 func pollLog(t *testing.T, c *client, want string) {
 	t.Helper()
-	if !polltest.Wait(10*time.Second, func() bool { return strings.Contains(c.log.String(), want) }) {
+	if !querytest.Wait(10*time.Second, func() bool { return strings.Contains(c.log.String(), want) }) {
 		t.Fatalf("log never said %s; it holds:\n%s", want, c.log.String())
 	}
 }
@@ -741,7 +740,7 @@ func TestNATSTLS(t *testing.T) {
 				waitConnected(t, c.nc)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
-				if err := app.Provision(ctx, c.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+				if err := app.Provision(ctx, c.js, bus.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 					t.Fatalf("provision over TLS: %v", err)
 				}
 				if !c.nc.TLSRequired() {

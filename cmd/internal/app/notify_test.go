@@ -17,11 +17,11 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/notify"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // TestNotifyNATSPermissions runs zoneprice-notify as accounts.conf's
@@ -37,7 +37,7 @@ func TestNotifyNATSPermissions(t *testing.T) {
 	notifier := s.connect(t, "NOTIFY")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+	if err := app.Provision(ctx, admin.js, bus.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("provision: %v; refused:\n%s", err, admin.violations())
 	}
 	// Zone metadata, for the category filters.
@@ -84,7 +84,7 @@ func TestNotifyNATSPermissions(t *testing.T) {
 	}
 
 	defer runNotify(t, ctx, notifier)()
-	if !polltest.Wait(20*time.Second, func() bool {
+	if !querytest.Wait(20*time.Second, func() bool {
 		// The notify user may not read its consumer's info; the admin
 		// sees that the history has one.
 		s, err := admin.js.Stream(ctx, contracts.HistoryStream)
@@ -100,8 +100,8 @@ func TestNotifyNATSPermissions(t *testing.T) {
 	if _, err := porkbunUser.js.Publish(ctx, change.Subject(), doc); err != nil {
 		t.Fatal(err)
 	}
-	polltest.Within(t, 60*time.Second, "the 410 endpoint disabled", func() bool { return stored(goneHook).Disabled != nil })
-	polltest.Within(t, 60*time.Second, "the other delivered after a failure", func() bool {
+	querytest.Within(t, 60*time.Second, "the 410 endpoint disabled", func() bool { return stored(goneHook).Disabled != nil })
+	querytest.Within(t, 60*time.Second, "the other delivered after a failure", func() bool {
 		w := stored(okHook)
 		return failed.Load() && w.FailingSince == nil && queueEmpty(t, admin, ctx)
 	})
@@ -127,7 +127,7 @@ func TestNotifyNATSPermissions(t *testing.T) {
 			return err
 		},
 		"update a stream": func(ctx context.Context) error {
-			_, err := notifier.js.UpdateStream(ctx, stream.DeliveriesConfig(stream.Options{}))
+			_, err := notifier.js.UpdateStream(ctx, bus.DeliveriesConfig(bus.Options{}))
 			return err
 		},
 		"delete the deliveries consumer": func(ctx context.Context) error {
@@ -173,7 +173,7 @@ func TestLocalNotifyUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := app.Provision(ctx, js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+	if err := app.Provision(ctx, js, bus.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan struct{}, 1)
@@ -203,7 +203,7 @@ func TestLocalNotifyUser(t *testing.T) {
 	}
 	waitConnected(t, c.nc)
 	defer runNotify(t, ctx, c)()
-	polltest.Within(t, 20*time.Second, "the dispatch consumer", func() bool {
+	querytest.Within(t, 20*time.Second, "the dispatch consumer", func() bool {
 		_, err := js.Consumer(ctx, contracts.HistoryStream, notify.DispatchConsumer)
 		return err == nil
 	})

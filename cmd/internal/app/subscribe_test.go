@@ -23,12 +23,12 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/contracts/natstest"
-	"github.com/zoneprice/zoneprice/contracts/polltest"
-	"github.com/zoneprice/zoneprice/contracts/stream"
-	"github.com/zoneprice/zoneprice/query"
-	"github.com/zoneprice/zoneprice/query/consumer"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/querytest"
+	"github.com/zoneprice/zoneprice/query/replay"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
@@ -48,7 +48,7 @@ func subscribeFlags(t *testing.T, env map[string]string, args ...string) *app.Su
 // TestSubscribeLocal: the all-in-one makes its secret once, readable by its
 // owner alone, writes mail to its outbox, and links to localhost.
 func TestSubscribeLocal(t *testing.T) {
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	dir := t.TempDir()
 	f := subscribeFlags(t, map[string]string{})
 	if err := f.Local(dir, ":8080"); err != nil {
@@ -90,7 +90,7 @@ func TestSubscribeLocal(t *testing.T) {
 // TestSubscribeFlags: without mail there is no service (the form answers
 // 503); with a relay, the settings are checked and named by their flags.
 func TestSubscribeFlags(t *testing.T) {
-	_, js := natstest.Provisioned(t)
+	_, js := bustest.Provisioned(t)
 	log := slog.New(slog.DiscardHandler)
 	if svc, err := subscribeFlags(t, map[string]string{}).Service(js, log, prometheus.NewRegistry()); svc != nil || err != nil {
 		t.Errorf("no mail: %v, %v; want no service and no error", svc, err)
@@ -133,7 +133,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	admin, reader := s.connect(t, "ADMIN"), s.connect(t, "QUERY")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := app.Provision(ctx, admin.js, stream.Options{}, slog.New(slog.DiscardHandler)); err != nil {
+	if err := app.Provision(ctx, admin.js, bus.Options{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -151,13 +151,13 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	go func() { mailed <- svc.Run(sctx) }()
 	defer func() { stop(); <-mailed }()
-	cfg := query.DefaultConfig()
+	cfg := api.DefaultConfig()
 	cfg.Subscriptions = svc
-	cons, err := consumer.New(reader.js, consumer.DefaultConfig(), log, reg, time.Now)
+	cons, err := replay.New(reader.js, replay.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := query.NewServer(cfg, cons, nil, nil, log, reg, reg)
+	srv, err := api.NewServer(cfg, cons, nil, nil, log, reg, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page("GET", hs.URL+"/subscribe", nil))
 	page("POST", hs.URL+"/subscribe", url.Values{"csrf": {token[1]}, "email": {"ann@example.org"}, "interests": {"articles", "price-drops"}, "zones": {".com"}, "min_drop": {"0"}})
 	var mail []byte
-	polltest.Until(t, "the confirmation in the outbox", func() bool {
+	querytest.Until(t, "the confirmation in the outbox", func() bool {
 		files, _ := os.ReadDir(f.Config.Mail.Outbox)
 		for _, e := range files {
 			if !strings.HasPrefix(e.Name(), ".") { // not one being written
@@ -222,7 +222,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	defer func() { stopDigests(); <-digested }()
 	store, key := subscribe.NewStore(reader.js), contracts.SubscriberKey("ann@example.org")
 	price := int64(1_000_000)
-	polltest.Until(t, "a drop in ann's digest", func() bool {
+	querytest.Until(t, "a drop in ann's digest", func() bool {
 		// The consumer starts at the changes after its creation: publish
 		// drops until one is collected.
 		now := time.Now().UTC()

@@ -1,6 +1,7 @@
-// Package cmdtest helps the commands' tests run a command for real and
-// watch it over HTTP, and run the all-in-one's NATS for the commands that
-// join it.
+// Package cmdtest helps the commands' tests and the bench run a command for
+// real: a loopback port to tell a child process before it listens
+// (PortAddr, FreePort), watching it over HTTP, and the all-in-one's NATS for
+// the commands that join it.
 package cmdtest
 
 import (

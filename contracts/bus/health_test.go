@@ -1,0 +1,155 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
+)
+
+// damagedStateStream stores n prices (the first half alpha's, the rest
+// beta's), then damages the state stream's first message block as how says
+// (bustest.Damage) while its server is down.
+func damagedStateStream(t *testing.T, n int, how string) (*server.Server, jetstream.JetStream) {
+	t.Helper()
+	srv, js := bustest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for i := range n {
+		body := fmt.Sprintf(`{"n":%d,"pad":"%0200d"}`, i, i)
+		if _, err := js.Publish(ctx, damagedSubject(i, n), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv = bustest.Damage(t, srv, contracts.StateStream, how)
+	_, js = bustest.Connect(t, srv)
+	return srv, js
+}
+
+// damagedSubject is the subject of price i of n in damagedStateStream.
+func damagedSubject(i, n int) string {
+	reg := "alpha"
+	if i >= n/2 {
+		reg = "beta"
+	}
+	return contracts.PriceSubject(reg, fmt.Sprintf(".z%05d", i))
+}
+
+func TestCheckHealthy(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	for _, v := range []string{"a", "b", "c"} {
+		publish(ctx, t, js, contracts.PriceSubject("porkbun", ".com"), v) // replaced, not lost
+	}
+	publish(ctx, t, js, contracts.PriceSubject("porkbun", ".net"), "net")
+	h, err := bus.Check(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Healthy() || h.Msgs != 2 || h.Subjects != 2 {
+		t.Errorf("Check = %s, want healthy with 2 messages on 2 subjects", h)
+	}
+}
+
+// TestCheckDamagedStream reproduces what nats-server does with a message
+// block damaged while it was down. With junk in the middle of the block it
+// recovers the stream's state from its index file at start, then finds the
+// junk when it first loads the block and drops every message from there
+// on, without counting them as lost: the stream says 2,000 subjects and
+// about 1,000 messages. A price published afterwards on a lost subject is
+// acknowledged and then removed as that subject's surplus message, so
+// republishing alone does not heal it; a restart does (the server then
+// sees the skew and rebuilds its index). An emptied block leaves a stream
+// with no messages and its last sequence: a purge would look the same.
+func TestCheckDamagedStream(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	t.Run("garbage", func(t *testing.T) {
+		srv, js := damagedStateStream(t, 2000, bustest.Garbage)
+		h, err := bus.Check(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Healthy() || h.Msgs >= h.Subjects || !strings.Contains(h.String(), "subjects but") {
+			t.Fatalf("Check = %s, want the subject skew reported", h)
+		}
+		// Republishing every price is acknowledged, but the stream does
+		// not get whole again: the lost subjects' new messages go too.
+		for i := range 2000 {
+			if _, err := js.Publish(ctx, damagedSubject(i, 2000), []byte("again")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h, _ = bus.Check(ctx, js); h.Healthy() || h.Msgs == 2000 {
+			t.Fatalf("after republishing: %s; nats-server now keeps republished prices on lost subjects: simplify the repair", h)
+		}
+		// The documented repair: restart the server, republish.
+		restart := bustest.Stop(t, srv)
+		srv = restart()
+		_, js = bustest.Connect(t, srv)
+		for i := range 2000 {
+			if _, err := js.Publish(ctx, damagedSubject(i, 2000), []byte("repaired")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h, err = bus.Check(ctx, js); err != nil || !h.Healthy() || h.Msgs != 2000 {
+			t.Errorf("after the repair: %s (%v), want 2000 messages on 2000 subjects", h, err)
+		}
+	})
+	t.Run("empty", func(t *testing.T) {
+		_, js := damagedStateStream(t, 2000, bustest.Emptied)
+		h, err := bus.Check(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Healthy() || !strings.Contains(h.String(), "no messages left of 2000") {
+			t.Errorf("Check = %s, want the emptied stream reported", h)
+		}
+	})
+}
+
+// TestReadLastDamagedStream reads a damaged stream of 40,000 prices in two
+// message blocks, the first damaged: a read of the whole stream or of beta's
+// prices ends when the last message arrives, but alpha's prices, all in the
+// damaged block, end before the stream's last sequence while the server
+// still counts the lost ones as pending. That read must end with
+// ErrIncomplete, not wait out its deadline for messages that are gone.
+func TestReadLastDamagedStream(t *testing.T) {
+	_, js := damagedStateStream(t, 40000, bustest.Garbage)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	tests := []struct {
+		filter     string
+		incomplete bool
+	}{
+		{filter: ""},
+		{filter: contracts.RegistrarPriceFilter("beta")},
+		{filter: contracts.RegistrarPriceFilter("alpha"), incomplete: true},
+	}
+	for _, tt := range tests {
+		var filters []string
+		if tt.filter != "" {
+			filters = []string{tt.filter}
+		}
+		n := 0
+		err := bus.ReadLast(ctx, js, contracts.StateStream, bus.ReaderConfig{Filters: filters}, func(bus.Msg) bool { n++; return true })
+		switch {
+		case tt.incomplete && !errors.Is(err, bus.ErrIncomplete):
+			t.Errorf("ReadLast %q: %d messages, %v; want ErrIncomplete", tt.filter, n, err)
+		case !tt.incomplete && err != nil:
+			t.Errorf("ReadLast %q: %d messages, %v", tt.filter, n, err)
+		case n == 0:
+			t.Errorf("ReadLast %q read nothing, want what survived", tt.filter)
+		}
+	}
+}

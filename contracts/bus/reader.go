@@ -1,0 +1,310 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Msg is one message read from a stream.
+type Msg struct {
+	Subject string
+	Data    []byte
+	// Seq is the message's stream sequence; Stored is when the stream
+	// stored it: when the change became part of the data, the same for
+	// every reader.
+	Seq    uint64
+	Stored time.Time
+	// Pending is how many messages the reader has yet to deliver beyond
+	// this one: its lag.
+	Pending uint64
+}
+
+// ErrNoMetadata is a delivered message without readable JetStream
+// metadata. Next returns it with the message's subject; the reader goes on
+// with the next message.
+var ErrNoMetadata = errors.New("message without JetStream metadata")
+
+// ReaderConfig says what a Reader reads.
+type ReaderConfig struct {
+	// Filters are the subjects to read (wildcards allowed); none reads
+	// every subject.
+	Filters []string
+	// Batch is how many messages one pull asks for; 0 means 1024.
+	Batch int
+	// All reads every message the stream holds, oldest first, instead of
+	// the last on each subject: a history, not a state.
+	All bool
+	// InactiveThreshold is how long the server keeps the reader's
+	// consumer after its reader went away without a word; 0 is the
+	// client's default (5 minutes). A short read sets it short.
+	InactiveThreshold time.Duration
+}
+
+// Reader reads the last message on every subject of a stream that matches
+// its filters (or, with ReaderConfig.All, every message), in stream order,
+// and then every message stored after them: a stream that keeps one
+// message per subject is its current state, and then its changes. It reads through an ordered consumer, which recreates
+// itself after a reconnect and resumes after the last message delivered,
+// so a reader outlives a NATS outage. It is not safe for concurrent use.
+type Reader struct {
+	stream    jetstream.Stream
+	cfg       ReaderConfig
+	cons      jetstream.Consumer
+	it        jetstream.MessagesContext
+	startLast uint64
+	caughtUp  bool
+	last      uint64 // the stream sequence of the last message delivered
+
+	mu      sync.Mutex // it and stopped, between Next reopening and Stop
+	stopped bool
+
+	// wait bounds NextWithin's waits: one timer, reset for each call,
+	// cancels wait.ctx when it fires. jetstream.NextMaxWait makes and
+	// stops a timer per message instead, which was 7% of a catch-up.
+	wait struct {
+		ctx    context.Context
+		cancel context.CancelFunc
+		timer  *time.Timer
+		opts   []jetstream.NextOpt
+	}
+}
+
+// resetAttempts bounds how often the ordered consumer tries to recreate
+// itself under one name. An R1 consumer recreated while a node is lost can
+// be placed on that node before the cluster marks it offline; under the
+// same name every later attempt fails too, forever. After resetAttempts the
+// Reader opens a new ordered consumer, under a new name, which the cluster
+// places anew.
+const resetAttempts = 3
+
+// pullHeartbeat is how often the server says an idle pull is alive.
+const pullHeartbeat = 2 * time.Second
+
+// Open starts reading s.
+func Open(ctx context.Context, s jetstream.Stream, cfg ReaderConfig) (*Reader, error) {
+	state := s.CachedInfo().State
+	r := &Reader{stream: s, cfg: cfg, startLast: state.LastSeq}
+	cons, it, err := r.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.cons, r.it = cons, it
+	// An empty stream, or no message on the filtered subjects, has
+	// nothing to catch up with.
+	r.caughtUp = state.Msgs == 0 || (cons.CachedInfo() != nil && cons.CachedInfo().NumPending == 0)
+	return r, nil
+}
+
+// open starts an ordered consumer: from the start (the last message of
+// every subject, or with All the first message) when nothing was delivered
+// yet, else after the last message delivered.
+func (r *Reader) open(ctx context.Context) (jetstream.Consumer, jetstream.MessagesContext, error) {
+	name := r.stream.CachedInfo().Config.Name
+	cc := jetstream.OrderedConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+		FilterSubjects:    r.cfg.Filters,
+		InactiveThreshold: r.cfg.InactiveThreshold,
+		MaxResetAttempts:  resetAttempts,
+	}
+	switch {
+	case r.last > 0:
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, r.last+1
+	case r.cfg.All:
+		cc.DeliverPolicy = jetstream.DeliverAllPolicy
+	}
+	cons, err := r.stream.OrderedConsumer(ctx, cc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create ordered consumer on %s: %w", name, err)
+	}
+	batch := r.cfg.Batch
+	if batch < 1 {
+		batch = 1024
+	}
+	// Heartbeats every 2 s: a pull whose server went away is noticed after
+	// two missed ones, within a read's StallWait, instead of after the
+	// client's default of 10 s, which no read waiting 5 s ever reaches.
+	it, err := cons.Messages(jetstream.PullMaxMessages(batch), jetstream.PullHeartbeat(pullHeartbeat))
+	if err != nil {
+		return nil, nil, fmt.Errorf("consume %s: %w", name, err)
+	}
+	return cons, it, nil
+}
+
+// reopen replaces an ordered consumer that gave up recreating itself with
+// a new one, trying until it has one or the reader is stopped.
+func (r *Reader) reopen() error {
+	r.it.Stop()
+	for backoff := time.Second; ; backoff = min(2*backoff, 10*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cons, it, err := r.open(ctx)
+		cancel()
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			if it != nil {
+				it.Stop()
+			}
+			return jetstream.ErrMsgIteratorClosed
+		}
+		if err == nil {
+			r.cons, r.it = cons, it
+			r.mu.Unlock()
+			return nil
+		}
+		r.mu.Unlock()
+		time.Sleep(backoff)
+	}
+}
+
+// CaughtUp reports whether the reader has delivered every message that was
+// the last on its subject when it was opened: from then on, Next returns
+// only what was stored later.
+func (r *Reader) CaughtUp() bool { return r.caughtUp }
+
+// Next returns the next message, waiting for one; opts bound the wait
+// (jetstream.NextMaxWait, after which it returns nats.ErrTimeout). After
+// Stop it returns jetstream.ErrMsgIteratorClosed.
+func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
+	msg, err := r.it.Next(opts...)
+	for err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrMsgIteratorClosed) &&
+		!errors.Is(err, jetstream.ErrInvalidOption) && !errors.Is(err, context.Canceled) {
+		// (context.Canceled is NextWithin's wait ending. DeadlineExceeded
+		// is not: it is what the ordered consumer returns when its
+		// attempts to recreate itself time out, as when NATS is away
+		// longer than they last.)
+		// The ordered consumer gave up recreating itself (resetAttempts).
+		if rerr := r.reopen(); rerr != nil {
+			return Msg{}, rerr
+		}
+		msg, err = r.it.Next(opts...)
+	}
+	if err != nil {
+		return Msg{}, err
+	}
+	meta, err := msg.Metadata()
+	if err != nil {
+		return Msg{Subject: msg.Subject()}, fmt.Errorf("%w: %v", ErrNoMetadata, err)
+	}
+	r.last = meta.Sequence.Stream
+	if meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast {
+		r.caughtUp = true
+	}
+	return Msg{Subject: msg.Subject(), Data: msg.Data(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, Pending: meta.NumPending}, nil
+}
+
+// NextWithin is Next waiting at most d, after which it returns
+// nats.ErrTimeout; it allocates nothing while messages arrive in time.
+func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
+	w := &r.wait
+	if w.ctx == nil {
+		// The first call, or the timer fired during the last one
+		// (perhaps just as its message came): a new context, and a
+		// timer of its own to cancel it.
+		w.ctx, w.cancel = context.WithCancel(context.Background())
+		w.timer = time.AfterFunc(d, w.cancel)
+		w.opts = []jetstream.NextOpt{jetstream.NextContext(w.ctx)}
+	} else {
+		w.timer.Reset(d)
+	}
+	msg, err := r.Next(w.opts...)
+	waited := !w.timer.Stop()
+	if waited {
+		w.ctx = nil // canceled, or about to be
+	}
+	if waited && errors.Is(err, context.Canceled) {
+		return msg, fmt.Errorf("no message within %v: %w", d, nats.ErrTimeout)
+	}
+	return msg, err
+}
+
+// Health judges the stream being read (Check).
+func (r *Reader) Health(ctx context.Context) (Health, error) { return checkStream(ctx, r.stream) }
+
+// Stop ends the read: a Next waiting returns, and the consumer is left
+// for the server to remove once it is inactive.
+func (r *Reader) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	r.it.Stop()
+}
+
+// Close is Stop, and removes the consumer from the server at once.
+func (r *Reader) Close() {
+	r.Stop()
+	info := r.cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.stream.DeleteConsumer(ctx, info.Name) // else the inactive threshold removes it
+}
+
+// readTimeout bounds ReadLast when its context has no deadline.
+const readTimeout = time.Minute
+
+// StallWait is how long a read waits for the next message, while it has
+// not caught up, before it asks whether the stream can still deliver what
+// it counts (Reader.Health): on a healthy stream the messages of a read
+// follow each other within milliseconds.
+const StallWait = 5 * time.Second
+
+// ErrIncomplete is a read that ended early because the stream lost
+// messages it still counts (Health): what was read is all there is.
+var ErrIncomplete = errors.New("the stream lost messages it still counts")
+
+// ReadLast calls fn with the last message on every subject of the named
+// stream that matches cfg.Filters, in stream order, until fn returns false
+// or every one of them has been read; it does not wait for new messages.
+// Messages whose metadata cannot be read are skipped. A message replaced
+// while it runs is skipped by the server and its replacement read instead.
+func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg ReaderConfig, fn func(Msg) bool) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, readTimeout)
+		defer cancel()
+	}
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	if cfg.InactiveThreshold == 0 {
+		cfg.InactiveThreshold = time.Minute
+	}
+	r, err := Open(ctx, s, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	stop := context.AfterFunc(ctx, r.Stop)
+	defer stop()
+	for !r.CaughtUp() {
+		msg, err := r.NextWithin(StallWait)
+		switch {
+		case errors.Is(err, ErrNoMetadata):
+			continue
+		case errors.Is(err, nats.ErrTimeout):
+			// A damaged stream may count messages it cannot deliver;
+			// waiting for them would only end at the deadline.
+			if h, herr := checkStream(ctx, s); herr == nil && !h.Healthy() {
+				return fmt.Errorf("read %s: %w: %s", name, ErrIncomplete, h)
+			}
+			continue
+		case err != nil && ctx.Err() != nil:
+			return fmt.Errorf("read %s: %w", name, ctx.Err())
+		case err != nil:
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		if !fn(msg) {
+			return nil
+		}
+	}
+	return nil
+}
