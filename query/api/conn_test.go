@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -292,36 +293,45 @@ func TestEmptyContentServed(t *testing.T) {
 	}
 }
 
-// TestServerOwnAnswers pins down the answers that the README says Go's
-// server writes itself, before the API sees the request, and so not as
-// problems: plain text, or nothing, and the connection closed.
+// TestServerOwnAnswers: the answers Go's server writes itself, before the
+// API sees the request, reach the client as the API's problem documents
+// (problemListener), with the API's public headers, and the connection
+// closed after them.
 func TestServerOwnAnswers(t *testing.T) {
 	addr := serveOn(t, nil, serving(t, baseEvents()...))
-	const text = "text/plain; charset=utf-8"
+	const malformed = "the request is not well-formed HTTP/1.1: "
 	for _, tc := range []struct {
-		name        string
-		request     string
-		status      int
-		contentType string
-		body        string
+		name    string
+		request string
+		status  int
+		detail  string
 	}{
-		{"malformed request line", "GET /api/domains\r\nHost: api.example\r\n\r\n", 400, text, "400 Bad Request"},
-		{"no Host", "GET /api/domains HTTP/1.1\r\n\r\n", 400, text, "400 Bad Request: missing required Host header"},
-		{"malformed Host", "GET /api/domains HTTP/1.1\r\nHost: a b\r\n\r\n", 400, text, "400 Bad Request: malformed Host header"},
-		{"invalid header name", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nX Y: z\r\n\r\n", 400, text, "400 Bad Request: invalid header name"},
-		{"malformed Content-Length", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nContent-Length: ten\r\n\r\n", 400, text, "400 Bad Request"},
-		{"head too large", head(api.DefaultConfig().MaxHeaderBytes + 1), 431, text, "431 Request Header Fields Too Large"},
-		{"unknown transfer coding", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nTransfer-Encoding: gzip\r\n\r\n", 501, text, "Unsupported transfer encoding"},
-		{"HTTP/2 without upgrade", "GET /api/domains HTTP/2.0\r\nHost: api.example\r\n\r\n", 505, text, "505 HTTP Version Not Supported: unsupported protocol version"},
-		{"unknown expectation", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nExpect: teapot\r\n\r\n", 417, "", ""},
+		{"malformed request line", "GET /api/domains\r\nHost: api.example\r\n\r\n", 400, malformed + "a malformed request line, header field, Host or Content-Length"},
+		{"no Host", "GET /api/domains HTTP/1.1\r\n\r\n", 400, malformed + "missing required Host header"},
+		{"malformed Host", "GET /api/domains HTTP/1.1\r\nHost: a b\r\n\r\n", 400, malformed + "malformed Host header"},
+		{"invalid header name", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nX Y: z\r\n\r\n", 400, malformed + "invalid header name"},
+		{"malformed Content-Length", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nContent-Length: ten\r\n\r\n", 400, malformed + "a malformed request line, header field, Host or Content-Length"},
+		{"head too large", head(api.DefaultConfig().MaxHeaderBytes + 1), 431, "the request's head (request line and header fields) is over 16384 bytes"},
+		{"unknown transfer coding", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "the request's Transfer-Encoding is not chunked, the only transfer coding this server takes"},
+		{"HTTP/2 without upgrade", "GET /api/domains HTTP/2.0\r\nHost: api.example\r\n\r\n", 505, "this server speaks HTTP/1.1 and HTTP/1.0 only"},
+		{"unknown expectation", "GET /api/domains HTTP/1.1\r\nHost: api.example\r\nExpect: teapot\r\n\r\n", 417, "the request's Expect is not 100-continue, the only expectation this server meets"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := dialRaw(t, addr)
 			c.send(t, tc.request)
 			resp, body := c.response(t, http.MethodGet)
-			if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != tc.contentType || string(body) != tc.body {
-				t.Errorf("got %d %q %q, want %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status, tc.contentType, tc.body)
+			var p contracts.Problem
+			if err := json.Unmarshal(body, &p); err != nil {
+				t.Fatalf("got %d %q %q, not a problem document: %v", resp.StatusCode, resp.Header.Get("Content-Type"), body, err)
+			}
+			want := contracts.Problem{Type: contracts.ProblemTypePrefix + "http-" + strconv.Itoa(tc.status), Title: http.StatusText(tc.status),
+				Status: tc.status, Detail: tc.detail, Code: "http-" + strconv.Itoa(tc.status)}
+			if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/problem+json" || p != want {
+				t.Errorf("got %d %q %+v, want %d application/problem+json %+v", resp.StatusCode, resp.Header.Get("Content-Type"), p, tc.status, want)
+			}
+			if !resp.Close || resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("headers %v: want Connection: close and the API's public headers", resp.Header)
 			}
 			c.closed(t)
 		})

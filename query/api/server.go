@@ -266,7 +266,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer s.Close()
 	hs := s.httpServer()
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(problemListener{Listener: ln, maxHeaderBytes: s.cfg.MaxHeaderBytes}) }()
 	s.log.Info("api listening", "addr", ln.Addr().String())
 	select {
 	case err := <-errc:
