@@ -20,6 +20,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/notify"
 )
 
@@ -39,6 +40,10 @@ func exported(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	url := startQuery(t, js, reg, true)
+	// A query pod's key store registers its metrics when it is made.
+	if _, err := access.NewKeys(js, nil, log, reg); err != nil {
+		t.Fatal(err)
+	}
 	// A webhook sender registers its metrics, every labelled series at 0,
 	// when it is made.
 	if _, err := notify.New(js, notify.DefaultConfig(), log, reg, time.Now); err != nil {
@@ -108,7 +113,7 @@ func TestAlertRules(t *testing.T) {
 	// The alerts operators were promised.
 	for _, want := range []string{"ZonepriceSourceStale", "ZonepriceIngestFailing", "ZonepriceServingSample",
 		"ZonepriceConsumerLagGrowing", "ZonepricePodNotReady", "ZonepriceHigh5xxRate", "ZonepricePriceListRefused",
-		"ZonepriceWebhookQueueGrowing", "ZonepriceWebhookDeliveriesFailing"} {
+		"ZonepriceWebhookQueueGrowing", "ZonepriceWebhookDeliveriesFailing", "ZonepriceAPIUnavailable", "ZonepriceAPIKeysUnavailable"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts.yml has no %s", want)
 		}
