@@ -88,7 +88,7 @@ func TestHistoryKeepsEveryOffer(t *testing.T) {
 		change(contracts.ChangeChanged, "b", ".com", at(4*time.Hour), offer("USD", 10, -1), offer("USD", 11, -1)),
 		// A before the previous record does not say (a change lost).
 		change(contracts.ChangeChanged, "b", ".com", at(5*time.Hour), offer("USD", 12, -1), offer("USD", 13, -1)),
-		change(contracts.ChangeKnown, "c", ".co.uk", at(6*time.Hour), nil, offer("GBP", 0, 0)),
+		change(contracts.ChangeKnown, "c", ".co.uk", at(6*time.Hour), nil, offer("GBP", 1, 1)),
 	}
 	f := &historyFeed{t: t, h: NewHistory()}
 	f.add(changes...)

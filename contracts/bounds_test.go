@@ -31,6 +31,19 @@ func TestConvertStaysBelowMaxAmount(t *testing.T) {
 	}
 }
 
+// TestConvertNeverToNothing: a rate near its lower bound turns a price
+// into less than a minor unit, which is no conversion (it would show as
+// 0.00, every zone's cheapest), while a price of nothing stays nothing.
+func TestConvertNeverToNothing(t *testing.T) {
+	table := NewRateTable(&Rates{Base: "EUR", Rates: map[string]string{"JPY": "99999999", "USD": "0.0000001"}})
+	if got, ok := table.Convert(Price{Amount: 1_000_000_000_000, Currency: "JPY"}, "USD"); ok {
+		t.Errorf("Convert(10^12 JPY → USD) = %v, want no conversion", got)
+	}
+	if got, ok := table.Convert(Price{Amount: 0, Currency: "JPY"}, "USD"); !ok || got.Amount != 0 {
+		t.Errorf("Convert(0 JPY → USD) = %v, %v; want 0 USD", got, ok)
+	}
+}
+
 func TestCheckObserved(t *testing.T) {
 	stored := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	tests := []struct {

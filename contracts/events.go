@@ -310,12 +310,22 @@ func validatePrice(op, name string, p Price) error {
 	return nil
 }
 
-func validateOp(field string, o *OpPrice) error {
+// validateOp checks one operation's price. The regular price of a
+// registration or renewal is never nothing: a zero there is a source's
+// "n/a" read as a price, and would be every zone's cheapest and a renewal
+// trap, so it is refused (an operation not offered is left out). A
+// promotion may make a name free (a coupon worth its price), and a transfer
+// may cost nothing: moving a .uk name between registrars is free, since no
+// year comes with it.
+func validateOp(field string, o *OpPrice, free bool) error {
 	if o == nil {
 		return nil
 	}
 	if err := validatePrice(field, ".regular", o.Regular); err != nil {
 		return err
+	}
+	if o.Regular.Amount == 0 && !free {
+		return invalid(field+".regular.amount", "0 is no price: an operation not offered is left out")
 	}
 	if o.Promo != nil {
 		if err := validatePrice(field, ".promo.price", o.Promo.Price); err != nil {
@@ -352,7 +362,7 @@ func validateOffer(prefix string, o *Offer) error {
 	}
 	ops := o.Ops()
 	for _, op := range Ops {
-		if err := validateOp(prefix+op.String(), ops[op]); err != nil {
+		if err := validateOp(prefix+op.String(), ops[op], op == OpTransfer); err != nil {
 			return err
 		}
 	}

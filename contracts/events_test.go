@@ -281,6 +281,7 @@ func TestValidateValid(t *testing.T) {
 			p.Register, p.Renew = nil, nil
 			p.Transfer = &OpPrice{Regular: Price{Amount: 0, Currency: "EUR"}}
 		})},
+		{name: "a free promotion", ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Promo.Price.Amount = 0 })},
 		{name: "withdrawal", ev: validWithdrawal()},
 		{name: "zone meta", ev: validZoneMeta()},
 		{name: "zone meta without categories", ev: with(validZoneMeta(), func(m *ZoneMeta) { m.Categories = nil })},
@@ -309,6 +310,10 @@ func TestValidateRejects(t *testing.T) {
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Regular.Currency = "usd" })},
 		{name: "negative amount", wantField: "renew.regular.amount",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Renew.Regular.Amount = -1 })},
+		{name: "registration for nothing", wantField: "register.regular.amount",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Register.Regular.Amount = 0 })},
+		{name: "renewal for nothing", wantField: "renew.regular.amount",
+			ev: with(validPriceSet(), func(p *PriceSet) { p.Renew.Regular.Amount = 0 })},
 		{name: "negative transfer amount", wantField: "transfer.regular.amount",
 			ev: with(validPriceSet(), func(p *PriceSet) { p.Transfer = &OpPrice{Regular: Price{Amount: -1, Currency: "USD"}} })},
 		{name: "negative promo amount", wantField: "register.promo.price.amount",

@@ -93,8 +93,10 @@ func (t RateTable) Currencies() []string {
 }
 
 // Convert returns p in currency to, rounded half up to to's minor unit. It
-// reports false when either currency has no rate in the table, or when the
-// result is above MaxAmount.
+// reports false when either currency has no rate in the table, when the
+// result is above MaxAmount, or when a price above 0 would round to
+// nothing (a rate near its lower bound): a price shown as 0.00 would be
+// every zone's cheapest.
 func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	if p.Currency == to {
 		return p, true
@@ -117,7 +119,7 @@ func (t RateTable) Convert(p Price, to string) (Price, bool) {
 	num.Mul(num, big.NewInt(2)).Add(num, den)
 	den.Mul(den, big.NewInt(2))
 	num.Quo(num, den)
-	if !num.IsInt64() || num.Int64() > MaxAmount {
+	if !num.IsInt64() || num.Int64() > MaxAmount || num.Sign() == 0 && p.Amount > 0 {
 		return Price{}, false
 	}
 	return Price{Amount: num.Int64(), Currency: to}, true

@@ -180,10 +180,18 @@ func ValidateDropAlert(zones []string, minDropPercent float64) error {
 	return nil
 }
 
+// The longest local part and domain label of an address (RFC 5321
+// 4.5.3.1.1 and 4.5.3.1.2).
+const (
+	maxEmailLocal = 64
+	maxEmailLabel = 63
+)
+
 // NormalizeEmail checks that s is a plain address (local@domain, no
-// display name, no comments, ASCII) of at most MaxEmailLen bytes, and
-// returns it trimmed with its domain in lower case. Addresses are ASCII
-// only: a UTF-8 address needs SMTPUTF8 of every relay on its way.
+// display name, no comments, ASCII) of at most MaxEmailLen bytes, with a
+// local part of at most 64 and domain labels of at most 63, and returns it
+// trimmed with its domain in lower case. Addresses are ASCII only: a UTF-8
+// address needs SMTPUTF8 of every relay on its way.
 func NormalizeEmail(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	switch {
@@ -205,6 +213,16 @@ func NormalizeEmail(s string) (string, error) {
 	local, domain := s[:at], strings.ToLower(s[at+1:])
 	if !strings.Contains(domain, ".") || strings.HasPrefix(domain, "[") {
 		return "", invalid("email", "needs a domain name such as example.org")
+	}
+	// RFC 5321 4.5.3.1: no relay need take a longer local part or domain
+	// label, so mail to one may never arrive.
+	if len(local) > maxEmailLocal {
+		return "", invalid("email", "the part before @ is longer than %d characters", maxEmailLocal)
+	}
+	for label := range strings.SplitSeq(domain, ".") {
+		if len(label) > maxEmailLabel {
+			return "", invalid("email", "a label of the domain is longer than %d characters", maxEmailLabel)
+		}
 	}
 	return local + "@" + domain, nil
 }

@@ -16,6 +16,7 @@ func TestNormalizeEmail(t *testing.T) {
 		{"plain", "ann@example.org", "ann@example.org"},
 		{"domain lower-cased, local part kept", " Ann.B+zp@Example.ORG ", "Ann.B+zp@example.org"},
 		{"subdomain", "x@mail.example.co.uk", "x@mail.example.co.uk"},
+		{"local part of 64", strings.Repeat("a", 64) + "@example.org", strings.Repeat("a", 64) + "@example.org"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := contracts.NormalizeEmail(tc.in)
@@ -36,6 +37,8 @@ func TestNormalizeEmail(t *testing.T) {
 		{"header injection", "ann@example.org\r\nBcc: x@example.org"},
 		{"too long", strings.Repeat("a", 250) + "@example.org"},
 		{"comment", "ann@example.org (me)"},
+		{"local part of 65", strings.Repeat("a", 65) + "@example.org"},
+		{"domain label of 64", "ann@" + strings.Repeat("b", 64) + ".org"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := contracts.NormalizeEmail(tc.in)

@@ -150,8 +150,11 @@ func (p *params) since() (time.Time, error) {
 	if err != nil {
 		t, err = time.Parse(time.DateOnly, v)
 	}
-	if err != nil || t.Year() < 2000 || t.Year() > 2200 {
+	if err != nil {
 		return time.Time{}, invalidParam("since", "must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z), not "+strconv.Quote(v))
+	}
+	if t.Year() < 2000 || t.Year() > 2200 {
+		return time.Time{}, invalidParam("since", "must be in the years 2000 to 2200, not "+strconv.Quote(v))
 	}
 	t = t.UTC().Truncate(time.Second)
 	p.norm.Set("since", t.Format(time.RFC3339))

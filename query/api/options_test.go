@@ -40,7 +40,8 @@ func TestQueryOptionErrors(t *testing.T) {
 		{"history registrars", "/api/comparison/com/history?registrars=Alpha_1", "registrars", "registrar id"},
 		{"history exclude", "/api/comparison/.com/history?exclude=alpha,,bravo", "exclude", "empty item"},
 		{"history since", "/api/comparison/.com/history?since=yesterday", "since", "RFC 3339"},
-		{"history since in 1999", "/api/comparison/.com/history?since=1999-12-31", "since", "a date (2026-01-31)"},
+		{"history since in 1999", "/api/comparison/.com/history?since=1999-12-31", "since", "in the years 2000 to 2200"},
+		{"history since words", "/api/comparison/.com/history?since=yesterday", "since", "a date (2026-01-31)"},
 		{"history since twice", "/api/comparison/.com/history?since=2026-11-01&since=2026-11-02", "since", "more than once"},
 		{"changes limit zero", "/api/changes?limit=0", "limit", "1 to 500"},
 		{"changes limit", "/api/changes?limit=501", "limit", "1 to 500"},
@@ -57,7 +58,7 @@ func TestQueryOptionErrors(t *testing.T) {
 		{"changes empty kind", "/api/changes?kind=added,,changed", "kind", "empty item"},
 		{"changes kinds", "/api/changes?kind=added,changed,withdrawn,dropped,x", "kind", "more than 4"},
 		{"changes since", "/api/changes?since=2026-13-01", "since", "RFC 3339"},
-		{"changes since in 2201", "/api/changes?since=2201-01-01", "since", "RFC 3339"},
+		{"changes since in 2201", "/api/changes?since=2201-01-01", "since", "in the years 2000 to 2200"},
 		{"changes currency", "/api/changes?currency=JPY", "currency", "no exchange rate"},
 	}
 	for _, tt := range tests {
