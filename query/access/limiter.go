@@ -20,6 +20,7 @@ const (
 	kindIPv6
 	kindAPIKey
 	kindNoAddr
+	kindIPv6Site
 )
 
 // AddrKey is the key of a client address. An IPv6 client is limited by its
@@ -43,6 +44,20 @@ func AddrKey(a netip.Addr) Key {
 	k[0] = kindIPv6
 	copy(k[1:9], b[:8])
 	return k
+}
+
+// SiteKey is the key of an IPv6 client's /48, what a site is commonly
+// given: a client that rotates through its /64s is still one site. An IPv4
+// client has none (false): its address is its key.
+func SiteKey(a netip.Addr) (Key, bool) {
+	var k Key
+	if a = a.Unmap(); !a.Is6() {
+		return k, false
+	}
+	b := a.As16()
+	k[0] = kindIPv6Site
+	copy(k[1:7], b[:6])
+	return k, true
 }
 
 // SubscriberKey is the key of an API key, from its SHA-256.

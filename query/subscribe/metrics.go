@@ -2,8 +2,6 @@ package subscribe
 
 import (
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -37,40 +35,4 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}
 	}
 	return m, nil
-}
-
-// clientLimit allows each client address limit submissions an hour, in
-// fixed windows: enough for a person who mistypes, too few for a bot. It
-// forgets every client when a window ends, and refuses new clients past
-// maxClients in one window rather than grow without bound.
-type clientLimit struct {
-	limit int
-	now   func() time.Time
-
-	mu     sync.Mutex
-	window int64
-	counts map[string]int
-}
-
-const maxClients = 100_000
-
-func newClientLimit(limit int, now func() time.Time) *clientLimit {
-	return &clientLimit{limit: limit, now: now, counts: map[string]int{}}
-}
-
-// allow counts a submission of client, and reports whether it is within
-// the limit, and if not, when the window ends.
-func (l *clientLimit) allow(client string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	if w := now.Unix() / 3600; w != l.window {
-		l.window, l.counts = w, map[string]int{}
-	}
-	n, known := l.counts[client]
-	if n >= l.limit || !known && len(l.counts) >= maxClients {
-		return false, time.Unix((l.window+1)*3600, 0).Sub(now)
-	}
-	l.counts[client] = n + 1
-	return true, 0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"fmt"
 	htmltemplate "html/template"
 	"log/slog"
 	"math"
@@ -41,7 +42,7 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	m       *metrics
-	clients *clientLimit
+	clients *formLimit
 	// queue holds the form's mails until Run sends them: the answer to a
 	// submission does not wait for the relay, so its timing does not tell
 	// a new address from a known one.
@@ -62,8 +63,15 @@ func New(cfg Config, store *Store, mailer Mailer, log *slog.Logger, reg promethe
 	if err != nil {
 		return nil, err
 	}
+	clients := newFormLimit(cfg.PerClientLimit, now)
+	if err := reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "zoneprice_subscribe_limit_evictions_total",
+		Help: "Clients the subscription form's limit forgot before their quota had refilled, to make room for others: a flood of clients.",
+	}, clients.evicted)); err != nil {
+		return nil, fmt.Errorf("register subscribe metrics: %w", err)
+	}
 	return &Service{cfg: cfg, store: store, mailer: mailer, tok: tokens{secret: cfg.Secret, now: now}, log: log, now: now, m: m,
-		clients: newClientLimit(cfg.PerClientLimit, now), queue: make(chan *Message, queueLen)}, nil
+		clients: clients, queue: make(chan *Message, queueLen)}, nil
 }
 
 // Run sends the form's mails until ctx ends, then those still queued.
