@@ -135,7 +135,9 @@ type Response struct {
 	// NotModified is set when the server answered 304 and Body is the
 	// remembered body of the last 200.
 	NotModified bool
-	Header      http.Header
+	// Status is the server's answer: a 2xx, or 304 with NotModified.
+	Status int
+	Header http.Header
 }
 
 // StatusError is an HTTP status the client did not accept.
@@ -207,6 +209,9 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		resp, retryAfter, err := c.attempt(ctx, req)
 		<-sem
 		if err == nil {
+			if err := captured(ctx, req, resp); err != nil {
+				return nil, err
+			}
 			return resp, nil
 		}
 		lastErr = err
@@ -311,7 +316,7 @@ func (c *Client) attempt(ctx context.Context, req Request) (*Response, time.Dura
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotModified && req.Conditional && prev.body != nil:
-		return &Response{Body: prev.body, NotModified: true, Header: resp.Header}, 0, nil
+		return &Response{Body: prev.body, NotModified: true, Status: resp.StatusCode, Header: resp.Header}, 0, nil
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		if req.Conditional {
 			etag, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
@@ -323,7 +328,7 @@ func (c *Client) attempt(ctx context.Context, req Request) (*Response, time.Dura
 			}
 			c.mu.Unlock()
 		}
-		return &Response{Body: data, Header: resp.Header}, 0, nil
+		return &Response{Body: data, Status: resp.StatusCode, Header: resp.Header}, 0, nil
 	}
 	serr := &StatusError{Method: req.Method, URL: req.URL, Status: resp.StatusCode, Snippet: snippet(data)}
 	switch resp.StatusCode {
