@@ -36,6 +36,15 @@
 // github.com/Nerahikada/cloudflare-tld-prices shows Cloudflare's own
 // dashboard API answering price, renewal and icann_fee per TLD.
 //
+// Re-read for issue 22: one of those clients is named now,
+// github.com/hellouy/domainhub adapters/cloudflare.ts (commit 854e7b2),
+// which types an entry as {registration?: number, renewal?: number} and
+// takes the transfer price to be the renewal price. No client reads, and
+// no document shows, a regular price beside a sale price, a sale's end
+// date, an ICANN fee or a currency in the mirror's entries: Cloudflare
+// sells at cost and runs no sales, and the icann_fee above is in
+// Cloudflare's own answer, not in the mirror's document.
+//
 // Everything else is ASSUMED, and each decision below says so.
 //
 // How the format is read, decision by decision:
@@ -88,6 +97,16 @@
 // and the runner logs it) and, when its key is a zone, keeps that zone's
 // last good price (Keep). The error names the entries left out and
 // skipped only when nothing usable remains.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - top level: one key per zone; "error" and "message" are an error
+//     envelope (ASSUMED names).
+//   - an entry: registration, renewal (read); currency (read where present;
+//     an ASSUMED name, never seen); updatedAt (ignored).
 package cloudflare
 
 import (

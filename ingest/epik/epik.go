@@ -16,7 +16,12 @@
 // authentication. The client reads values through String() and parseFloat,
 // so whether they are JSON strings or numbers is not known (both are read),
 // and it skips top-level values that are not objects. The prices above are
-// illustrative. Everything else below is ASSUMED, and says so: nothing Epik
+// illustrative. Re-read for issue 22 (adapters/epik.ts at 69342a6, the one
+// version of it public code search holds): the client takes
+// priceStandard ?? price, renewStandard ?? renew and transferStandard ??
+// transfer, keeps numbers above zero, and reads no other field: no end
+// date of a sale, no ICANN fee and no currency is in that code, so none is
+// read here. Everything else below is ASSUMED, and says so: nothing Epik
 // publishes documents this endpoint.
 //
 // How the format is read, decision by decision:
@@ -60,6 +65,17 @@
 // skipped is counted in the list's Skipped and, when its key is a zone,
 // keeps that zone's last good price (Keep). A zone listed twice (a Unicode
 // key and its A-label) keeps the first in key order; the other is skipped.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - top level: one key per zone; "message", "error" and "errors" are an
+//     error envelope (ASSUMED names).
+//   - an entry: price, renew, transfer, priceStandard, renewStandard,
+//     transferStandard (read); currency (read where present; an ASSUMED
+//     name, never seen).
 package epik
 
 import (

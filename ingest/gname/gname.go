@@ -9,15 +9,19 @@
 // list, hz (后缀) the zone, zcjg (注册价格) the registration price, xfjg
 // (续费价格) the renewal price and zrjg (转入价格) the transfer-in price.
 //
-// What is KNOWN, from a public client of this endpoint (a TypeScript adapter
-// indexed by the code search, "GName — 公开价目 POST API(分页)", which names
-// the URL, the form and the fields): the request is a POST of an
+// What is KNOWN, from a public client of this endpoint,
+// github.com/hellouy/domainhub adapters/gname.ts (commit 69342a6, "GName —
+// 公开价目 POST API(分页)", which names the URL, the form and the fields):
+// the request is a POST of an
 // application/x-www-form-urlencoded body with page and limit, sent with
 // X-Requested-With: XMLHttpRequest as the site's own script sends it; the
 // answer is {code:1, data:{ymjg:[{hz, zcjg, zrjg, xfjg}]}}; prices are one
 // year's, in US dollars; a page shorter than the limit asked for is the
 // last. The form takes further optional filters (sou, lx, tj, hy, fz) that
-// this package does not send, so every zone is listed.
+// this package does not send, so every zone is listed. Re-read for issue
+// 22: the client reads hz, zcjg, zrjg and xfjg of a row and nothing else
+// (its code does not look at code or msg either): no original price beside
+// a sale price, no sale end date, no ICANN fee and no currency is known.
 //
 // What is ASSUMED, decision by decision:
 //
@@ -67,6 +71,14 @@
 // list's Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs
 // it), and when its zone was readable, that zone keeps its last good price
 // (Keep).
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - a page: code, msg, data (read); data: ymjg (read).
+//   - a row: hz, zcjg, xfjg, zrjg (read).
 package gname
 
 import (

@@ -11,16 +11,19 @@
 //
 // INWX documents no such endpoint (its documented API, the DomRobot
 // JSON-RPC API, needs an account); it is the one its site uses. What is
-// KNOWN comes from public client code that reads it: a TypeScript
-// price-comparison adapter (found by searching public GitHub code for the
-// URL; the index names no repository) that fetches this exact URL, reads
+// KNOWN comes from public client code that reads it:
+// github.com/hellouy/domainhub adapters/inwx.ts (commit b0b57be), a
+// price-comparison adapter that fetches this exact URL, reads
 // tlds[] with tld, createPrice, renewalPrice, transferPrice, restorePrice
 // and currency, converts each price with JavaScript's Number() (so a JSON
 // number or a numeric string) and keeps only prices above zero, and says
 // the list holds 2,232 zones, "mostly USD, some EUR", the currency chosen
-// by where the visitor is; a second adapter of the same project notes that
-// the endpoint "by default answers in USD according to the visitor's
-// location" and reads the currency row by row.
+// by where the visitor is; a second adapter of the same project
+// (adapters/auto-registrars.ts, in one of the versions code search holds)
+// notes that the endpoint "by default answers in USD according to the
+// visitor's location" and reads the currency row by row. Re-read for
+// issue 22: no field beside those (no regular or original price, no sale
+// end date, no ICANN fee) is in that code.
 //
 // How the document is read, decision by decision:
 //
@@ -81,6 +84,16 @@
 //
 // The request is a plain GET of a document, made conditional with the
 // validators of the last answer (fetch.Client.Get).
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the document: tlds, currency (read; currency an ASSUMED name at this
+//     level); code, msg, reason, message, error (an error envelope).
+//   - a row: tld, createPrice, renewalPrice, transferPrice, currency
+//     (read); restorePrice (ignored).
 package inwx
 
 import (

@@ -16,7 +16,9 @@
 // registration.price, renewal.price and transfer.price, and "totalRows";
 // the client advances the offset by the rows a page returned until
 // totalRows are read, about 670 zones in all. The prices above are
-// illustrative. Everything else below is ASSUMED, and says so: nothing
+// illustrative. Re-read for issue 22: the client reads nothing else of a
+// row, so no regular price beside a sale price, no sale end date, no ICANN
+// fee and no currency of a row is known. Everything else below is ASSUMED, and says so: nothing
 // iwantmyname publishes documents this endpoint.
 //
 // Paging: pages are fetched one at a time, each from the offset after the
@@ -66,6 +68,16 @@
 // zone's last good price (Keep). A zone listed twice (on two pages when the
 // list shifted between requests, or as a Unicode key and its A-label) keeps
 // its first listing; the other is skipped.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - a page: rows, totalRows (read); currency (read where present; an
+//     ASSUMED name, never seen); error, message (an error, ASSUMED names).
+//   - rows: one key per zone; a row: registration, renewal, transfer, each
+//     with price (read).
 package iwantmyname
 
 import (

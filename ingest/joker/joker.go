@@ -13,7 +13,10 @@
 // with the price in display_total, a string, and the currency beside it in
 // total.currency, in lower case ("usd", "eur"); keys are zones without a
 // leading dot; one request returns about 600 zones, without
-// authentication. The prices above are illustrative. Everything else below
+// authentication. The prices above are illustrative. Re-read for issue 22:
+// the client reads display_total and currency of each total and nothing
+// else, so no regular price beside a sale price, no sale end date and no
+// ICANN fee is known. Everything else below
 // is ASSUMED, and says so: nothing Joker publishes documents this endpoint.
 //
 // How the format is read, decision by decision:
@@ -64,6 +67,17 @@
 // skipped is counted in the list's Skipped and, when its key is a zone,
 // keeps that zone's last good price (Keep). A zone listed twice (a Unicode
 // key and its A-label) keeps the first in key order; the other is skipped.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the document: result.pricelist.domains (read); error, message (an
+//     error, ASSUMED names).
+//   - domains: one key per zone; an entry: registration, renewal, transfer
+//     (read).
+//   - an operation: total.display_total, total.currency (read).
 package joker
 
 import (

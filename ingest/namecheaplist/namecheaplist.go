@@ -4,10 +4,10 @@
 // the CloudFront distribution that also serves Namecheap's search widget
 // (a Namecheap page template in public code loads search.js and search.css
 // from that host into its react-nc-search element), answering with one row
-// per zone:
+// per zone (.com's figures as a real capture gives them):
 //
-//	[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,
-//	  "Duration":1,"DurationType":"YEAR"}}, ...]
+//	[{"Name":"com","Pricing":{"Price":9.58,"Regular":13.98,"Renewal":14.58,
+//	  "Hint":"31% off 1st year","Duration":1,"DurationType":"YEAR"}}, ...]
 //
 // It speaks for the registrar "namecheap" (Registrar), as the credentialed
 // adapter ingest/namecheap does, but under a source name of its own,
@@ -45,9 +45,11 @@
 // guards the handover: a new source listing fewer than half the zones the
 // old one left is refused, nothing is withdrawn, and the old prices stay
 // (aging, with ZonepricePriceListRefused firing) until the lists agree
-// again. Both lists presumably cover Namecheap's whole catalogue (ASSUMED:
-// the size of this one is not known), so this is not expected;
-// switch_test.go shows the handover both ways and the refusal.
+// again. Both lists presumably cover Namecheap's whole catalogue (ASSUMED;
+// a real capture of this one has 1,167 rows, 627 of them Handshake names
+// the API is not known to list, so until the runner leaves those out, a
+// handover from this list to the API may be refused), so this is not
+// expected; switch_test.go shows the handover both ways and the refusal.
 //
 // What a handover changes, zone by zone, is what the two lists say: this
 // list gives no transfer price (transfer is absent after a switch to it),
@@ -65,6 +67,18 @@
 // DurationType: string}}; that client reads Pricing.Price as the price of a
 // new name, in US dollars. Nothing Namecheap publishes documents the file.
 //
+// KNOWN, from a real, public capture of the file (1,167 rows, imported with
+// zoneprice-ingest --sources namecheap-list --file; issue 22 records what it
+// showed): this package reads it, and every delegated zone's register and
+// renew price came back to the cent, so Name, Price, Renewal, Duration and
+// DurationType are what the decisions below take them for. Its rows also
+// carry Pricing.Regular beside Pricing.Price, and Pricing.Hint, a label
+// such as "31% off 1st year" or "12% OFF": in 293 rows Price is below
+// Regular, a first-year discount (.com: Price 9.58, Regular 13.98, Renewal
+// 14.58). And 627 of its rows are Handshake names, labels that are no zone
+// of the DNS root, alphanumeric ("0db", "4k", "abo") or numeric ("8888"),
+// in rows of the same shape, with nothing that marks them.
+//
 // Everything else is ASSUMED, and each decision below says so.
 //
 // How the format is read, decision by decision:
@@ -78,12 +92,37 @@
 //   - Tax is unknown (contracts.TaxUnknown): nothing Namecheap publishes
 //     that this package could read says whether the prices include sales
 //     tax or VAT, and the credentialed adapter declares nothing either.
-//   - Price is the registration price of one year and Renewal the renewal
-//     price (ASSUMED from the names; the client reads only Price). No
+//   - Price is the price of a new name's first year and Renewal the price
+//     of renewing it for one year (KNOWN from the capture, as above). No
 //     transfer price is given: transfer is not offered in this list's
-//     price sets. No regular price is given beside either, so nothing is
-//     published as a promotion: a first-year price below the renewal is the
-//     registration price, and the renewal is its own operation.
+//     price sets. Renewal has no regular price beside it: it is always a
+//     regular price, and a first-year price below it is no promotion by
+//     itself.
+//   - Regular is the registration's regular price (KNOWN from the capture).
+//     Where Price is below it, the registration is Regular with a promotion
+//     at Price, as Porkbun's coupons are; the promotion has no end, since
+//     nothing in the row gives one, and it lasts until a list no longer
+//     shows it. Where Regular equals Price, or is absent, null, "", "n/a",
+//     "-" or zero, Price is the regular price, as it was before Regular was
+//     known. Regular is read in the row's currency, like Price, and only
+//     where Price is offered: a row without a Price offers no registration,
+//     whatever its Regular. An unreadable Regular ("TBD", a negative
+//     number) makes the zone unusable, as any unreadable price does:
+//     publishing Price alone would state a discount as the regular price.
+//   - A Price above its Regular is not read (ASSUMED not to occur; the
+//     capture is not known to hold one): either Regular is not the regular
+//     price or Price not the first-year one, and which a customer pays
+//     cannot be told. The row is skipped with a reason naming both figures,
+//     so it is counted (zoneprice_ingest_rows_skipped_total, which the
+//     runner logs and ZonepriceRowsSkipped alerts on) and its zone keeps its
+//     last good price. The credentialed adapter publishes the API's Price
+//     in that case, because the API documents Price as the final price;
+//     nothing documents this file's.
+//   - Hint is only informative and is not read: it is a label for people
+//     whose percentage is rounded (9.58 on 13.98 is 31.47% off, shown as
+//     "31% off"), so no price can be taken from it, and no Hint seen gives
+//     an end date. Its "1st year" agrees with what is published: a
+//     promotion on one year's registration.
 //   - The ICANN fee is not added (ASSUMED: Namecheap's search shows it
 //     apart, at checkout, and the row has no field for it).
 //   - Only one-year prices are published: Duration 1 (a number, or a
@@ -104,8 +143,13 @@
 //     are priced as themselves. Names are normalised with
 //     contracts.NormalizeZone, so an optional leading dot, any case, and
 //     IDNs in Unicode or as A-labels are all read; a Name that is not a
-//     string or not a zone is skipped. No marker of Handshake or other
-//     non-DNS names is known in this file (ASSUMED: it lists none).
+//     string or not a zone is skipped. The file lists Handshake names and
+//     marks none (KNOWN, above), so this package cannot tell them from
+//     zones: an alphanumeric one ("0db", "abo") is published like a zone,
+//     and a numeric one ("8888") is no zone to contracts.NormalizeZone, so
+//     its row is skipped and counted. Leaving them out is to be the
+//     runner's work for every source (issue 22's root-zone guard), not a
+//     guess of this package's.
 //   - A zone listed twice (a Unicode Name and its A-label, or two one-year
 //     rows) keeps its first row; the later one is skipped.
 //   - A body that is not one complete JSON array (truncated, an HTML or XML
@@ -118,6 +162,16 @@
 // and the runner logs it) and, when its Name is a zone, keeps that zone's
 // last good price (Keep). The error names the rows left out and skipped
 // only when nothing usable remains.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - a row: Name, Pricing.
+//   - Pricing: Price, Regular, Renewal, Duration, DurationType (read);
+//     Currency (read where present; an ASSUMED name, never seen); Hint
+//     (ignored: a label for people).
 package namecheaplist
 
 import (
@@ -218,6 +272,7 @@ type row struct {
 
 type pricing struct {
 	Price        json.RawMessage `json:"Price"`
+	Regular      json.RawMessage `json:"Regular"`
 	Renewal      json.RawMessage `json:"Renewal"`
 	Duration     json.RawMessage `json:"Duration"`
 	DurationType json.RawMessage `json:"DurationType"`
@@ -317,7 +372,36 @@ func parseRow(raw json.RawMessage, observed time.Time) (ps contracts.PriceSet, l
 	if ps.Register == nil && ps.Renew == nil {
 		return ps, label, ingest.LeftOut("no operation priced")
 	}
+	if ps.Register != nil {
+		regular, err := opPrice(p.Regular, cur)
+		if err != nil {
+			return ps, label, fmt.Errorf("field Regular: %w", err)
+		}
+		register, err := firstYear(ps.Register, regular)
+		if err != nil {
+			return ps, label, fmt.Errorf("field Price %s, Regular %s: %w", snippet(p.Price), snippet(p.Regular), err)
+		}
+		ps.Register = register
+	}
 	return ps, label, nil
+}
+
+// errAboveRegular is a first-year price above its regular price: which of
+// the two a customer pays cannot be told.
+var errAboveRegular = errors.New("the first-year price is above the regular one")
+
+// firstYear reads a registration's first-year price (Price) against its
+// regular price (Regular, nil when the row gives none): below it, a
+// promotion on the regular price; equal to it or without it, the price
+// itself.
+func firstYear(price, regular *contracts.OpPrice) (*contracts.OpPrice, error) {
+	switch {
+	case regular == nil || regular.Regular.Amount == price.Regular.Amount:
+		return price, nil
+	case regular.Regular.Amount < price.Regular.Amount:
+		return nil, errAboveRegular
+	}
+	return &contracts.OpPrice{Regular: regular.Regular, Promo: &contracts.Promo{Price: price.Regular}}, nil
 }
 
 // term reads Duration and DurationType: the number of units and the unit,

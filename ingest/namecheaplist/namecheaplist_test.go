@@ -57,6 +57,14 @@ func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
 
+// promo is a registration whose first year costs first cents instead of
+// its regular cents, with no end date.
+func promo(regular, first int64) *contracts.OpPrice {
+	o := op(regular)
+	o.Promo = &contracts.Promo{Price: contracts.Price{Amount: first, Currency: "USD"}}
+	return o
+}
+
 func set(zone string, register, renew *contracts.OpPrice) *contracts.PriceSet {
 	return &contracts.PriceSet{
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: zone,
@@ -69,6 +77,18 @@ func row(name, price, renewal string) string {
 	return fmt.Sprintf(`{"Name":%q,"Pricing":{"Price":%s,"Renewal":%s,"Duration":1,"DurationType":"YEAR"}}`, name, price, renewal)
 }
 
+// rowRegular writes one element with a Regular price and a Hint beside
+// its Price, as the real file's rows are (each value raw JSON).
+func rowRegular(name, price, regular, renewal, hint string) string {
+	return fmt.Sprintf(`{"Name":%q,"Pricing":{"Price":%s,"Regular":%s,"Renewal":%s,"Hint":%s,"Duration":1,"DurationType":"YEAR"}}`,
+		name, price, regular, renewal, hint)
+}
+
+// fixtureZones is how many zones tlds.json prices: 24 rows less .ai, sold
+// for two years at least (left out), and the Handshake name 8888, which is
+// no zone (skipped).
+const fixtureZones = 22
+
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
 	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
@@ -76,11 +96,11 @@ func TestFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byZone(t, list)
-	if len(got) != 19 {
-		t.Errorf("got %d zones, want 19 (20 rows less .ai, sold for two years at least)", len(got))
+	if len(got) != fixtureZones {
+		t.Errorf("got %d zones, want %d (24 rows less .ai, sold for two years at least, and 8888, no zone)", len(got), fixtureZones)
 	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a zone priced for two years is left out, not skipped", list.Skipped, list.Keep)
+	if list.Skipped != 1 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; want 1 (8888), nothing kept: a zone priced for two years is left out, not skipped", list.Skipped, list.Keep)
 	}
 	if got := f.Requests(); got != 1 {
 		t.Errorf("server saw %d requests, want 1", got)
@@ -89,15 +109,27 @@ func TestFetch(t *testing.T) {
 		name, zone      string
 		register, renew *contracts.OpPrice
 	}{
-		{"plain", ".com", op(1128), op(1698)},
-		{"cheap first year", ".xyz", op(198), op(1498)},
-		{"second-level zone is its own", ".co.uk", op(598), op(1098)},
+		{"first-year discount is a promotion on the regular price", ".com", promo(1398, 958), op(1458)},
+		{"discount with an upper-case hint", ".org", promo(1248, 1098), op(1598)},
+		{"discount to a first year far below the renewal", ".xyz", promo(1698, 198), op(1698)},
+		{"discount written as strings", ".dev", promo(1498, 1298), op(1698)},
+		{"Regular equal to Price is no promotion", ".net", op(1298), op(1698)},
+		{"null Regular is no promotion", ".io", op(3498), op(5998)},
+		{"zero Regular is no promotion", ".de", op(698), op(998)},
+		{"no Regular: first year below the renewal is no promotion", ".online", op(98), op(3298)},
+		{"no Regular", ".co", op(998), op(3298)},
+		{"second-level zone is its own, with a discount", ".co.uk", promo(1198, 598), op(1098)},
 		{"second-level zone beside its parent", ".uk", op(598), op(1098)},
 		{"second-level zone without its parent", ".com.au", op(1298), op(1498)},
 		{"thousands separator in a string", ".security", op(206023), op(206023)},
 		{"IDN in Unicode", ".xn--3ds443g", op(398), op(2998)},
 		{"IDN as an A-label", ".xn--6frz82g", op(1498), op(2998)},
-		{"null renewal is not offered", ".info", op(298), nil},
+		{"null renewal is not offered, discount stays", ".info", promo(1898, 298), nil},
+		// Handshake names, which the file marks in no way: published as
+		// zones until the runner's root-zone guard leaves them out.
+		{"Handshake name", ".0db", op(298), op(298)},
+		{"Handshake name starting with a digit", ".4k", op(498), op(498)},
+		{"Handshake name with a discount", ".abo", promo(498, 198), op(498)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,6 +145,9 @@ func TestFetch(t *testing.T) {
 	}
 	if _, ok := got[".ai"]; ok {
 		t.Error(".ai is listed; its only price is for two years")
+	}
+	if _, ok := got[".8888"]; ok {
+		t.Error(".8888 is listed; a numeric label is no zone")
 	}
 }
 
@@ -136,8 +171,8 @@ func TestConditional(t *testing.T) {
 		if err != nil {
 			t.Fatalf("fetch %d: %v", i, err)
 		}
-		if len(list.Prices) != 19 {
-			t.Errorf("fetch %d: %d zones, want 19", i, len(list.Prices))
+		if len(list.Prices) != fixtureZones {
+			t.Errorf("fetch %d: %d zones, want %d", i, len(list.Prices), fixtureZones)
 		}
 	}
 }
@@ -360,6 +395,164 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
+// TestRegular covers Pricing.Regular beside Pricing.Price: a first-year
+// price below it is a promotion on it; without it, or equal to it, Price
+// is the regular price; above it, the row cannot be read.
+func TestRegular(t *testing.T) {
+	net := row("net", "12.98", "16.98")
+	tests := []struct {
+		name    string
+		body    string
+		want    *contracts.PriceSet // of .com; nil: .com must be absent
+		wantErr string
+		skipped int
+		keep    []string
+	}{
+		{
+			name: "Price below Regular is a promotion on Regular",
+			body: `[` + rowRegular("com", "9.58", "13.98", "14.58", `"31% off 1st year"`) + `]`,
+			want: set(".com", promo(1398, 958), op(1458)),
+		},
+		{
+			name: "promotion written as strings with thousands separators",
+			body: `[` + rowRegular("com", `"1,000.00"`, `"2,060.23"`, `"2,060.23"`, `"51% OFF"`) + `]`,
+			want: set(".com", promo(206023, 100000), op(206023)),
+		},
+		{
+			name: "promotion down to a cent",
+			body: `[` + rowRegular("com", "0.01", "13.98", "14.58", `"100% off 1st year"`) + `]`,
+			want: set(".com", promo(1398, 1), op(1458)),
+		},
+		{
+			name: "Regular equal to Price is no promotion",
+			body: `[` + rowRegular("com", "13.98", "13.98", "14.58", `""`) + `]`,
+			want: set(".com", op(1398), op(1458)),
+		},
+		{
+			name: "Regular equal to Price once rounded to cents is no promotion",
+			body: `[` + rowRegular("com", "13.98", "13.9799", "14.58", `null`) + `]`,
+			want: set(".com", op(1398), op(1458)),
+		},
+		{
+			name: "absent Regular: Price is the regular price",
+			body: `[` + row("com", "9.58", "14.58") + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "null Regular",
+			body: `[` + rowRegular("com", "9.58", "null", "14.58", "null") + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "zero Regular",
+			body: `[` + rowRegular("com", "9.58", `"0.00"`, "14.58", `""`) + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "empty Regular",
+			body: `[` + rowRegular("com", "9.58", `""`, "14.58", `""`) + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "n/a Regular",
+			body: `[` + rowRegular("com", "9.58", `"n/a"`, "14.58", `""`) + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "a Hint without Regular is no promotion",
+			body: `[` + rowRegular("com", "9.58", "null", "14.58", `"31% off 1st year"`) + `]`,
+			want: set(".com", op(958), op(1458)),
+		},
+		{
+			name: "a Hint is not read, whatever it holds",
+			body: `[` + rowRegular("com", "9.58", "13.98", "14.58", `{"until":"2026-12-31"}`) + `]`,
+			want: set(".com", promo(1398, 958), op(1458)),
+		},
+		{
+			name: "Regular without Price offers no registration",
+			body: `[` + rowRegular("com", "null", "13.98", "14.58", `"31% off 1st year"`) + `]`,
+			want: set(".com", nil, op(1458)),
+		},
+		{
+			name: "Regular beside a zero Price offers no registration",
+			body: `[` + rowRegular("com", "0", "13.98", "14.58", `""`) + `]`,
+			want: set(".com", nil, op(1458)),
+		},
+		{
+			name: "Regular in the row's currency",
+			body: `[{"Name":"com","Pricing":{"Price":8.90,"Regular":12.99,"Renewal":13.50,"Duration":1,"DurationType":"YEAR","Currency":"EUR"}}]`,
+			want: &contracts.PriceSet{
+				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: ".com",
+				Register: &contracts.OpPrice{
+					Regular: contracts.Price{Amount: 1299, Currency: "EUR"},
+					Promo:   &contracts.Promo{Price: contracts.Price{Amount: 890, Currency: "EUR"}},
+				},
+				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 1350, Currency: "EUR"}},
+				ObservedAt: observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
+			},
+		},
+		{
+			name:    "Price above Regular skips the zone and keeps its last price",
+			body:    `[` + rowRegular("com", "14.98", "13.98", "14.58", `""`) + `,` + net + `]`,
+			skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+		},
+		{
+			name:    "Price above Regular names both in the reason",
+			body:    `[` + rowRegular("com", "14.98", "13.98", "14.58", `""`) + `]`,
+			wantErr: "field Price 14.98, Regular 13.98: the first-year price is above the regular one",
+		},
+		{
+			name:    "unreadable Regular skips the zone",
+			body:    `[` + rowRegular("com", "9.58", `"TBD"`, "14.58", `""`) + `,` + net + `]`,
+			skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+		},
+		{
+			name:    "negative Regular skips the zone",
+			body:    `[` + rowRegular("com", "9.58", "-13.98", "14.58", `""`) + `,` + net + `]`,
+			skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+		},
+		{
+			name:    "Regular that is neither string nor number skips the zone",
+			body:    `[` + rowRegular("com", "9.58", "true", "14.58", `""`) + `,` + net + `]`,
+			skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := namecheaplist.Parse([]byte(tt.body), observed)
+			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
+				ingesttest.CheckZone(t, byZone(t, list), ".com", tt.want)
+			}
+		})
+	}
+}
+
+// TestHandshakeNames shows what the adapter yields today for Handshake
+// names, which the real file lists in rows like any other and marks in no
+// way: an alphanumeric label is published as a zone, a numeric one is no
+// zone and is skipped. The runner's root-zone guard is to leave out both.
+func TestHandshakeNames(t *testing.T) {
+	tests := []struct {
+		name, label, zone string
+		want              *contracts.PriceSet // nil: absent
+		skipped           int
+	}{
+		{"letters", "abo", ".abo", set(".abo", op(198), op(498)), 0},
+		{"digit first", "0db", ".0db", set(".0db", op(198), op(498)), 0},
+		{"digit and letter", "4k", ".4k", set(".4k", op(198), op(498)), 0},
+		{"numeric", "8888", ".8888", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
+			list, err := namecheaplist.Parse([]byte(body), observed)
+			if ingesttest.CheckOutcome(t, list, err, "", tt.skipped, nil) {
+				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+			}
+		})
+	}
+}
+
 func TestRetries(t *testing.T) {
 	good := ingesttest.Fixture(t, "tlds.json")
 	t.Run("500s then success", func(t *testing.T) {
@@ -369,8 +562,8 @@ func TestRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
+		if len(list.Prices) != fixtureZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
 		}
 		if got := f.Requests(); got != 3 {
 			t.Errorf("server saw %d requests, want 3", got)
@@ -383,8 +576,8 @@ func TestRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
+		if len(list.Prices) != fixtureZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
 		}
 		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
@@ -397,8 +590,8 @@ func TestRetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
+		if len(list.Prices) != fixtureZones {
+			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
 		}
 		if got := f.Requests(); got != 2 {
 			t.Errorf("server saw %d requests, want 2", got)
@@ -438,8 +631,8 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 			src := newSource(t, srv.URL, nil)
 			h := ingesttest.New(t, src)
 			before := h.Round(t, namecheaplist.Registrar)
-			if len(before) != 19 {
-				t.Fatalf("first round published %d zones, want 19", len(before))
+			if len(before) != fixtureZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
 			}
 
 			f.SetBody([]byte(tt.body))
@@ -460,7 +653,7 @@ func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
 		t.Fatal("first round did not publish .com")
 	}
 
-	bad := strings.Replace(string(good), `{"Name":"com","Pricing":{"Price":11.28`, `{"Name":"com","Pricing":{"Price":"TBD"`, 1)
+	bad := strings.Replace(string(good), `{"Name":"com","Pricing":{"Price":9.58`, `{"Name":"com","Pricing":{"Price":"TBD"`, 1)
 	if bad == string(good) {
 		t.Fatal("the fixture has no .com row to spoil")
 	}
@@ -475,8 +668,8 @@ func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
 	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 3 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 3 (8888 in both rounds, .com in the second)", got)
 	}
 }
 
@@ -533,6 +726,7 @@ func TestConfig(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	ingesttest.Seed(f, "*.json")
 	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"1,000.005","Renewal":-0,"Duration":"01","DurationType":"years","Currency":"jpy"}}]`))
+	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"9.584","Regular":9.585,"Renewal":14.58,"Hint":"0% OFF","Duration":1,"DurationType":"YEAR"}}]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		list, err := namecheaplist.Parse(body, observed)
 		ingesttest.CheckParsed(t, list, err)

@@ -9,9 +9,9 @@
 //	   "prices":[["com","11.72","11.72","11.79"],["co.uk","5.49","5.49",""], ...]},
 //	  {"name":"namecheap.com","currency":"USD","ICANNfee":"0.20","prices":[...]}, ...]}
 //
-// What is KNOWN, from a public client of this endpoint (a TypeScript adapter
-// indexed by the code search, "NicNames.com — 公开价目 API", which names the
-// URL and shape): the document is a JSON object whose "registrars" array
+// What is KNOWN, from a public client of this endpoint,
+// github.com/hellouy/domainhub adapters/nicnames.ts (commit 69342a6,
+// "NicNames.com — 公开价目 API", which names the URL and shape): the document is a JSON object whose "registrars" array
 // holds {name, currency, ICANNfee, prices}; NicNames' own prices are the
 // entry named "nicnames.com"; each price row is [tld, register, renew,
 // transfer]; the zone has no leading dot; the prices are decimal strings,
@@ -19,7 +19,10 @@
 // 11.72 / 11.72 / 11.79 USD when that client was written. The other
 // registrars' entries are prices NicNames shows for comparison: not
 // NicNames' prices, and not this package's to publish, so they are not
-// read at all (an odd entry there cannot fail the fetch).
+// read at all (an odd entry there cannot fail the fetch). Re-read for
+// issue 22: the client reads name, currency and prices, not ICANNfee, and
+// neither its code nor the shape it names has a regular price beside a
+// sale price or a sale's end date: none is read here.
 //
 // What is ASSUMED, decision by decision:
 //
@@ -84,6 +87,17 @@
 // list's Skipped (zoneprice_ingest_rows_skipped_total, and the runner logs
 // it), and when its zone was readable, that zone keeps its last good price
 // (Keep).
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the document: registrars (read); message, error (an error envelope).
+//   - a registrar: name, currency, ICANNfee, prices (read, in the
+//     nicnames.com entry only; the other entries are not read at all).
+//   - a price row, an array: tld, register, renew, transfer (read); values
+//     after the fourth (ignored).
 package nicnames
 
 import (

@@ -10,9 +10,9 @@
 //	  "transferFee":10.45,"restoreFee":85.5}, ...]}
 //
 // Openprovider documents no such endpoint; it is the one its own site uses.
-// What is KNOWN comes from public client code that reads it: a TypeScript
-// price-comparison adapter (found by searching public GitHub code for the
-// URL; the index names no repository) that fetches this exact URL, reads
+// What is KNOWN comes from public client code that reads it:
+// github.com/hellouy/domainhub adapters/openprovider.ts (commit 422007e), a
+// price-comparison adapter that fetches this exact URL, reads
 // data[] with tld, registerFee, renewalFee, transferFee and restoreFee,
 // converts each fee with JavaScript's Number() (so a JSON number or a
 // numeric string) and keeps only fees above zero, says the list holds 2,069
@@ -22,6 +22,12 @@
 //
 //	{"tld":"com","currency":"USD","nonMember":{"registerFee":10.45,...},
 //	 "member":{"registerFee":8.99,...}}
+//
+// (Re-read for issue 22: code search now holds only the flat version, at
+// 422007e; the nonMember version, read when this package was written, is
+// not among what it returns, so that shape rests on that earlier reading.
+// Neither version reads a sale price beside a regular one, a sale end
+// date or an ICANN fee, and none is known.)
 //
 // Openprovider's support pages (support.openprovider.eu, "Sizes of
 // Membership plans and domains counter") say that member prices are cost
@@ -88,6 +94,18 @@
 //
 // The request is a plain GET of a document, made conditional with the
 // validators of the last answer (fetch.Client.Get).
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the document: data, currency (read; currency an ASSUMED name at this
+//     level); code, desc, message, error (an error envelope).
+//   - a row: tld, currency, nonMember, member, and the flat registerFee,
+//     renewalFee, transferFee (read); restoreFee (ignored).
+//   - nonMember and member: registerFee, renewalFee, transferFee (read);
+//     restoreFee (ignored).
 package openprovider
 
 import (

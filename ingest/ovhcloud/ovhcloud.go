@@ -12,6 +12,26 @@
 // way to buy it, each with "capacities", "mode", "phase", "interval",
 // "intervalUnit", "price", "tax" and "promotions".
 //
+// # What is known and what is assumed
+//
+// The catalog is an API OVHcloud documents (order.catalog.public in its
+// API console); the decisions below read it as documented, and say where
+// they assume. What public code shows of it, re-read for issue 22:
+// github.com/y8/ovh-catalog-archive, hourly archives of OVHcloud's public
+// order catalogs (eco/FR.json at commit 0226e36, a server catalog of the
+// same schema), shows a running promotion in full: {"name",
+// "description", "startDate", "endDate", "total":{"formattedValue","tax",
+// "value"}, "context", "discount":{...}, "duration", "formattedValue",
+// "globalQuantity", "isGlobalQuantityLimited", "minimumDuration",
+// "quantity", "tags", "type":"percentage", "value"}, with dates in RFC
+// 3339 and total and discount in the price's 10^-8 units, the shape this
+// package reads. github.com/hellouy/domainhub adapters/ovhcloud.ts (commit
+// 69342a6) reads this domain catalog's create-default (phase 0 and 1),
+// transfer-default and restore-default prices and ignores promotions. The
+// catalog gives the regular price and its promotions, with their ends, and
+// one currency, the locale's; it has no field for an ICANN fee (whether the
+// price includes one is not said: ASSUMED so, since nothing is added).
+//
 // How the catalog is read, decision by decision:
 //
 //   - Prices are integers in 10^-8 of the locale's currency ("price":
@@ -37,7 +57,10 @@
 //     OVHcloud's placeholder for a price set per name (premium, dynamic):
 //     left out, as if not offered. A price of 0 is a real, free operation
 //     (a .co.uk transfer costs nothing). A price that is not a
-//     non-negative integer makes the plan unusable.
+//     non-negative integer makes the plan unusable. (The domainhub client
+//     above found plans priced 0 for every operation, br, gr.com and
+//     net.cn among them, to be placeholders rather than free names, and
+//     skips them; this package does not yet tell them apart.)
 //   - A promotion on a chosen pricing becomes the operation's promotion
 //     when it runs at the observation time (startDate not after it,
 //     endDate after it or absent): its price is "total"."value" (or the
@@ -63,6 +86,26 @@
 // zone of a skipped plan whose planCode is a zone keeps its last good price
 // (Keep) rather than being withdrawn. The error names the plans left out
 // and skipped only when nothing usable remains.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the catalog: locale.currencyCode, plans (read); locale.subsidiary,
+//     locale.taxRate, catalogId, products, addons, planFamilies (ignored);
+//     class, message (an API error).
+//   - a plan: planCode, invoiceName, pricings (read); product,
+//     addonFamilies, configurations, consumptionConfiguration, family,
+//     pricingType, blobs (ignored).
+//   - a pricing: capacities, mode, interval, intervalUnit, price,
+//     promotions (read); phase, tax, commitment, description,
+//     engagementConfiguration, formattedPrice, mustBeCompleted, quantity,
+//     repeat, strategy, type (ignored).
+//   - a promotion: startDate, endDate, total.value, discount.value (read);
+//     name, description, context, duration, minimumDuration, type, value,
+//     formattedValue, globalQuantity, isGlobalQuantityLimited, quantity,
+//     tags, and total's and discount's formattedValue and tax (ignored).
 package ovhcloud
 
 import (

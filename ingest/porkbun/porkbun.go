@@ -11,6 +11,17 @@
 // what this package sends. The request is not conditional: its answer is
 // not keyed by the URL alone.
 //
+// Public client code of the endpoint, re-read for issue 22, shows nothing
+// more than the documentation: github.com/angelxmoreno/porkbun-api-client
+// src/types.ts (commit 20f3830) types each entry as {registration,
+// renewal, transfer}, and github.com/hellouy/domainhub adapters/porkbun.ts
+// (commit bdd4514) reads those three and only whether "coupons" holds
+// any. Neither shows a regular price beside a sale price, a sale's end
+// date, an ICANN fee or a currency in this list: a coupon is its only
+// discount, and it has no end. (The per-name domain/checkDomain answer has
+// a regularPrice and a firstYearPromo, but it needs a key and one request
+// per name: not this list.)
+//
 // How the format is read, decision by decision:
 //
 //   - "status" other than "SUCCESS" (Porkbun answers {"status":"ERROR",
@@ -65,6 +76,17 @@
 // runner logs it), and when its key is a zone, that zone's last good price
 // stays (Keep) rather than being withdrawn. The error names the entries
 // left out and skipped only when nothing usable remains.
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - the envelope: status, message, code, pricing (read).
+//   - an entry: registration, renewal, transfer, specialType, coupons
+//     (read).
+//   - a coupon: type, amount (read); code, max_per_user, first_year_only
+//     (ignored).
 package porkbun
 
 import (

@@ -5,14 +5,19 @@
 //	{"com":["10.99","10.99","10.99","",""],
 //	 "xyz":["11.99","12.99","12.99","1.99",""], ...}
 //
-// What is KNOWN, from a public client of this endpoint (a TypeScript adapter
-// indexed by the code search, "Tierra Registry — 公开 JSON 价目 API", which
-// names the URL and shape): the body maps each tld to
+// What is KNOWN, from a public client of this endpoint,
+// github.com/hellouy/domainhub adapters/tierra.ts (commit 4eb324f, "Tierra
+// Registry — 公开 JSON 价目 API"), and its notes in
+// .monkeycode/docs/registrar-candidate-pool.md: the body maps each tld to
 // [register, renew, transfer, sale, type]; values are strings; about 360
-// zones are listed; the prices are the retail prices TierraNet's own price
-// page shows. That client reads the first three values only; its comment
-// calls the fourth a "sale" registration price ("demand/special") and names
-// the fifth "type" without saying what it holds.
+// zones are listed, in US dollars; the prices are the retail prices
+// TierraNet's own price page shows. That client reads the first three
+// values only. Its comment calls the fourth "sale 溢价注册价（demand/special）",
+// a "sale" that is a premium (溢价: marked-up) registration price for names
+// in demand, and suggests it only as a reference for premium names; it
+// names the fifth "type" without saying what it holds. Re-read for issue
+// 22: no end date of a sale, no ICANN fee and no currency is in that code
+// or its notes.
 //
 // What is ASSUMED, decision by decision:
 //
@@ -22,13 +27,14 @@
 //     dollars, and its public client reads them as USD. A value may carry a
 //     leading "$" (that client strips every non-digit); any other symbol
 //     makes the value unreadable.
-//   - The fourth value, sale, is a promotional registration price: when it
-//     is a price below the regular registration price it becomes that
-//     price's promotion (with no end date: none is given). An empty, zero
-//     or "n/a" sale is no sale; a sale at or above the registration price
-//     is no discount (it may be a premium price, which depends on the name)
-//     and is not read; an unreadable sale is ignored and the regular price
-//     stands, as a coupon that cannot be read is for Porkbun.
+//   - The fourth value, sale: at or above the registration price it is the
+//     client's premium price, which depends on the name, and is not read.
+//     Below the registration price it becomes that price's promotion, with
+//     no end date (none is given). That reading is ASSUMED, from the word
+//     "sale" alone: the client's "premium" says such a value should not
+//     occur, and no live list is known to hold one. An empty, zero or
+//     "n/a" sale is no sale; an unreadable sale is ignored and the regular
+//     price stands, as a coupon that cannot be read is for Porkbun.
 //   - The fifth value, type, says what kind of name the entry is. Entries
 //     marked as names outside the ICANN root ("handshake", "hns", "web3",
 //     "blockchain", "crypto", "ens", "alt", "altroot", in any case) are not
@@ -62,6 +68,16 @@
 // counted in the list's Skipped (zoneprice_ingest_rows_skipped_total, and
 // the runner logs it), and when its key is a zone, that zone keeps its last
 // good price (Keep).
+//
+// # Fields
+//
+// The fields this package knows, read or deliberately ignored; any other
+// is one it has never seen:
+//
+//   - top level: one key per zone; an "error" or "message" string is an
+//     error envelope (ASSUMED names).
+//   - an entry's array: register, renew, transfer, sale, type (read, by
+//     position); values after the fifth (ignored).
 package tierra
 
 import (
