@@ -55,12 +55,15 @@
 //     priced operation is ambiguous is skipped.
 //   - A price of 999,999 currency units or more (99999900000000) is
 //     OVHcloud's placeholder for a price set per name (premium, dynamic):
-//     left out, as if not offered. A price of 0 is a real, free operation
-//     (a .co.uk transfer costs nothing). A price that is not a
+//     left out, as if not offered. A transfer price of 0 is a real, free
+//     operation (a .co.uk transfer costs nothing). A price that is not a
 //     non-negative integer makes the plan unusable. (The domainhub client
 //     above found plans priced 0 for every operation, br, gr.com and
 //     net.cn among them, to be placeholders rather than free names, and
-//     skips them; this package does not yet tell them apart.)
+//     skips them. This package reads them as it reads any plan, and the
+//     runner refuses their price sets, counted as invalid events: a
+//     regular registration or renewal price of 0 is no price in the
+//     contract.)
 //   - A promotion on a chosen pricing becomes the operation's promotion
 //     when it runs at the observation time (startDate not after it,
 //     endDate after it or absent): its price is "total"."value" (or the
