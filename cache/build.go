@@ -23,6 +23,9 @@ func (x *Index) Build(now time.Time) *Snapshot {
 	return x.snap
 }
 
+// render re-renders the zones that changed, or every zone when
+// something all of them show did (the sample rule, rates), and assembles
+// the snapshot of the zones shown.
 func (x *Index) render(now time.Time) *Snapshot {
 	if hide := x.hidingSample(); hide != x.hideSample {
 		x.hideSample = hide
@@ -45,49 +48,18 @@ func (x *Index) render(now time.Time) *Snapshot {
 	x.dirty = x.dirty[:0]
 	x.allDirty = false
 	if x.sorted == nil {
-		x.sorted = make([]*zoneEntry, 0, len(x.zones))
-		for _, z := range x.zones {
-			if x.visible(z) > 0 {
-				x.sorted = append(x.sorted, z)
-			}
-		}
-		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
+		x.sorted = x.shownZones()
 	}
 	x.version++
 	views := make([]*view, len(x.sorted))
 	for i, z := range x.sorted {
 		views[i] = z.view
 	}
-	// as_of is computed from what is shown, not from what was seen, so it
-	// too depends only on the stream's current content.
-	var asOf int64
-	for _, v := range views {
-		asOf = max(asOf, v.asOf)
-		if v.meta != nil {
-			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
-		}
-	}
-	if x.chosen != nil {
-		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
-	}
-	x.asOf = time.Time{}
-	if asOf > 0 {
-		x.asOf = time.Unix(0, asOf).UTC()
-	}
-	var newest []sourceTime
-	for _, z := range x.sorted {
-		for _, src := range z.sources {
-			newest = noteSource(newest, src.source, src.at)
-		}
-	}
-	sources := make(map[string]time.Time, len(newest))
-	for _, src := range newest {
-		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
-	}
+	x.asOf = x.shownAsOf(views)
 	s := &Snapshot{
 		Version: x.version,
 		AsOf:    x.asOf,
-		Sources: sources,
+		Sources: x.sourceTimes(),
 		Prices:  x.prices - x.hiddenCount(x.samplePrices),
 		Zones:   len(views),
 		style:   st,
@@ -105,6 +77,54 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// shownZones lists the zones with a price shown, by ASCII name.
+func (x *Index) shownZones() []*zoneEntry {
+	sorted := make([]*zoneEntry, 0, len(x.zones))
+	for _, z := range x.zones {
+		if x.visible(z) > 0 {
+			sorted = append(sorted, z)
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].zone.ASCII < sorted[j].zone.ASCII })
+	return sorted
+}
+
+// shownAsOf is the newest observed_at of what the views show: prices,
+// metadata and the chosen rates. It is computed from what is shown, not
+// from what was seen, so it too depends only on the stream's current
+// content.
+func (x *Index) shownAsOf(views []*view) time.Time {
+	var asOf int64
+	for _, v := range views {
+		asOf = max(asOf, v.asOf)
+		if v.meta != nil {
+			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
+		}
+	}
+	if x.chosen != nil {
+		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
+	}
+	if asOf > 0 {
+		return time.Unix(0, asOf).UTC()
+	}
+	return time.Time{}
+}
+
+// sourceTimes is the newest observed_at of each source's prices shown.
+func (x *Index) sourceTimes() map[string]time.Time {
+	var newest []sourceTime
+	for _, z := range x.sorted {
+		for _, src := range z.sources {
+			newest = noteSource(newest, src.source, src.at)
+		}
+	}
+	sources := make(map[string]time.Time, len(newest))
+	for _, src := range newest {
+		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
+	}
+	return sources
 }
 
 // style is how the next render shows prices: in the index's currency, with
