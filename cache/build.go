@@ -2,12 +2,9 @@ package cache
 
 import (
 	"runtime"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zoneprice/zoneprice/contracts"
 )
@@ -72,7 +69,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	modified := modifiedTime(x.modified)
 	s.global = modifiedTime(x.global)
-	s.Domains = NewBody(x.renderDomains(st, views), modified)
+	s.Domains = NewBody(renderDomains(st, x.asOf, views), modified)
 	s.Categories = NewBody(renderCategories(views), modified)
 	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
@@ -214,26 +211,6 @@ type view struct {
 	body     *Body // its /api/comparison body, once rendered
 }
 
-// comparison returns the zone's /api/comparison body, rendering it on the
-// first call. Every pod renders the same bytes whenever it does: the
-// style, and so the moment promotions are judged at, is the build's.
-func (v *view) comparison() *Body {
-	v.bodyOnce.Do(func() {
-		var sc scratch
-		rows := v.style.rows(v, &sc, nil)
-		sum := v.style.summarize(rows)
-		v.body = NewBody(v.style.renderComparison(v, rows, sum, 0), v.modified)
-	})
-	return v.body
-}
-
-// scratch is a render worker's reusable buffers: a full render would
-// otherwise allocate and drop a row slice for every zone.
-type scratch struct {
-	rows  []row
-	order []*row
-}
-
 // renderZone rebuilds a zone's view: the prices shown, its comparison body
 // and its catalog fragment.
 func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
@@ -272,98 +249,4 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 	v.modified = modifiedTime(max(z.modified, x.global))
 	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
 	z.view = v
-}
-
-func (x *Index) renderDomains(st *style, views []*view) []byte {
-	size := 128
-	for _, v := range views {
-		size += len(v.fragment) + 1
-	}
-	b := make([]byte, 0, size)
-	b = st.appendCatalogHead(b, x.asOf, len(views))
-	b = append(b, `,"zones":[`...)
-	for i, v := range views {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, v.fragment...)
-	}
-	return append(b, "]}"...)
-}
-
-func renderComparisonZones(views []*view) []byte {
-	b := make([]byte, 0, 64*len(views))
-	n := 0
-	for _, v := range views {
-		if v.summary.registrars >= 2 {
-			n++
-		}
-	}
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(n))
-	b = append(b, `,"zones":[`...)
-	first := true
-	for _, v := range views {
-		if v.summary.registrars < 2 {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"zone":`...)
-		b = appendString(b, v.zone.ASCII)
-		b = append(b, `,"unicode":`...)
-		b = appendString(b, v.zone.Unicode)
-		b = append(b, `,"registrars":`...)
-		b = appendInt(b, int64(v.summary.registrars))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-// CategoryName returns the display name of a category id: its name in
-// contracts.Categories, or, for an id the service does not know, the id
-// capitalised with spaces for hyphens.
-func CategoryName(id string) string {
-	if c, ok := contracts.CategoryByID(id); ok || id == "" {
-		return c.Name
-	}
-	s := strings.ReplaceAll(id, "-", " ")
-	r, size := utf8.DecodeRuneInString(s)
-	return strings.ToUpper(string(r)) + s[size:]
-}
-
-func renderCategories(views []*view) []byte {
-	counts := map[string]int{}
-	for _, v := range views {
-		if v.meta == nil {
-			continue
-		}
-		for _, c := range v.meta.Categories {
-			counts[c]++
-		}
-	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	b := make([]byte, 0, 64*len(ids)+32)
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(len(ids)))
-	b = append(b, `,"categories":[`...)
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"id":`...)
-		b = appendString(b, id)
-		b = append(b, `,"name":`...)
-		b = appendString(b, CategoryName(id))
-		b = append(b, `,"zones":`...)
-		b = appendInt(b, int64(counts[id]))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
 }

@@ -113,7 +113,7 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 	if !ok || int(id) >= len(v.byZone) || v.byZone[id] < 0 {
 		return nil, false
 	}
-	st := s.styleFor(o.Currency)
+	st := s.style.in(o.Currency)
 	regs, newest, shown := v.zonePeriods(st, id, &o)
 	if !shown {
 		return nil, false
@@ -244,7 +244,7 @@ func later(a, b time.Time) time.Time {
 // select, newest first (by when the history recorded them). The body's
 // Next is the next page's cursor.
 func (s *Snapshot) RenderChanges(v *HistoryView, o ChangesOptions) *Body {
-	st := s.styleFor(o.Currency)
+	st := s.style.in(o.Currency)
 	since, stop := int64(-1), int64(-1)
 	if !o.Since.IsZero() {
 		since = o.Since.Unix() - historyEpoch
