@@ -211,24 +211,11 @@ func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loa
 	}
 	pg := newCatalogPage(snap, q, &doc)
 	pg.Zones = catalogRows(&doc)
-	modified := api.Modified
-	if !loaded {
-		pg.HistoryLoading = true
-	} else {
-		dropsModified, ok := p.addDrops(&pg, snap, hist, q)
-		if !ok {
-			return cache.NewBody(nil, time.Time{})
-		}
-		if dropsModified.After(modified) {
-			modified = dropsModified
-		}
-	}
-	b, err := p.render("catalog.html", pg)
-	if err != nil {
-		p.log.Error("catalog page: render", "err", err)
+	dropsModified, ok := p.addDrops(&pg, snap, hist, loaded, q)
+	if !ok {
 		return cache.NewBody(nil, time.Time{})
 	}
-	return cache.NewBody(b, modified)
+	return p.renderBody("catalog.html", pg, later(api.Modified, dropsModified), "catalog page: render")
 }
 
 // newCatalogPage is the catalog page for the query q without its zones
@@ -288,9 +275,14 @@ func catalogRows(doc *catalogJSON) []catalogRow {
 }
 
 // addDrops gives the catalog page the latest price drops, in the
-// currency of q. It returns when they last changed, and false when they
-// could not be read, which it logs.
-func (p *Pages) addDrops(pg *catalogPage, snap *cache.Snapshot, hist *cache.HistoryView, q url.Values) (time.Time, bool) {
+// currency of q, or says the history is still loading. It returns when
+// they last changed (zero without them), and false when they could not be
+// read, which it logs.
+func (p *Pages) addDrops(pg *catalogPage, snap *cache.Snapshot, hist *cache.HistoryView, loaded bool, q url.Values) (time.Time, bool) {
+	if !loaded {
+		pg.HistoryLoading = true
+		return time.Time{}, true
+	}
 	dq := url.Values{"kind": {"dropped"}, "limit": {strconv.Itoa(drops)}}
 	if cur := q.Get("currency"); cur != "" {
 		dq.Set("currency", cur)

@@ -160,20 +160,11 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 	}
 	pg := newZonePage(snap, zone, q, &doc)
 	pg.Rows = zoneRows(&doc)
-	modified := api.Modified
 	histModified, ok := p.addHistory(&pg, snap, hist, loaded, q)
 	if !ok {
 		return cache.NewBody(nil, time.Time{})
 	}
-	if histModified.After(modified) {
-		modified = histModified
-	}
-	b, err := p.render("zone.html", pg)
-	if err != nil {
-		p.log.Error("zone page: render", "zone", pg.ASCII, "err", err)
-		return cache.NewBody(nil, time.Time{})
-	}
-	return cache.NewBody(b, modified)
+	return p.renderBody("zone.html", pg, later(api.Modified, histModified), "zone page: render", "zone", pg.ASCII)
 }
 
 // newZonePage is a zone's page for the query q without its rows and
