@@ -2,12 +2,9 @@ package cache
 
 import (
 	"runtime"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zoneprice/zoneprice/contracts"
 )
@@ -23,6 +20,9 @@ func (x *Index) Build(now time.Time) *Snapshot {
 	return x.snap
 }
 
+// render re-renders the zones that changed, or every zone when
+// something all of them show did (the sample rule, rates), and assembles
+// the snapshot of the zones shown.
 func (x *Index) render(now time.Time) *Snapshot {
 	if hide := x.hidingSample(); hide != x.hideSample {
 		x.hideSample = hide
@@ -45,49 +45,18 @@ func (x *Index) render(now time.Time) *Snapshot {
 	x.dirty = x.dirty[:0]
 	x.allDirty = false
 	if x.sorted == nil {
-		x.sorted = make([]*zoneEntry, 0, len(x.zones))
-		for _, z := range x.zones {
-			if x.visible(z) > 0 {
-				x.sorted = append(x.sorted, z)
-			}
-		}
-		sort.Slice(x.sorted, func(i, j int) bool { return x.sorted[i].zone.ASCII < x.sorted[j].zone.ASCII })
+		x.sorted = x.shownZones()
 	}
 	x.version++
 	views := make([]*view, len(x.sorted))
 	for i, z := range x.sorted {
 		views[i] = z.view
 	}
-	// as_of is computed from what is shown, not from what was seen, so it
-	// too depends only on the stream's current content.
-	var asOf int64
-	for _, v := range views {
-		asOf = max(asOf, v.asOf)
-		if v.meta != nil {
-			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
-		}
-	}
-	if x.chosen != nil {
-		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
-	}
-	x.asOf = time.Time{}
-	if asOf > 0 {
-		x.asOf = time.Unix(0, asOf).UTC()
-	}
-	var newest []sourceTime
-	for _, z := range x.sorted {
-		for _, src := range z.sources {
-			newest = noteSource(newest, src.source, src.at)
-		}
-	}
-	sources := make(map[string]time.Time, len(newest))
-	for _, src := range newest {
-		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
-	}
+	x.asOf = x.shownAsOf(views)
 	s := &Snapshot{
 		Version: x.version,
 		AsOf:    x.asOf,
-		Sources: sources,
+		Sources: x.sourceTimes(),
 		Prices:  x.prices - x.hiddenCount(x.samplePrices),
 		Zones:   len(views),
 		style:   st,
@@ -100,11 +69,59 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.Registrars = len(x.registrars) - x.hiddenCount(x.sampleRegs)
 	modified := modifiedTime(x.modified)
 	s.global = modifiedTime(x.global)
-	s.Domains = NewBody(x.renderDomains(st, views), modified)
+	s.Domains = NewBody(renderDomains(st, x.asOf, views), modified)
 	s.Categories = NewBody(renderCategories(views), modified)
 	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
 	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
 	return s
+}
+
+// shownZones lists the zones with a price shown, by ASCII name.
+func (x *Index) shownZones() []*zoneEntry {
+	sorted := make([]*zoneEntry, 0, len(x.zones))
+	for _, z := range x.zones {
+		if x.visible(z) > 0 {
+			sorted = append(sorted, z)
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].zone.ASCII < sorted[j].zone.ASCII })
+	return sorted
+}
+
+// shownAsOf is the newest observed_at of what the views show: prices,
+// metadata and the chosen rates. It is computed from what is shown, not
+// from what was seen, so it too depends only on the stream's current
+// content.
+func (x *Index) shownAsOf(views []*view) time.Time {
+	var asOf int64
+	for _, v := range views {
+		asOf = max(asOf, v.asOf)
+		if v.meta != nil {
+			asOf = max(asOf, v.meta.ObservedAt.UnixNano())
+		}
+	}
+	if x.chosen != nil {
+		asOf = max(asOf, x.chosen.ObservedAt.UnixNano())
+	}
+	if asOf > 0 {
+		return time.Unix(0, asOf).UTC()
+	}
+	return time.Time{}
+}
+
+// sourceTimes is the newest observed_at of each source's prices shown.
+func (x *Index) sourceTimes() map[string]time.Time {
+	var newest []sourceTime
+	for _, z := range x.sorted {
+		for _, src := range z.sources {
+			newest = noteSource(newest, src.source, src.at)
+		}
+	}
+	sources := make(map[string]time.Time, len(newest))
+	for _, src := range newest {
+		sources[x.syms.name(src.source)] = time.Unix(0, src.at).UTC()
+	}
+	return sources
 }
 
 // style is how the next render shows prices: in the index's currency, with
@@ -194,26 +211,6 @@ type view struct {
 	body     *Body // its /api/comparison body, once rendered
 }
 
-// comparison returns the zone's /api/comparison body, rendering it on the
-// first call. Every pod renders the same bytes whenever it does: the
-// style, and so the moment promotions are judged at, is the build's.
-func (v *view) comparison() *Body {
-	v.bodyOnce.Do(func() {
-		var sc scratch
-		rows := v.style.rows(v, &sc, nil)
-		sum := v.style.summarize(rows)
-		v.body = NewBody(v.style.renderComparison(v, rows, sum, 0), v.modified)
-	})
-	return v.body
-}
-
-// scratch is a render worker's reusable buffers: a full render would
-// otherwise allocate and drop a row slice for every zone.
-type scratch struct {
-	rows  []row
-	order []*row
-}
-
 // renderZone rebuilds a zone's view: the prices shown, its comparison body
 // and its catalog fragment.
 func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
@@ -252,98 +249,4 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 	v.modified = modifiedTime(max(z.modified, x.global))
 	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
 	z.view = v
-}
-
-func (x *Index) renderDomains(st *style, views []*view) []byte {
-	size := 128
-	for _, v := range views {
-		size += len(v.fragment) + 1
-	}
-	b := make([]byte, 0, size)
-	b = st.appendCatalogHead(b, x.asOf, len(views))
-	b = append(b, `,"zones":[`...)
-	for i, v := range views {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, v.fragment...)
-	}
-	return append(b, "]}"...)
-}
-
-func renderComparisonZones(views []*view) []byte {
-	b := make([]byte, 0, 64*len(views))
-	n := 0
-	for _, v := range views {
-		if v.summary.registrars >= 2 {
-			n++
-		}
-	}
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(n))
-	b = append(b, `,"zones":[`...)
-	first := true
-	for _, v := range views {
-		if v.summary.registrars < 2 {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"zone":`...)
-		b = appendString(b, v.zone.ASCII)
-		b = append(b, `,"unicode":`...)
-		b = appendString(b, v.zone.Unicode)
-		b = append(b, `,"registrars":`...)
-		b = appendInt(b, int64(v.summary.registrars))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
-}
-
-// CategoryName returns the display name of a category id: its name in
-// contracts.Categories, or, for an id the service does not know, the id
-// capitalised with spaces for hyphens.
-func CategoryName(id string) string {
-	if c, ok := contracts.CategoryByID(id); ok || id == "" {
-		return c.Name
-	}
-	s := strings.ReplaceAll(id, "-", " ")
-	r, size := utf8.DecodeRuneInString(s)
-	return strings.ToUpper(string(r)) + s[size:]
-}
-
-func renderCategories(views []*view) []byte {
-	counts := map[string]int{}
-	for _, v := range views {
-		if v.meta == nil {
-			continue
-		}
-		for _, c := range v.meta.Categories {
-			counts[c]++
-		}
-	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	b := make([]byte, 0, 64*len(ids)+32)
-	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(len(ids)))
-	b = append(b, `,"categories":[`...)
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"id":`...)
-		b = appendString(b, id)
-		b = append(b, `,"name":`...)
-		b = appendString(b, CategoryName(id))
-		b = append(b, `,"zones":`...)
-		b = appendInt(b, int64(counts[id]))
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
 }

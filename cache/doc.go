@@ -6,9 +6,17 @@
 // never a source of truth.
 //
 // The files follow a price: index.go applies it to the Index; build.go
-// renders the zones it changed into a new Snapshot, showing prices as
-// style.go says and writing JSON with json.go; body.go gives each body its
-// ETag and, on demand, its gzip form; snapshot.go holds the bodies for
-// requests and renders others for the query options of options.go;
-// responses.go caches those.
+// renders the zones it changed into views and a new Snapshot, which
+// snapshot.go holds for requests, with the query options of options.go.
+// catalog.go writes the catalog (/api/domains): a zone's element of it, the
+// list filtered, sorted and paged for options, and the categories.
+// comparison.go writes a zone's comparison: its rows resolved, summarized,
+// sorted and written as JSON, which the catalog takes its minimums and
+// costs from. Both show prices as style.go says (currency, rates, the
+// moment) and write JSON with json.go; body.go gives each body its ETag and,
+// on demand, its gzip form; responses.go caches the bodies rendered for
+// options. A change of the history stream goes from history.go, which keeps
+// it (records*.go hold the records outside the Go heap where the system
+// allows), to history_render.go, which writes a zone's history and the feed
+// of changes with the same style.go and json.go.
 package cache

@@ -171,38 +171,13 @@ func (h *History) record(i int32) *historyRecord {
 	return &h.chunks[i/historyChunk].recs[i%historyChunk]
 }
 
-func (h *History) newExt() (int32, *historyExt) {
-	if h.nExt == len(h.exts)*extChunk {
-		h.exts = append(h.exts, new([extChunk]historyExt))
-	}
-	i := int32(h.nExt)
-	h.nExt++
-	return i, &h.exts[i/extChunk][i%extChunk]
-}
-
 // Add appends a change, valid and read from the history stream at seq.
 // Nothing of it is visible to readers before the next Publish.
 func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 	if h.n >= math.MaxInt32 {
 		return fmt.Errorf("%w: %d changes", ErrHistoryFull, h.n)
 	}
-	zone, err := h.zone(c.Zone)
-	if err != nil {
-		return err
-	}
-	reg, err := h.name(c.Registrar)
-	if err != nil {
-		return err
-	}
-	source, err := h.name(c.Source)
-	if err != nil {
-		return err
-	}
-	offer := c.After
-	if offer == nil {
-		offer = c.Before
-	}
-	currency, err := h.name(offerCurrency(offer))
+	rec, err := h.recordOf(c)
 	if err != nil {
 		return err
 	}
@@ -212,70 +187,27 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 		h.bases = append(h.bases, seq)
 	}
 	r := h.record(i)
-	*r = historyRecord{at: epochSeconds(c.ObservedAt), zone: zone, prev: -1, prevZone: h.byZone[zone], ext: -1,
-		reg: reg, source: source, currency: currency, kind: kindCode(c.Change)}
-	key := uint64(zone)<<16 | uint64(reg)
+	*r = rec
+	key := uint64(r.zone)<<16 | uint64(r.reg)
 	if prev, ok := h.bySubject[key]; ok {
 		r.prev = prev
-	}
-	var ext *historyExt
-	extend := func() *historyExt {
-		if ext == nil {
-			r.ext, ext = h.newExt()
-		}
-		return ext
 	}
 	if off := seq - h.bases[len(h.bases)-1]; off <= math.MaxUint32 {
 		r.seq = uint32(off)
 	} else {
-		extend().seq = seq
+		h.extOf(r).seq = seq
 	}
 	if c.After != nil {
-		r.flags = uint8(taxCodeOf(c.After.Tax)) << flagTaxShift
-		promos, inline := 0, true
-		for op, p := range c.After.Ops() {
-			if p == nil {
-				continue
-			}
-			r.flags |= 1 << op
-			if p.Regular.Amount <= math.MaxUint32 {
-				r.amounts[op] = uint32(p.Regular.Amount)
-			} else {
-				e := extend()
-				e.big, e.amounts[op] = true, p.Regular.Amount
-			}
-			if p.Promo != nil {
-				promos++
-				inline = inline && p.Promo.Price.Amount <= math.MaxUint32
-			}
-		}
-		for op, p := range c.After.Ops() {
-			if p == nil || p.Promo == nil {
-				continue
-			}
-			var end int64
-			if p.Promo.EndsAt != nil {
-				end = max(p.Promo.EndsAt.Unix(), historyEpoch+1)
-			}
-			if promos == 1 && inline && end <= historyEpoch+math.MaxUint32 {
-				r.flags |= uint8(op+1) << flagPromoShift
-				r.promoPrice = uint32(p.Promo.Price.Amount)
-				if end != 0 {
-					r.promoEnd = uint32(end - historyEpoch)
-				}
-				continue
-			}
-			extend().promos[op] = historyPromo{has: true, price: p.Promo.Price.Amount, end: end}
-		}
+		h.recordOffer(r, c.After)
 	}
 	if c.Dropped() {
 		r.flags |= flagDropped
 	}
 	if c.Before != nil && !h.leftBy(r.prev, c.Before) {
-		extend().before = cloneOffer(c.Before)
+		h.extOf(r).before = cloneOffer(c.Before)
 	}
 	h.bySubject[key] = i
-	h.byZone[zone] = i
+	h.byZone[r.zone] = i
 	h.n++
 	if !contracts.IsSampleRegistrar(c.Registrar) {
 		h.real = true
@@ -283,6 +215,88 @@ func (h *History) Add(seq uint64, c *contracts.PriceChange) error {
 	}
 	h.newest = max(h.newest, r.at)
 	return nil
+}
+
+// recordOf is the record of c before it is placed: its time, kind and the
+// ids of its zone, registrar, source and currency, which it adds to the
+// tables where they are new.
+func (h *History) recordOf(c *contracts.PriceChange) (historyRecord, error) {
+	zone, err := h.zone(c.Zone)
+	if err != nil {
+		return historyRecord{}, err
+	}
+	reg, err := h.name(c.Registrar)
+	if err != nil {
+		return historyRecord{}, err
+	}
+	source, err := h.name(c.Source)
+	if err != nil {
+		return historyRecord{}, err
+	}
+	offer := c.After
+	if offer == nil {
+		offer = c.Before
+	}
+	currency, err := h.name(offerCurrency(offer))
+	if err != nil {
+		return historyRecord{}, err
+	}
+	return historyRecord{at: epochSeconds(c.ObservedAt), zone: zone, prev: -1, prevZone: h.byZone[zone], ext: -1,
+		reg: reg, source: source, currency: currency, kind: kindCode(c.Change)}, nil
+}
+
+// extOf is r's extension, which it is given on first use.
+func (h *History) extOf(r *historyRecord) *historyExt {
+	if r.ext < 0 {
+		if h.nExt == len(h.exts)*extChunk {
+			h.exts = append(h.exts, new([extChunk]historyExt))
+		}
+		r.ext = int32(h.nExt)
+		h.nExt++
+	}
+	return &h.exts[r.ext/extChunk][r.ext%extChunk]
+}
+
+// recordOffer writes the offer a change left into its record: the tax
+// code, the offered operations and their regular prices, and a sole
+// promotion that fits inline; what does not fit goes to the extension.
+func (h *History) recordOffer(r *historyRecord, after *contracts.Offer) {
+	r.flags = uint8(taxCodeOf(after.Tax)) << flagTaxShift
+	promos, inline := 0, true
+	for op, p := range after.Ops() {
+		if p == nil {
+			continue
+		}
+		r.flags |= 1 << op
+		if p.Regular.Amount <= math.MaxUint32 {
+			r.amounts[op] = uint32(p.Regular.Amount)
+		} else {
+			e := h.extOf(r)
+			e.big, e.amounts[op] = true, p.Regular.Amount
+		}
+		if p.Promo != nil {
+			promos++
+			inline = inline && p.Promo.Price.Amount <= math.MaxUint32
+		}
+	}
+	for op, p := range after.Ops() {
+		if p == nil || p.Promo == nil {
+			continue
+		}
+		var end int64
+		if p.Promo.EndsAt != nil {
+			end = max(p.Promo.EndsAt.Unix(), historyEpoch+1)
+		}
+		if promos == 1 && inline && end <= historyEpoch+math.MaxUint32 {
+			r.flags |= uint8(op+1) << flagPromoShift
+			r.promoPrice = uint32(p.Promo.Price.Amount)
+			if end != 0 {
+				r.promoEnd = uint32(end - historyEpoch)
+			}
+			continue
+		}
+		h.extOf(r).promos[op] = historyPromo{has: true, price: p.Promo.Price.Amount, end: end}
+	}
 }
 
 // Publish makes everything added so far visible to readers, as a new view.

@@ -113,20 +113,61 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 	if !ok || int(id) >= len(v.byZone) || v.byZone[id] < 0 {
 		return nil, false
 	}
-	st := s.styleFor(o.Currency)
+	st := s.style.in(o.Currency)
+	regs, newest, shown := v.zonePeriods(st, id, &o)
+	if !shown {
+		return nil, false
+	}
+	z := v.zones[id]
+	var meta *contracts.ZoneMeta
+	// The body changes with the zone's changes, and with what the
+	// snapshot lends it: metadata, rates, the sample rule.
+	modified := later(epochTime(newest), s.global)
+	if zv := s.byZone[z.ASCII]; zv != nil {
+		meta = zv.meta
+		modified = later(modified, zv.modified)
+	}
+	b := make([]byte, 0, 512)
+	b = append(b, `{"zone":`...)
+	b = appendString(b, z.ASCII)
+	b = append(b, `,"unicode":`...)
+	b = appendString(b, z.Unicode)
+	b = append(b, `,"currency":`...)
+	b = appendString(b, st.currency)
+	b = append(b, `,"as_of":`...)
+	b = appendTime(b, epochTime(newest))
+	b = appendMeta(b, meta)
+	b = st.appendRates(b)
+	b = append(b, `,"registrars":[`...)
+	for gi, g := range regs {
+		if gi > 0 {
+			b = append(b, ',')
+		}
+		b = v.appendPeriods(b, st, g)
+	}
+	b = append(b, "]}"...)
+	return NewBody(b, modified), true
+}
+
+// registrarPeriods are one registrar's periods in a zone's history,
+// newest first, as the zone's changes are read from the newest.
+type registrarPeriods struct {
+	name    string
+	periods []period
+	seen    bool
+	newer   uint32 // when its change after the one being read was observed
+}
+
+// zonePeriods reads the changes of zone id, newest first, into the
+// periods of each registrar o keeps, ordered by registrar. newest is when
+// the zone's newest change responses may show was observed, whatever o
+// leaves out; shown reports there is one.
+func (v *HistoryView) zonePeriods(st *style, id uint32, o *HistoryOptions) (regs []*registrarPeriods, newest uint32, shown bool) {
 	since := int64(0)
 	if !o.Since.IsZero() {
 		since = o.Since.Unix() - historyEpoch
 	}
-	type registrar struct {
-		name    string
-		periods []period
-		seen    bool
-		newer   uint32 // when its change after the one being read was observed
-	}
-	regs := map[uint16]*registrar{}
-	shown := false
-	newest := uint32(0)
+	byReg := map[uint16]*registrarPeriods{}
 	for i := v.byZone[id]; i >= 0; i = v.record(i).prevZone {
 		r := v.record(i)
 		if v.hidden(st, r) {
@@ -138,10 +179,10 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 		if len(o.Registrars) > 0 && !slices.Contains(o.Registrars, name) || slices.Contains(o.Exclude, name) {
 			continue
 		}
-		g := regs[r.reg]
+		g := byReg[r.reg]
 		if g == nil {
-			g = &registrar{name: name}
-			regs[r.reg] = g
+			g = &registrarPeriods{name: name}
+			byReg[r.reg] = g
 		}
 		if recordKinds[r.kind] != contracts.ChangeWithdrawn && (!g.seen || int64(g.newer) > since) {
 			g.periods = append(g.periods, period{rec: i, end: g.newer, hasEnd: g.seen})
@@ -149,70 +190,47 @@ func (s *Snapshot) RenderZoneHistory(v *HistoryView, zone string, o HistoryOptio
 		g.seen, g.newer = true, r.at
 	}
 	if !shown {
-		return nil, false
+		return nil, 0, false
 	}
-	ordered := make([]*registrar, 0, len(regs))
-	for _, g := range regs {
+	regs = make([]*registrarPeriods, 0, len(byReg))
+	for _, g := range byReg {
 		if len(g.periods) > 0 {
-			ordered = append(ordered, g)
+			regs = append(regs, g)
 		}
 	}
-	slices.SortFunc(ordered, func(a, b *registrar) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(regs, func(a, b *registrarPeriods) int { return strings.Compare(a.name, b.name) })
+	return regs, newest, true
+}
 
-	z := v.zones[id]
-	b := make([]byte, 0, 512)
-	b = append(b, `{"zone":`...)
-	b = appendString(b, z.ASCII)
-	b = append(b, `,"unicode":`...)
-	b = appendString(b, z.Unicode)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, st.currency)
-	b = append(b, `,"as_of":`...)
-	b = appendTime(b, epochTime(newest))
-	var meta *contracts.ZoneMeta
-	// The body changes with the zone's changes, and with what the
-	// snapshot lends it: metadata, rates, the sample rule.
-	modified := later(epochTime(newest), s.global)
-	if zv := s.byZone[z.ASCII]; zv != nil {
-		meta = zv.meta
-		modified = later(modified, zv.modified)
-	}
-	b = appendMeta(b, meta)
-	b = st.appendRates(b)
-	b = append(b, `,"registrars":[`...)
-	for gi, g := range ordered {
-		if gi > 0 {
+// appendPeriods writes a registrar's element of a zone's history: its
+// periods, each with the offer that began it.
+func (v *HistoryView) appendPeriods(b []byte, st *style, g *registrarPeriods) []byte {
+	b = append(b, `{"registrar":`...)
+	b = appendString(b, g.name)
+	b = append(b, `,"periods":[`...)
+	for pi, p := range g.periods {
+		if pi > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"registrar":`...)
-		b = appendString(b, g.name)
-		b = append(b, `,"periods":[`...)
-		for pi, p := range g.periods {
-			if pi > 0 {
-				b = append(b, ',')
-			}
-			r := v.record(p.rec)
-			b = append(b, `{"from":`...)
-			b = appendTime(b, epochTime(r.at))
-			b = append(b, `,"to":`...)
-			if p.hasEnd {
-				b = appendTime(b, epochTime(p.end))
-			} else {
-				b = append(b, "null"...)
-			}
-			b = append(b, `,"kind":`...)
-			b = appendString(b, string(recordKinds[r.kind]))
-			b = append(b, `,"source":`...)
-			b = appendString(b, v.names[r.source])
-			b = append(b, ',')
-			after, _ := v.after(p.rec)
-			b = st.appendOffer(b, &after, int64(r.at)+historyEpoch)
-			b = append(b, '}')
+		r := v.record(p.rec)
+		b = append(b, `{"from":`...)
+		b = appendTime(b, epochTime(r.at))
+		b = append(b, `,"to":`...)
+		if p.hasEnd {
+			b = appendTime(b, epochTime(p.end))
+		} else {
+			b = append(b, "null"...)
 		}
-		b = append(b, "]}"...)
+		b = append(b, `,"kind":`...)
+		b = appendString(b, string(recordKinds[r.kind]))
+		b = append(b, `,"source":`...)
+		b = appendString(b, v.names[r.source])
+		b = append(b, ',')
+		after, _ := v.after(p.rec)
+		b = st.appendOffer(b, &after, int64(r.at)+historyEpoch)
+		b = append(b, '}')
 	}
-	b = append(b, "]}"...)
-	return NewBody(b, modified), true
+	return append(b, "]}"...)
 }
 
 func later(a, b time.Time) time.Time {
@@ -226,7 +244,7 @@ func later(a, b time.Time) time.Time {
 // select, newest first (by when the history recorded them). The body's
 // Next is the next page's cursor.
 func (s *Snapshot) RenderChanges(v *HistoryView, o ChangesOptions) *Body {
-	st := s.styleFor(o.Currency)
+	st := s.style.in(o.Currency)
 	since, stop := int64(-1), int64(-1)
 	if !o.Since.IsZero() {
 		since = o.Since.Unix() - historyEpoch

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zoneprice/zoneprice/contracts"
 )
 
 // The appenders below write JSON without reflection: bodies are rendered
@@ -74,4 +76,25 @@ func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, time.RFC3339)
 	return append(b, '"')
+}
+
+// appendMeta writes the zone's IANA type and categories; a zone without
+// metadata has a null type and no categories.
+func appendMeta(b []byte, meta *contracts.ZoneMeta) []byte {
+	b = append(b, `,"type":`...)
+	if meta != nil {
+		b = appendString(b, meta.Type)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"categories":[`...)
+	if meta != nil {
+		for i, c := range meta.Categories {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, c)
+		}
+	}
+	return append(b, ']')
 }

@@ -132,6 +132,14 @@ func (h *hookReceiver) nextRun(f func(hookDelivery)) {
 	h.onDelivery.Store(&f)
 }
 
+// hold makes the receiver's answers wait until release is called, which
+// may be more than once.
+func (h *hookReceiver) hold() (release func()) {
+	gate := make(chan struct{})
+	h.gate.Store(&gate)
+	return sync.OnceFunc(func() { close(gate) })
+}
+
 func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
@@ -473,36 +481,67 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *ingest.Pu
 	total := hookChanges * len(eps)
 	wr.deliveries = total
 	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
-	var (
-		mu     sync.Mutex
-		got    []hookDelivery
-		last   time.Time
-		allIn  = make(chan struct{})
-		closed bool
-	)
-	recv.nextRun(func(d hookDelivery) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, d)
-		if len(got) == total && !closed {
-			last, closed = time.Now(), true
-			close(allIn)
-		}
-	})
-	gate := make(chan struct{})
-	recv.gate.Store(&gate)
-	opened := false
-	open := func() {
-		if !opened {
-			close(gate)
-			opened = true
-		}
-	}
+	arrivals := &hookArrivals{total: total, allIn: make(chan struct{})}
+	recv.nextRun(arrivals.note)
+	release := recv.hold()
 	defer func() {
-		open()
+		release()
 		recv.gate.Store(nil)
 	}()
+	if err := queueHooks(ctx, env, pub, zone, total, wr); err != nil {
+		return err
+	}
+	start := time.Now()
+	release()
+	select {
+	case <-arrivals.allIn:
+		wr.realTook = arrivals.last.Sub(start)
+	case <-time.After(hookDeadline):
+		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(arrivals.delivered()), total, hookDeadline)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	b.log.Info("webhooks: throughput done", "queued", wr.queued, "took", wr.realTook, "err", wr.realErr)
+	if wr.realErr != nil {
+		return nil
+	}
+	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, arrivals.delivered(), wr.notifyWorkers)
+	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
+	return nil
+}
 
+// hookArrivals gathers a run's deliveries; allIn closes at the total-th,
+// whose arrival is last.
+type hookArrivals struct {
+	total  int
+	mu     sync.Mutex
+	got    []hookDelivery
+	last   time.Time
+	allIn  chan struct{}
+	closed bool
+}
+
+func (a *hookArrivals) note(d hookDelivery) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.got = append(a.got, d)
+	if len(a.got) == a.total && !a.closed {
+		a.last, a.closed = time.Now(), true
+		close(a.allIn)
+	}
+}
+
+// delivered is the deliveries so far.
+func (a *hookArrivals) delivered() []hookDelivery {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.got
+}
+
+// queueHooks publishes hookChanges changes on zone and waits until the
+// deliveries stream holds total deliveries, or hookQueueWait passes;
+// wr.queued is what it held.
+func queueHooks(ctx context.Context, env *natsEnv, pub *ingest.Publisher, zone string, total int, wr *webhookResult) error {
 	events := make([]contracts.Event, hookChanges)
 	for i := range events {
 		events[i] = hookChange(zone, 1+i)
@@ -527,28 +566,6 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *ingest.Pu
 			return err
 		}
 	}
-	start := time.Now()
-	open()
-	select {
-	case <-allIn:
-		wr.realTook = last.Sub(start)
-	case <-time.After(hookDeadline):
-		mu.Lock()
-		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(got), total, hookDeadline)
-		mu.Unlock()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	b.log.Info("webhooks: throughput done", "queued", wr.queued, "took", wr.realTook, "err", wr.realErr)
-	if wr.realErr != nil {
-		return nil
-	}
-
-	mu.Lock()
-	sent := got
-	mu.Unlock()
-	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, sent, wr.notifyWorkers)
-	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
 	return nil
 }
 

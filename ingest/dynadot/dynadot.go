@@ -252,72 +252,13 @@ func parseRow(raw json.RawMessage, observed time.Time) (string, contracts.PriceS
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
 		ObservedAt: observed, Source: Name, Tax: contracts.TaxExcluded,
 	}
-	var rw row
-	bad := json.Unmarshal(raw, &rw)
-	if bad != nil {
-		// The prices may be what is wrong: read what names the zone.
-		var head struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(raw, &head) != nil {
-			return "", ps, fmt.Errorf("row does not decode: %w", bad)
-		}
-		rw = row{Name: head.Name}
-	}
-	label := strconv.Quote(rw.Name)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(rw.Name))
+	rw, label, err := readRow(raw, &ps)
 	if err != nil {
 		return label, ps, err
 	}
-	ps.Zone = z.ASCII
-	if bad != nil {
-		return label, ps, fmt.Errorf("row does not decode: %w", bad)
-	}
-
-	// The shown and original price of each operation, in the order of ops.
-	fields := [2 * contracts.NumOps]struct {
-		name string
-		raw  json.RawMessage
-	}{
-		{"reg_price", rw.RegPrice}, {"original_reg_price", rw.OriginalRegPrice},
-		{"renew_price", rw.RenewPrice}, {"original_renew_price", rw.OriginalRenewPrice},
-		{"tr_price", rw.TrPrice}, {"original_tr_price", rw.OriginalTrPrice},
-	}
-	var cur string
-	if rw.GoogleData != nil {
-		cur = strings.ToUpper(strings.TrimSpace(rw.GoogleData.Currency))
-	}
-	var texts [len(fields)]string
-	for i, f := range fields {
-		c, text, err := shown(f.raw)
-		if err != nil {
-			return label, ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		switch {
-		case c == "" || c == cur:
-		case cur == "":
-			cur = c
-		default:
-			return label, ps, fmt.Errorf("%s is in %s, another price in %s", f.name, c, cur)
-		}
-		texts[i] = text
-	}
-	var amounts [len(fields)]int64
-	for i, text := range texts {
-		if text == "" {
-			continue
-		}
-		if cur == "" {
-			return label, ps, errors.New("no currency shown")
-		}
-		a, err := money.Parse(text, cur)
-		switch {
-		case err != nil:
-			return label, ps, fmt.Errorf("%s: %w", fields[i].name, err)
-		case a > contracts.MaxAmount:
-			return label, ps, fmt.Errorf("%s: %q is above the ceiling of %d minor units", fields[i].name, text, contracts.MaxAmount)
-		}
-		amounts[i] = a
+	cur, amounts, err := rw.amounts()
+	if err != nil {
+		return label, ps, err
 	}
 	ops := ps.Ops()
 	for op := range ops {
@@ -339,6 +280,81 @@ func parseRow(raw json.RawMessage, observed time.Time) (string, contracts.PriceS
 		return label, ps, ingest.LeftOut("no operation priced")
 	}
 	return label, ps, nil
+}
+
+// readRow decodes a row and puts its zone in ps. label names the row,
+// empty when not even its name decodes.
+func readRow(raw json.RawMessage, ps *contracts.PriceSet) (rw row, label string, err error) {
+	bad := json.Unmarshal(raw, &rw)
+	if bad != nil {
+		// The prices may be what is wrong: read what names the zone.
+		var head struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			return rw, "", fmt.Errorf("row does not decode: %w", bad)
+		}
+		rw = row{Name: head.Name}
+	}
+	label = strconv.Quote(rw.Name)
+	z, err := contracts.NormalizeZone(strings.TrimSpace(rw.Name))
+	if err != nil {
+		return rw, label, err
+	}
+	ps.Zone = z.ASCII
+	if bad != nil {
+		return rw, label, fmt.Errorf("row does not decode: %w", bad)
+	}
+	return rw, label, nil
+}
+
+// amounts reads the row's shown and original price of each operation, in
+// the order of ops, in minor units (0 where none is shown), and the one
+// currency they are in.
+func (rw *row) amounts() (cur string, amounts [2 * contracts.NumOps]int64, err error) {
+	fields := [len(amounts)]struct {
+		name string
+		raw  json.RawMessage
+	}{
+		{"reg_price", rw.RegPrice}, {"original_reg_price", rw.OriginalRegPrice},
+		{"renew_price", rw.RenewPrice}, {"original_renew_price", rw.OriginalRenewPrice},
+		{"tr_price", rw.TrPrice}, {"original_tr_price", rw.OriginalTrPrice},
+	}
+	if rw.GoogleData != nil {
+		cur = strings.ToUpper(strings.TrimSpace(rw.GoogleData.Currency))
+	}
+	var texts [len(fields)]string
+	for i, f := range fields {
+		c, text, err := shown(f.raw)
+		if err != nil {
+			return "", amounts, fmt.Errorf("%s: %w", f.name, err)
+		}
+		switch {
+		case c == "" || c == cur:
+		case cur == "":
+			cur = c
+		default:
+			return "", amounts, fmt.Errorf("%s is in %s, another price in %s", f.name, c, cur)
+		}
+		texts[i] = text
+	}
+	for i, text := range texts {
+		if text == "" {
+			continue
+		}
+		if cur == "" {
+			return "", amounts, errors.New("no currency shown")
+		}
+		a, err := money.Parse(text, cur)
+		switch {
+		case err != nil:
+			return "", amounts, fmt.Errorf("%s: %w", fields[i].name, err)
+		case a > contracts.MaxAmount:
+			return "", amounts, fmt.Errorf("%s: %q is above the ceiling of %d minor units", fields[i].name, text, contracts.MaxAmount)
+		}
+		amounts[i] = a
+	}
+	return cur, amounts, nil
 }
 
 // marks are the currency marks Dynadot writes before a price, longest

@@ -121,32 +121,8 @@ var rootDBLink = regexp.MustCompile(`^(?:https?://www\.iana\.org)?/domains/root/
 // ignored. A page with no TLD rows, or whose table does not close
 // (truncated), is an error.
 func ParseRootDB(body []byte) (*RootDB, error) {
-	out := &RootDB{Entries: map[string]RootDBEntry{}}
+	t := &rootDBTable{out: &RootDB{Entries: map[string]RootDBEntry{}}}
 	z := html.NewTokenizer(bytes.NewReader(body))
-	var (
-		row      *tableRow
-		cell     *strings.Builder
-		unclosed int // TLD rows since the last </table>
-	)
-	endCell := func() {
-		if row != nil && cell != nil {
-			row.cells = append(row.cells, cell.String())
-		}
-		cell = nil
-	}
-	endRow := func() {
-		endCell()
-		if row != nil {
-			switch e, ok := row.entry(); {
-			case ok:
-				out.Entries[e.Zone] = e
-				unclosed++
-			case len(row.cells) > 0 && !row.header:
-				out.Skipped++
-			}
-		}
-		row = nil
-	}
 	for {
 		tt := z.Next()
 		switch tt {
@@ -154,54 +130,98 @@ func ParseRootDB(body []byte) (*RootDB, error) {
 			if err := z.Err(); err != io.EOF {
 				return nil, fmt.Errorf("read root zone database: %w", err)
 			}
-			if row != nil || unclosed > 0 {
-				return nil, errors.New("root zone database is truncated: the TLD table does not close")
-			}
-			if len(out.Entries) == 0 {
-				return nil, fmt.Errorf("root zone database has no TLD rows (%d rows skipped)", out.Skipped)
-			}
-			return out, nil
-		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			return t.end()
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			t.endTag(string(name))
+		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			tag := string(name)
-			if tt == html.EndTagToken {
-				switch tag {
-				case "td", "th":
-					endCell()
-				case "tr":
-					endRow()
-				case "table", "tbody", "thead":
-					endRow()
-					if tag == "table" {
-						unclosed = 0
-					}
-				}
-				continue
-			}
-			switch tag {
-			case "table":
-				endRow()
-			case "tr":
-				endRow()
-				row = &tableRow{}
-			case "td", "th":
-				endCell()
-				if row == nil {
-					row = &tableRow{} // a cell without its <tr>: HTML allows it
-				}
-				row.header = row.header || tag == "th"
-				cell = &strings.Builder{}
-			case "a":
-				if row != nil && len(row.cells) == 0 && row.href == "" && hasAttr {
-					row.href = attr(z, "href")
-				}
-			}
+			t.startTag(z, string(name), hasAttr)
 		case html.TextToken:
-			if cell != nil {
-				cell.Write(z.Text())
+			if t.cell != nil {
+				t.cell.Write(z.Text())
 			}
 		}
 	}
+}
+
+// rootDBTable reads the Root Zone Database's table, a tag at a time.
+type rootDBTable struct {
+	out      *RootDB
+	row      *tableRow
+	cell     *strings.Builder
+	unclosed int // TLD rows since the last </table>
+}
+
+// startTag opens a row or a cell, and notes a row's first link.
+func (t *rootDBTable) startTag(z *html.Tokenizer, tag string, hasAttr bool) {
+	switch tag {
+	case "table":
+		t.endRow()
+	case "tr":
+		t.endRow()
+		t.row = &tableRow{}
+	case "td", "th":
+		t.endCell()
+		if t.row == nil {
+			t.row = &tableRow{} // a cell without its <tr>: HTML allows it
+		}
+		t.row.header = t.row.header || tag == "th"
+		t.cell = &strings.Builder{}
+	case "a":
+		if t.row != nil && len(t.row.cells) == 0 && t.row.href == "" && hasAttr {
+			t.row.href = attr(z, "href")
+		}
+	}
+}
+
+// endTag closes a cell, a row, or the table.
+func (t *rootDBTable) endTag(tag string) {
+	switch tag {
+	case "td", "th":
+		t.endCell()
+	case "tr":
+		t.endRow()
+	case "table", "tbody", "thead":
+		t.endRow()
+		if tag == "table" {
+			t.unclosed = 0
+		}
+	}
+}
+
+func (t *rootDBTable) endCell() {
+	if t.row != nil && t.cell != nil {
+		t.row.cells = append(t.row.cells, t.cell.String())
+	}
+	t.cell = nil
+}
+
+// endRow closes the open row: an entry for a TLD row, a skipped row for
+// another with cells that is not a header.
+func (t *rootDBTable) endRow() {
+	t.endCell()
+	if t.row != nil {
+		switch e, ok := t.row.entry(); {
+		case ok:
+			t.out.Entries[e.Zone] = e
+			t.unclosed++
+		case len(t.row.cells) > 0 && !t.row.header:
+			t.out.Skipped++
+		}
+	}
+	t.row = nil
+}
+
+// end is the table read at the page's end, or why it cannot be used.
+func (t *rootDBTable) end() (*RootDB, error) {
+	if t.row != nil || t.unclosed > 0 {
+		return nil, errors.New("root zone database is truncated: the TLD table does not close")
+	}
+	if len(t.out.Entries) == 0 {
+		return nil, fmt.Errorf("root zone database has no TLD rows (%d rows skipped)", t.out.Skipped)
+	}
+	return t.out, nil
 }
 
 // attr returns the value of the current tag's attribute key.

@@ -311,6 +311,20 @@ type zoneEntry struct {
 // of price sets observed at observed. See the package comment for how each
 // quirk of the format is read.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	res, err := decode(body)
+	if err != nil {
+		return nil, err
+	}
+	zs := &zoneSets{observed: observed, byZone: map[string]*zoneEntry{}}
+	if !zs.readDomains(res) {
+		return nil, errors.New("namecheap price list has no domain prices")
+	}
+	return zs.list()
+}
+
+// decode reads a response body and returns its pricing result, or the
+// error the API answered.
+func decode(body []byte) (*pricingResult, error) {
 	var r apiResponse
 	if err := xml.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("decode namecheap price list: %w", err)
@@ -324,16 +338,22 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 	if r.Result == nil {
 		return nil, errors.New("namecheap price list has no UserGetPricingResult")
 	}
+	return r.Result, nil
+}
 
-	var (
-		order   []string // zones in order of first appearance
-		zones   = map[string]*zoneEntry{}
-		skipped []string // listings and zones that could not be read
-		reasons []string // zones left out, for the error
-		keep    []string // subjects of the zones skipped
-		domains bool
-	)
-	for _, pt := range r.Result.ProductTypes {
+// zoneSets gathers a price list's zones as its listings are read.
+type zoneSets struct {
+	observed time.Time
+	order    []string // zones in order of first appearance
+	byZone   map[string]*zoneEntry
+	skipped  []string // listings and zones that could not be read
+}
+
+// readDomains reads every listing of the domain product types; false when
+// the result has none.
+func (zs *zoneSets) readDomains(res *pricingResult) bool {
+	domains := false
+	for _, pt := range res.ProductTypes {
 		if t := strings.ToLower(strings.TrimSpace(pt.Name)); t != "domains" && t != "domain" {
 			continue
 		}
@@ -345,44 +365,54 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 				continue
 			}
 			for _, p := range cat.Products {
-				z, err := contracts.NormalizeZone(strings.TrimSpace(p.Name))
-				if err != nil {
-					skipped = append(skipped, fmt.Sprintf("%q: %v", p.Name, err))
-					continue
-				}
-				e := zones[z.ASCII]
-				if e == nil {
-					e = &zoneEntry{ps: contracts.PriceSet{
-						V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
-						ObservedAt: observed, Source: Name,
-					}}
-					zones[z.ASCII] = e
-					order = append(order, z.ASCII)
-				}
-				if e.bad != nil {
-					continue // counted once, with its zone
-				}
-				if e.seen[op] {
-					skipped = append(skipped, fmt.Sprintf("%s %q: listed twice; the first listing stands", cat.Name, p.Name))
-					continue
-				}
-				e.seen[op] = true
-				o, err := opPrice(p.Prices)
-				if err != nil {
-					e.bad = fmt.Errorf("%s %s: %w", cat.Name, p.Name, err)
-					continue
-				}
-				e.ps.SetOp(op, o)
+				zs.add(cat.Name, op, p)
 			}
 		}
 	}
-	if !domains {
-		return nil, errors.New("namecheap price list has no domain prices")
-	}
+	return domains
+}
 
-	var prices []contracts.PriceSet
-	for _, zone := range order {
-		e := zones[zone]
+// add reads a product of category catName, its zone's price of op.
+func (zs *zoneSets) add(catName string, op contracts.Op, p product) {
+	z, err := contracts.NormalizeZone(strings.TrimSpace(p.Name))
+	if err != nil {
+		zs.skipped = append(zs.skipped, fmt.Sprintf("%q: %v", p.Name, err))
+		return
+	}
+	e := zs.byZone[z.ASCII]
+	if e == nil {
+		e = &zoneEntry{ps: contracts.PriceSet{
+			V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name, Zone: z.ASCII,
+			ObservedAt: zs.observed, Source: Name,
+		}}
+		zs.byZone[z.ASCII] = e
+		zs.order = append(zs.order, z.ASCII)
+	}
+	if e.bad != nil {
+		return // counted once, with its zone
+	}
+	if e.seen[op] {
+		zs.skipped = append(zs.skipped, fmt.Sprintf("%s %q: listed twice; the first listing stands", catName, p.Name))
+		return
+	}
+	e.seen[op] = true
+	o, err := opPrice(p.Prices)
+	if err != nil {
+		e.bad = fmt.Errorf("%s %s: %w", catName, p.Name, err)
+		return
+	}
+	e.ps.SetOp(op, o)
+}
+
+// list is the zones read that can be published, by zone, or why none can.
+func (zs *zoneSets) list() (*ingest.List, error) {
+	var (
+		prices  []contracts.PriceSet
+		reasons []string // zones left out, for the error
+		keep    []string // subjects of the zones skipped
+	)
+	for _, zone := range zs.order {
+		e := zs.byZone[zone]
 		err := e.bad
 		if err == nil {
 			err = checkSet(&e.ps)
@@ -391,19 +421,19 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 		case errors.As(err, new(ingest.LeftOut)):
 			reasons = append(reasons, fmt.Sprintf("%s: %v", zone, err))
 		case err != nil:
-			skipped = append(skipped, fmt.Sprintf("%s: %v", zone, err))
+			zs.skipped = append(zs.skipped, fmt.Sprintf("%s: %v", zone, err))
 			keep = append(keep, e.ps.Subject())
 		default:
 			prices = append(prices, e.ps)
 		}
 	}
 	if len(prices) == 0 {
-		all := slices.Concat(skipped, reasons)
+		all := slices.Concat(zs.skipped, reasons)
 		return nil, fmt.Errorf("no usable zone in namecheap price list: %d skipped: %s", len(all), ingest.SkipSummary(all))
 	}
 	slices.SortFunc(prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
 	slices.Sort(keep)
-	return &ingest.List{Prices: prices, Keep: keep, Skipped: len(skipped)}, nil
+	return &ingest.List{Prices: prices, Keep: keep, Skipped: len(zs.skipped)}, nil
 }
 
 // apiErr translates an answer whose Status is not OK.

@@ -348,14 +348,23 @@ func ParseFormat(body []byte, format, source string, observed time.Time) (*inges
 
 // parse is ParseFormat that also refuses the registrar ids in reserved.
 func parse(body []byte, format, source string, reserved map[string]bool, observed time.Time) (*ingest.List, []error, error) {
-	source = cmp.Or(source, Name)
+	rows, err := readRows(body, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	return priceRows(rows, cmp.Or(source, Name), reserved, observed)
+}
+
+// readRows reads a sheet's rows in format ("" to detect it from the first
+// non-space byte).
+func readRows(body []byte, format string) ([]row, error) {
 	body = bytes.TrimPrefix(body, []byte("\uFEFF"))
 	lead := bytes.TrimLeft(body, " \t\r\n")
 	if len(lead) == 0 {
-		return nil, nil, errors.New("price sheet is empty")
+		return nil, errors.New("price sheet is empty")
 	}
 	if lead[0] == '<' {
-		return nil, nil, errors.New("price sheet looks like HTML or XML, not CSV or JSON (an error page?)")
+		return nil, errors.New("price sheet looks like HTML or XML, not CSV or JSON (an error page?)")
 	}
 	format = strings.ToLower(format)
 	if format == "" {
@@ -374,14 +383,21 @@ func parse(body []byte, format, source string, reserved map[string]bool, observe
 	case FormatJSON:
 		rows, err = readJSON(body)
 	default:
-		return nil, nil, fmt.Errorf("unknown price sheet format %q: want csv or json", format)
+		return nil, fmt.Errorf("unknown price sheet format %q: want csv or json", format)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, nil, errors.New("price sheet has no rows")
+		return nil, errors.New("price sheet has no rows")
 	}
+	return rows, nil
+}
+
+// priceRows turns a sheet's rows into price sets from source, the first
+// row of a registrar and zone standing, and returns a *RowError for every
+// row it skipped.
+func priceRows(rows []row, source string, reserved map[string]bool, observed time.Time) (*ingest.List, []error, error) {
 	var (
 		prices  []contracts.PriceSet
 		skipped []error

@@ -201,12 +201,27 @@ type dropRow struct {
 	Changes                    []string
 }
 
+// renderCatalog renders the catalog page for the query q from api, the
+// catalog's body for it; an empty body when it fails, which it logs.
 func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loaded bool, q url.Values, api *cache.Body) *cache.Body {
 	var doc catalogJSON
 	if err := json.Unmarshal(api.JSON, &doc); err != nil {
 		p.log.Error("catalog page: read the catalog", "err", err)
 		return cache.NewBody(nil, time.Time{})
 	}
+	pg := newCatalogPage(snap, q, &doc)
+	pg.Zones = catalogRows(&doc)
+	dropsModified, ok := p.addDrops(&pg, snap, hist, loaded, q)
+	if !ok {
+		return cache.NewBody(nil, time.Time{})
+	}
+	return p.renderBody("catalog.html", pg, later(api.Modified, dropsModified), "catalog page: render")
+}
+
+// newCatalogPage is the catalog page for the query q without its zones
+// and drops: the form, with every category to choose from, and the
+// table's columns.
+func newCatalogPage(snap *cache.Snapshot, q url.Values, doc *catalogJSON) catalogPage {
 	_, sample := snap.Sources[contracts.SampleSource]
 	pg := catalogPage{
 		Head:     Head{Title: "Domain prices by zone", Description: "What it costs to register, renew and transfer a domain in every zone, compared across registrars.", Nav: "catalog"},
@@ -230,9 +245,14 @@ func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loa
 		{Label: "Register", Key: "register", Numeric: true}, {Label: "Renew", Key: "renew", Numeric: true},
 		{Label: "Transfer", Key: "transfer", Numeric: true}, {Label: pg.Years + "-year cost", Key: "cost", Numeric: true},
 	})
-	pg.Zones = make([]catalogRow, len(doc.Zones))
+	return pg
+}
+
+// catalogRows are the catalog's zones as the page's table shows them.
+func catalogRows(doc *catalogJSON) []catalogRow {
+	rows := make([]catalogRow, len(doc.Zones))
 	for i, z := range doc.Zones {
-		r := &pg.Zones[i]
+		r := &rows[i]
 		r.URL, r.ASCII, r.Unicode, r.Registrars = zoneURL(z.Zone), z.Zone, z.Unicode, z.Registrars
 		if z.Type != nil {
 			r.Type = *z.Type
@@ -251,49 +271,48 @@ func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loa
 			r.Cost = priceCell(*z.Cost.Price, *z.Cost.Registrar)
 		}
 	}
-	modified := api.Modified
+	return rows
+}
+
+// addDrops gives the catalog page the latest price drops, in the
+// currency of q, or says the history is still loading. It returns when
+// they last changed (zero without them), and false when they could not be
+// read, which it logs.
+func (p *Pages) addDrops(pg *catalogPage, snap *cache.Snapshot, hist *cache.HistoryView, loaded bool, q url.Values) (time.Time, bool) {
 	if !loaded {
 		pg.HistoryLoading = true
-	} else {
-		dq := url.Values{"kind": {"dropped"}, "limit": {strconv.Itoa(drops)}}
-		if cur := q.Get("currency"); cur != "" {
-			dq.Set("currency", cur)
-		}
-		pg.DropsJSON = "/api/changes?" + dq.Encode()
-		changes, err := p.b.Changes(snap, hist, dq)
-		if err != nil {
-			p.log.Error("catalog page: the latest drops", "err", err)
-			return cache.NewBody(nil, time.Time{})
-		}
-		if changes.Modified.After(modified) {
-			modified = changes.Modified
-		}
-		var cd changesJSON
-		if err := json.Unmarshal(changes.JSON, &cd); err != nil {
-			p.log.Error("catalog page: read the latest drops", "err", err)
-			return cache.NewBody(nil, time.Time{})
-		}
-		for _, ch := range cd.Changes {
-			d := dropRow{URL: zoneURL(ch.Zone), Zone: ch.Unicode, Registrar: ch.Registrar, Date: ch.ObservedAt.Format("2 Jan 2006")}
-			if ch.Before != nil && ch.After != nil {
-				for _, op := range []struct {
-					name          string
-					before, after *json.Number
-				}{{"register", ch.Before.Register, ch.After.Register}, {"renew", ch.Before.Renew, ch.After.Renew}} {
-					if op.before != nil && op.after != nil && minor(*op.after) < minor(*op.before) {
-						d.Changes = append(d.Changes, op.name+" "+op.before.String()+" → "+op.after.String())
-					}
+		return time.Time{}, true
+	}
+	dq := url.Values{"kind": {"dropped"}, "limit": {strconv.Itoa(drops)}}
+	if cur := q.Get("currency"); cur != "" {
+		dq.Set("currency", cur)
+	}
+	pg.DropsJSON = "/api/changes?" + dq.Encode()
+	changes, err := p.b.Changes(snap, hist, dq)
+	if err != nil {
+		p.log.Error("catalog page: the latest drops", "err", err)
+		return time.Time{}, false
+	}
+	var cd changesJSON
+	if err := json.Unmarshal(changes.JSON, &cd); err != nil {
+		p.log.Error("catalog page: read the latest drops", "err", err)
+		return time.Time{}, false
+	}
+	for _, ch := range cd.Changes {
+		d := dropRow{URL: zoneURL(ch.Zone), Zone: ch.Unicode, Registrar: ch.Registrar, Date: ch.ObservedAt.Format("2 Jan 2006")}
+		if ch.Before != nil && ch.After != nil {
+			for _, op := range []struct {
+				name          string
+				before, after *json.Number
+			}{{"register", ch.Before.Register, ch.After.Register}, {"renew", ch.Before.Renew, ch.After.Renew}} {
+				if op.before != nil && op.after != nil && minor(*op.after) < minor(*op.before) {
+					d.Changes = append(d.Changes, op.name+" "+op.before.String()+" → "+op.after.String())
 				}
 			}
-			pg.Drops = append(pg.Drops, d)
 		}
+		pg.Drops = append(pg.Drops, d)
 	}
-	b, err := p.render("catalog.html", pg)
-	if err != nil {
-		p.log.Error("catalog page: render", "err", err)
-		return cache.NewBody(nil, time.Time{})
-	}
-	return cache.NewBody(b, modified)
+	return changes.Modified, true
 }
 
 // priceCell is a price as the API wrote it, with its registrar.

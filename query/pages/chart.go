@@ -65,18 +65,57 @@ const openEnd int64 = -1
 
 // newChart draws the history h; nil when it holds nothing to draw.
 func newChart(h *historyJSON, currency string) *chart {
-	type reg struct {
-		name            string
-		register, renew []step
-		now             int64
-		hasNow          bool
-		nowText         string
+	regs, start, end := chartSteps(h)
+	if len(regs) == 0 {
+		return nil
 	}
-	end := h.AsOf.Unix()
-	start := end
-	var regs []*reg
+	regs = cheapestNow(regs)
+	// The axis spans the history as it is, however short: a history that
+	// began minutes ago (a new deployment, a new zone) is drawn as lines
+	// across the whole width from when its prices were first seen, which
+	// is what is known, rather than as stubs at the edge of a longer axis.
+	end = max(end, start+1)
+	for _, g := range regs {
+		g.endAt(end)
+	}
+	// A span of days is told in dates, a shorter one in times.
+	layout, descLayout := "2 Jan 2006", "2 January 2006"
+	if end-start < 3*24*3600 {
+		layout, descLayout = "2 Jan 15:04", "2 January 2006, 15:04 UTC"
+	}
+	c := &chart{Width: chartWidth, Height: chartHeight, Left: chartLeft, Right: chartWidth - chartRight,
+		Top: chartTop, Bottom: chartHeight - chartBottom, Currency: currency}
+	p := newPlot(c, start, end, highest(regs))
+	c.YTicks = p.valueTicks(currency)
+	c.XTicks = p.timeTicks(layout)
+	names := make([]string, len(regs))
+	for i, g := range regs {
+		names[i] = g.name
+		c.Series = append(c.Series, series{Class: "s" + strconv.Itoa(i), Registrar: g.name,
+			Register: p.path(g.register), Renew: p.path(g.renew), Now: g.nowText})
+	}
+	c.Desc = "Registration (solid) and renewal (dashed) prices in " + currency + " from " +
+		time.Unix(start, 0).UTC().Format(descLayout) + " to " + time.Unix(end, 0).UTC().Format(descLayout) +
+		" for " + strings.Join(names, ", ") + "."
+	return c
+}
+
+// registrarSteps are one registrar's prices over time, oldest first.
+type registrarSteps struct {
+	name            string
+	register, renew []step
+	now             int64 // the registration price now, when hasNow
+	hasNow          bool
+	nowText         string
+}
+
+// chartSteps reads the registrars of h that have a price into steps, and
+// the time they span: from the oldest period to as_of or the latest end.
+func chartSteps(h *historyJSON) (regs []*registrarSteps, start, end int64) {
+	end = h.AsOf.Unix()
+	start = end
 	for _, r := range h.Registrars {
-		g := &reg{name: r.Registrar}
+		g := &registrarSteps{name: r.Registrar}
 		// Periods come newest first; the chart reads them oldest first.
 		for i := len(r.Periods) - 1; i >= 0; i-- {
 			pd := r.Periods[i]
@@ -100,11 +139,13 @@ func newChart(h *historyJSON, currency string) *chart {
 			regs = append(regs, g)
 		}
 	}
-	if len(regs) == 0 {
-		return nil
-	}
-	// The cheapest to register now first; those not offering it now last.
-	slices.SortFunc(regs, func(a, b *reg) int {
+	return regs, start, end
+}
+
+// cheapestNow keeps the chartSeries registrars cheapest to register now,
+// cheapest first; those not offering it now come last.
+func cheapestNow(regs []*registrarSteps) []*registrarSteps {
+	slices.SortFunc(regs, func(a, b *registrarSteps) int {
 		if a.hasNow != b.hasNow {
 			if a.hasNow {
 				return -1
@@ -113,87 +154,102 @@ func newChart(h *historyJSON, currency string) *chart {
 		}
 		return cmp.Or(cmp.Compare(a.now, b.now), strings.Compare(a.name, b.name))
 	})
-	regs = regs[:min(len(regs), chartSeries)]
-	// The axis spans the history as it is, however short: a history that
-	// began minutes ago (a new deployment, a new zone) is drawn as lines
-	// across the whole width from when its prices were first seen, which
-	// is what is known, rather than as stubs at the edge of a longer axis.
-	end = max(end, start+1)
-	for _, g := range regs {
-		for _, steps := range [][]step{g.register, g.renew} {
-			for i := range steps {
-				if steps[i].to == openEnd {
-					steps[i].to = end
-				}
+	return regs[:min(len(regs), chartSeries)]
+}
+
+// endAt ends the current periods at end, the axis' end.
+func (g *registrarSteps) endAt(end int64) {
+	for _, steps := range [][]step{g.register, g.renew} {
+		for i := range steps {
+			if steps[i].to == openEnd {
+				steps[i].to = end
 			}
 		}
 	}
-	layout := "2 Jan 2006"
-	if end-start < 3*24*3600 {
-		layout = "2 Jan 15:04"
-	}
+}
+
+// highest is the highest price of any step.
+func highest(regs []*registrarSteps) int64 {
 	var top int64
 	for _, g := range regs {
 		for _, s := range append(g.register, g.renew...) {
 			top = max(top, s.value)
 		}
 	}
-	stepY := niceStep(max(top, 1) / 4)
-	top = (top/stepY + 1) * stepY
+	return top
+}
 
-	c := &chart{Width: chartWidth, Height: chartHeight, Left: chartLeft, Right: chartWidth - chartRight,
-		Top: chartTop, Bottom: chartHeight - chartBottom, Currency: currency}
-	plotW, plotH := int64(c.Right-c.Left), int64(c.Bottom-c.Top)
-	x := func(t int64) int64 { return int64(c.Left) + (t-start)*plotW/(end-start) }
-	y := func(v int64) int64 { return int64(c.Bottom) - v*plotH/top }
-	exp, _ := contracts.CurrencyExponent(currency)
-	for v := int64(0); v <= top; v += stepY {
-		c.YTicks = append(c.YTicks, tick{X: c.Left, Y: int(y(v)), Label: string(contracts.AppendAmount(nil, v, exp))})
+// plot maps times and prices to the chart's units: time across from the
+// plot's left, prices up from its bottom to a tick above the highest.
+type plot struct {
+	left, bottom, width, height int64
+	start, end                  int64 // Unix seconds
+	stepY, top                  int64 // minor units
+}
+
+// newPlot is the plot of c's area for the time from start to end and
+// prices up to highest.
+func newPlot(c *chart, start, end, highest int64) *plot {
+	stepY := niceStep(max(highest, 1) / 4)
+	return &plot{
+		left: int64(c.Left), bottom: int64(c.Bottom),
+		width: int64(c.Right - c.Left), height: int64(c.Bottom - c.Top),
+		start: start, end: end,
+		stepY: stepY, top: (highest/stepY + 1) * stepY,
 	}
+}
+
+func (p *plot) x(t int64) int64 { return p.left + (t-p.start)*p.width/(p.end-p.start) }
+
+func (p *plot) y(v int64) int64 { return p.bottom - v*p.height/p.top }
+
+// valueTicks label the price axis every stepY, in currency.
+func (p *plot) valueTicks(currency string) []tick {
+	var ticks []tick
+	exp, _ := contracts.CurrencyExponent(currency)
+	for v := int64(0); v <= p.top; v += p.stepY {
+		ticks = append(ticks, tick{X: int(p.left), Y: int(p.y(v)), Label: string(contracts.AppendAmount(nil, v, exp))})
+	}
+	return ticks
+}
+
+// timeTicks label the time axis at its start, middle and end.
+func (p *plot) timeTicks(layout string) []tick {
+	var ticks []tick
 	for i := range 3 {
-		t := start + (end-start)*int64(i)/2
+		t := p.start + (p.end-p.start)*int64(i)/2
 		label := time.Unix(t, 0).UTC().Format(layout)
-		if n := len(c.XTicks); n > 0 && c.XTicks[n-1].Label == label {
+		if n := len(ticks); n > 0 && ticks[n-1].Label == label {
 			continue // a span of minutes: one label says it
 		}
-		c.XTicks = append(c.XTicks, tick{X: int(x(t)), Y: c.Bottom, Label: label, Anchor: [...]string{"start", "middle", "end"}[i]})
+		ticks = append(ticks, tick{X: int(p.x(t)), Y: int(p.bottom), Label: label, Anchor: [...]string{"start", "middle", "end"}[i]})
 	}
-	path := func(steps []step) string {
-		var b []byte
-		lastX, lastTo := int64(-1), int64(-1)
-		for _, s := range steps {
-			x1, x2, yy := x(s.from), x(s.to), y(s.value)
-			if x2 <= x1 {
-				x2 = x1 + 1
-			}
-			if s.from == lastTo && x1 == lastX {
-				b = append(b, 'V')
-			} else {
-				b = append(b, 'M')
-				b = strconv.AppendInt(b, x1, 10)
-				b = append(b, ' ')
-			}
-			b = strconv.AppendInt(b, yy, 10)
-			b = append(b, 'H')
-			b = strconv.AppendInt(b, x2, 10)
-			lastX, lastTo = x2, s.to
+	return ticks
+}
+
+// path is the SVG path data of a step line: a horizontal segment per
+// step, joined by a vertical one where a step follows the last at once.
+func (p *plot) path(steps []step) string {
+	var b []byte
+	lastX, lastTo := int64(-1), int64(-1)
+	for _, s := range steps {
+		x1, x2, yy := p.x(s.from), p.x(s.to), p.y(s.value)
+		if x2 <= x1 {
+			x2 = x1 + 1
 		}
-		return string(b)
+		if s.from == lastTo && x1 == lastX {
+			b = append(b, 'V')
+		} else {
+			b = append(b, 'M')
+			b = strconv.AppendInt(b, x1, 10)
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, yy, 10)
+		b = append(b, 'H')
+		b = strconv.AppendInt(b, x2, 10)
+		lastX, lastTo = x2, s.to
 	}
-	names := make([]string, len(regs))
-	for i, g := range regs {
-		names[i] = g.name
-		c.Series = append(c.Series, series{Class: "s" + strconv.Itoa(i), Registrar: g.name,
-			Register: path(g.register), Renew: path(g.renew), Now: g.nowText})
-	}
-	descLayout := "2 January 2006"
-	if layout != "2 Jan 2006" {
-		descLayout = "2 January 2006, 15:04 UTC"
-	}
-	c.Desc = "Registration (solid) and renewal (dashed) prices in " + currency + " from " +
-		time.Unix(start, 0).UTC().Format(descLayout) + " to " + time.Unix(end, 0).UTC().Format(descLayout) +
-		" for " + strings.Join(names, ", ") + "."
-	return c
+	return string(b)
 }
 
 // niceStep is the smallest of 1, 2 and 5 times a power of ten that is at

@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v5"
 
@@ -180,6 +181,26 @@ func (p *Pages) render(name string, data any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// renderBody renders a page into a body whose data last changed at
+// modified; an empty body when the template fails, which it logs as msg
+// with args.
+func (p *Pages) renderBody(name string, data any, modified time.Time, msg string, args ...any) *cache.Body {
+	b, err := p.render(name, data)
+	if err != nil {
+		p.log.Error(msg, append(args, "err", err)...)
+		return cache.NewBody(nil, time.Time{})
+	}
+	return cache.NewBody(b, modified)
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // write sends a rendered page with the page headers.

@@ -158,6 +158,18 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 		p.log.Error("zone page: read the comparison", "zone", zone, "err", err)
 		return cache.NewBody(nil, time.Time{})
 	}
+	pg := newZonePage(snap, zone, q, &doc)
+	pg.Rows = zoneRows(&doc)
+	histModified, ok := p.addHistory(&pg, snap, hist, loaded, q)
+	if !ok {
+		return cache.NewBody(nil, time.Time{})
+	}
+	return p.renderBody("zone.html", pg, later(api.Modified, histModified), "zone page: render", "zone", pg.ASCII)
+}
+
+// newZonePage is a zone's page for the query q without its rows and
+// history: the zone, the form and the table's columns.
+func newZonePage(snap *cache.Snapshot, zone string, q url.Values, doc *comparisonJSON) zonePage {
 	_, sample := snap.Sources[contracts.SampleSource]
 	z := contracts.Zone{ASCII: zone, Unicode: doc.Unicode}
 	name := z.Unicode
@@ -181,6 +193,12 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 		{Label: "Transfer", Key: "transfer", Numeric: true}, {Label: pg.Years + "-year total", Key: "cost", Numeric: true},
 		{Label: "Tax"},
 	})
+	return pg
+}
+
+// zoneRows are the comparison's rows as the page's table shows them.
+func zoneRows(doc *comparisonJSON) []zoneRow {
+	var rows []zoneRow
 	for _, r := range doc.Prices {
 		row := zoneRow{Registrar: r.Registrar, Tax: r.Tax, Trap: r.RenewalTrap, Converted: r.Converted}
 		for op, price := range []*json.Number{r.Register, r.Renew, r.Transfer} {
@@ -210,45 +228,43 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 				}
 			}
 		}
-		pg.Rows = append(pg.Rows, row)
+		rows = append(rows, row)
 	}
+	return rows
+}
 
-	modified := api.Modified
+// addHistory gives a zone's page its price history, in the currency of q:
+// the chart, or a note saying why there is none. It returns when the
+// history last changed (zero without one), and false when it failed,
+// which it logs.
+func (p *Pages) addHistory(pg *zonePage, snap *cache.Snapshot, hist *cache.HistoryView, loaded bool, q url.Values) (time.Time, bool) {
 	hq := url.Values{}
 	if cur := q.Get("currency"); cur != "" {
 		hq.Set("currency", cur)
 	}
-	pg.HistoryJSON = "/api/comparison/" + url.PathEscape(z.ASCII) + "/history"
+	pg.HistoryJSON = "/api/comparison/" + url.PathEscape(pg.ASCII) + "/history"
 	if enc := hq.Encode(); enc != "" {
 		pg.HistoryJSON += "?" + enc
 	}
 	if !loaded {
 		pg.HistoryNote = "The price history is still loading; reload the page in a moment to see it."
-	} else {
-		hb, err := p.b.ZoneHistory(snap, hist, z.ASCII, hq)
-		var pe *Error
-		switch {
-		case errors.As(err, &pe) && pe.Status == http.StatusNotFound:
-			pg.HistoryNote = "No price history has been recorded for this zone yet."
-		case err != nil:
-			p.log.Error("zone page: the history", "zone", z.ASCII, "err", err)
-			return cache.NewBody(nil, time.Time{})
-		default:
-			var h historyJSON
-			if err := json.Unmarshal(hb.JSON, &h); err != nil {
-				p.log.Error("zone page: read the history", "zone", z.ASCII, "err", err)
-				return cache.NewBody(nil, time.Time{})
-			}
-			pg.Chart = newChart(&h, doc.Currency)
-			if hb.Modified.After(modified) {
-				modified = hb.Modified
-			}
-		}
+		return time.Time{}, true
 	}
-	b, err := p.render("zone.html", pg)
-	if err != nil {
-		p.log.Error("zone page: render", "zone", z.ASCII, "err", err)
-		return cache.NewBody(nil, time.Time{})
+	hb, err := p.b.ZoneHistory(snap, hist, pg.ASCII, hq)
+	var pe *Error
+	switch {
+	case errors.As(err, &pe) && pe.Status == http.StatusNotFound:
+		pg.HistoryNote = "No price history has been recorded for this zone yet."
+		return time.Time{}, true
+	case err != nil:
+		p.log.Error("zone page: the history", "zone", pg.ASCII, "err", err)
+		return time.Time{}, false
 	}
-	return cache.NewBody(b, modified)
+	var h historyJSON
+	if err := json.Unmarshal(hb.JSON, &h); err != nil {
+		p.log.Error("zone page: read the history", "zone", pg.ASCII, "err", err)
+		return time.Time{}, false
+	}
+	pg.Chart = newChart(&h, pg.Currency)
+	return hb.Modified, true
 }
