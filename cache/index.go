@@ -332,7 +332,6 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	} else {
 		z.prices = slices.Insert(z.prices, i, registrarPrice{reg: reg, priceEntry: next})
 	}
-	sample := contracts.IsSampleRegistrar(registrar)
 	switch {
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
@@ -340,36 +339,9 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 		x.schedule(z)
 		return Unchanged
 	case next.live && !cur.live:
-		was := x.visible(z)
-		z.live++
-		x.prices++
-		if x.registrars[reg]++; x.registrars[reg] == 1 && sample {
-			x.sampleRegs++
-		}
-		if sample {
-			z.sample++
-			x.samplePrices++
-		}
-		if (was == 0) != (x.visible(z) == 0) {
-			x.sorted = nil
-		}
+		x.count(z, reg, contracts.IsSampleRegistrar(registrar), 1)
 	case !next.live && cur.live:
-		was := x.visible(z)
-		z.live--
-		x.prices--
-		if x.registrars[reg]--; x.registrars[reg] == 0 {
-			delete(x.registrars, reg)
-			if sample {
-				x.sampleRegs--
-			}
-		}
-		if sample {
-			z.sample--
-			x.samplePrices--
-		}
-		if (was == 0) != (x.visible(z) == 0) {
-			x.sorted = nil
-		}
+		x.count(z, reg, contracts.IsSampleRegistrar(registrar), -1)
 	case !next.live:
 		// A withdrawal of something not priced leaves only a tombstone
 		// against late price sets.
@@ -377,6 +349,32 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	}
 	x.schedule(z)
 	return Applied
+}
+
+// count adds d (1 or -1) to the live prices of zone z, of registrar reg
+// and, for a sample registrar, of the sample, and forgets the sorted
+// catalog when z appears in it or leaves it.
+func (x *Index) count(z *zoneEntry, reg symbol, sample bool, d int) {
+	was := x.visible(z)
+	z.live += d
+	x.prices += d
+	x.registrars[reg] += d
+	switch n := x.registrars[reg]; {
+	case d > 0 && n == 1 && sample:
+		x.sampleRegs++
+	case d < 0 && n == 0:
+		delete(x.registrars, reg)
+		if sample {
+			x.sampleRegs--
+		}
+	}
+	if sample {
+		z.sample += d
+		x.samplePrices += d
+	}
+	if (was == 0) != (x.visible(z) == 0) {
+		x.sorted = nil
+	}
 }
 
 // touch records that an event the stream stored at t (Unix nanoseconds)

@@ -635,30 +635,6 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock, cblk *changeB
 			if o.once(6) {
 				w.Transfer, ok = s.op(OpTransfer)
 			}
-		case "unicode":
-			if o.once(7) {
-				w.Unicode, ok = s.str()
-			}
-		case "type":
-			if o.once(8) {
-				w.Type, ok = s.str()
-			}
-		case "categories":
-			if o.once(9) {
-				w.Categories, ok = s.strings()
-			}
-		case "base":
-			if o.once(10) {
-				w.Base, ok = s.str()
-			}
-		case "date":
-			if o.once(11) {
-				w.Date, ok = s.str()
-			}
-		case "rates":
-			if o.once(12) {
-				w.Rates, ok = s.stringMap()
-			}
 		case "observed_at":
 			if o.once(13) {
 				w.ObservedAt, ok = s.time()
@@ -673,20 +649,8 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock, cblk *changeB
 				t, ok = s.strIn(recentTax)
 				w.Tax = Tax(t)
 			}
-		case "change":
-			if o.once(16) {
-				var c string
-				c, ok = s.strIn(recentChange)
-				w.Change = Change(c)
-			}
-		case "before":
-			if o.once(17) {
-				w.Before, ok = s.offer(0)
-			}
-		case "after":
-			if o.once(18) {
-				w.After, ok = s.offer(1)
-			}
+		default:
+			ok = s.otherField(key, &o, w)
 		}
 		if !ok {
 			o.fail()
@@ -694,4 +658,52 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock, cblk *changeB
 	}
 	s.ws()
 	return s.cblk, o.ok && s.i == len(s.b)
+}
+
+// otherField reads a key of a document that is no price set: zone
+// metadata, rates, a change. decodeFast reads a price set's keys itself,
+// so that the bulk of a replay makes no call per key.
+func (s *scanner) otherField(key []byte, o *obj, w *wire) bool {
+	ok := false
+	switch string(key) {
+	case "unicode":
+		if o.once(7) {
+			w.Unicode, ok = s.str()
+		}
+	case "type":
+		if o.once(8) {
+			w.Type, ok = s.str()
+		}
+	case "categories":
+		if o.once(9) {
+			w.Categories, ok = s.strings()
+		}
+	case "base":
+		if o.once(10) {
+			w.Base, ok = s.str()
+		}
+	case "date":
+		if o.once(11) {
+			w.Date, ok = s.str()
+		}
+	case "rates":
+		if o.once(12) {
+			w.Rates, ok = s.stringMap()
+		}
+	case "change":
+		if o.once(16) {
+			var c string
+			c, ok = s.strIn(recentChange)
+			w.Change = Change(c)
+		}
+	case "before":
+		if o.once(17) {
+			w.Before, ok = s.offer(0)
+		}
+	case "after":
+		if o.once(18) {
+			w.After, ok = s.offer(1)
+		}
+	}
+	return ok
 }
