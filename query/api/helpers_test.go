@@ -19,6 +19,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/access"
@@ -132,7 +133,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 	}
 	var hooks *webhooks.Store
 	if pc.webhooks {
-		hooks = webhooks.NewStore(webhooks.Config{}, js, time.Now)
+		hooks = webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
 	}
 	srv, err := api.NewServer(cfg, snaps, p.keys, hooks, log, p.reg, p.reg)
 	if err != nil {

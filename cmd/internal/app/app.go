@@ -278,7 +278,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	hooks := webhooks.NewStore(q.Webhooks, js, time.Now)
+	hooks := newWebhooks(q.Webhooks, js)
 	subs, err := q.Subscribe.Service(js, log.With("part", "subscribe"), reg)
 	if err != nil {
 		return nil, nil, err
