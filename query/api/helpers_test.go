@@ -117,7 +117,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 		snaps = p.consumer
 	}
 	if pc.keys || pc.runKeys {
-		keys, err := access.NewKeys(js, cfg.Limits.Tiers, log, p.reg)
+		keys, err := access.NewKeys(bus.Keys(js), cfg.Limits.Tiers, log, p.reg)
 		if err != nil {
 			t.Fatalf("new keys: %v", err)
 		}

@@ -63,7 +63,7 @@ func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config, names Fl
 
 // newKeys is the query service's mirror of the API keys bucket.
 func newKeys(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg prometheus.Registerer) (*access.Keys, error) {
-	return access.NewKeys(js, q.Server.Limits.Tiers, log.With("part", "keys"), reg)
+	return access.NewKeys(bus.Keys(js), q.Server.Limits.Tiers, log.With("part", "keys"), reg)
 }
 
 // newWebhooks is the query service's store of webhook registrations, of

@@ -460,7 +460,7 @@ func TestNATSPermissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, err := access.NewKeys(reader.js, nil, log, prometheus.NewRegistry())
+		keys, err := access.NewKeys(bus.Keys(reader.js), nil, log, prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +489,7 @@ func TestNATSPermissions(t *testing.T) {
 	t.Run("query pod serves the webhook API", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
 		reg := prometheus.NewRegistry()
-		keys, err := access.NewKeys(reader.js, access.DefaultConfig().Tiers, log, reg)
+		keys, err := access.NewKeys(bus.Keys(reader.js), access.DefaultConfig().Tiers, log, reg)
 		if err != nil {
 			t.Fatal(err)
 		}
