@@ -46,7 +46,7 @@ func exported(t *testing.T) map[string]bool {
 	}
 	// A webhook sender registers its metrics, every labelled series at 0,
 	// when it is made.
-	if _, err := notify.New(js, notify.DefaultConfig(), log, reg, time.Now); err != nil {
+	if _, err := notify.New(notify.Bus{}, notify.DefaultConfig(), log, reg, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	// One request of each kind, so that labelled series exist.

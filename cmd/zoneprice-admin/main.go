@@ -1,6 +1,7 @@
 // Command zoneprice-admin manages the subscribers' API keys, in the
-// JetStream key-value bucket that every query pod watches, and checks and
-// repairs the state stream (stream check, stream republish):
+// JetStream key-value bucket that every query pod follows, written
+// through the same store the pods read (bus.Keys), and checks and repairs
+// the state stream (stream check, stream republish):
 //
 //	zoneprice-admin keys create --tier pro --note "acme corp"
 //	zoneprice-admin keys list
@@ -25,7 +26,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,139 +82,196 @@ flags (before or after the command words):
 `
 
 func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.Writer) error {
+	o, err := register(getenv, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	// Flags may come before the command words and after them. -h prints
+	// the usage and is no error.
+	if err := o.parse(args); err != nil {
+		return helpIsNoError(err)
+	}
+	act, err := o.command()
+	if err != nil {
+		return err
+	}
+	log, err := o.common.Logger(stderr)
+	if err != nil {
+		return err
+	}
+	// A command, unlike a service, fails at once when NATS is away, and
+	// has no "serving last known data" to announce when it disconnects.
+	nc, js, err := o.common.Connect(o.common.NATSURL, "zoneprice-admin", log,
+		nats.RetryOnFailedConnect(false), nats.DisconnectErrHandler(nil))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	return act(ctx, js)
+}
+
+// options are the command line: the flags, and the command words with
+// their operands once parsed.
+type options struct {
+	fs                          *flag.FlagSet
+	common                      *app.Common
+	stdout, stderr              io.Writer
+	tier, note                  string
+	customTier                  bool
+	timeout                     time.Duration
+	hooks                       *webhookFlags
+	interest, subject, bodyFile string
+	mail                        *app.SubscribeFlags
+
+	noun, verb   string
+	operands     []string
+	announcement subscribe.Announcement
+}
+
+// register declares every command's flags.
+func register(getenv app.Env, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("zoneprice-admin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) holding the keys bucket, comma-separated")
-	var tier, note string
-	var customTier bool
-	var timeout time.Duration
-	fs.StringVar(&tier, "tier", "", "create: the key's tier: free, standard or pro (another with --allow-custom-tier)")
-	fs.StringVar(&note, "note", "", fmt.Sprintf("create: whose key it is, for the operator (printable, at most %d bytes)", contracts.MaxNoteLen))
-	fs.BoolVar(&customTier, "allow-custom-tier", false,
+	o := &options{fs: fs, stdout: stdout, stderr: stderr}
+	o.common = app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) holding the keys bucket, comma-separated")
+	fs.StringVar(&o.tier, "tier", "", "create: the key's tier: free, standard or pro (another with --allow-custom-tier)")
+	fs.StringVar(&o.note, "note", "", fmt.Sprintf("create: whose key it is, for the operator (printable, at most %d bytes)", contracts.MaxNoteLen))
+	fs.BoolVar(&o.customTier, "allow-custom-tier", false,
 		"create: allow a tier other than free, standard and pro; the pods must define it in --tiers, else they serve the key at the free limit")
-	if err := app.DurationVar(fs, getenv, &timeout, "timeout", "ZONEPRICE_ADMIN_TIMEOUT", 30*time.Second, "how long the command may take"); err != nil {
-		return err
+	if err := app.DurationVar(fs, getenv, &o.timeout, "timeout", "ZONEPRICE_ADMIN_TIMEOUT", 30*time.Second, "how long the command may take"); err != nil {
+		return nil, err
 	}
-	hooks := registerWebhookFlags(fs)
-	var interest, subject, bodyFile string
-	fs.StringVar(&interest, "interest", "", "announce: who is mailed: the confirmed subscribers of articles or api-updates")
-	fs.StringVar(&subject, "subject", "", "announce: the mail's subject")
-	fs.StringVar(&bodyFile, "body-file", "", "announce: file of the mail's plain text (paragraphs separated by blank lines)")
-	mail, err := app.RegisterSubscribeFlags(fs, getenv)
-	if err != nil {
-		return err
-	}
-	// Flags may come before the command words and after them. -h prints
-	// the usage and is no error.
+	o.hooks = registerWebhookFlags(fs)
+	fs.StringVar(&o.interest, "interest", "", "announce: who is mailed: the confirmed subscribers of articles or api-updates")
+	fs.StringVar(&o.subject, "subject", "", "announce: the mail's subject")
+	fs.StringVar(&o.bodyFile, "body-file", "", "announce: file of the mail's plain text (paragraphs separated by blank lines)")
+	var err error
+	o.mail, err = app.RegisterSubscribeFlags(fs, getenv)
+	return o, err
+}
+
+// parse reads the command words, their operands and the flags around
+// them, and refuses flags that do not go with the command.
+func (o *options) parse(args []string) error {
+	fs := o.fs
 	if err := fs.Parse(args); err != nil {
-		return helpIsNoError(err)
+		return err
 	}
 	words := fs.Args()
 	if len(words) == 1 && words[0] == "announce" {
 		words = append(words, "")
 	}
-	if len(words) < 2 || (words[0] != "keys" && words[0] != "stream" && words[0] != "webhooks" && words[0] != "announce") {
+	if len(words) < 2 || !slices.Contains([]string{"keys", "stream", "webhooks", "announce"}, words[0]) {
 		fs.Usage()
 		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, announce, or webhooks list, show, delete, disable or enable")
 	}
-	noun, verb := words[0], words[1]
-	if noun == "announce" && verb != "" {
+	o.noun, o.verb = words[0], words[1]
+	if o.noun == "announce" && o.verb != "" {
 		// announce is one word: what follows is its flags.
-		words, verb = append([]string{noun, ""}, words[1:]...), ""
+		words, o.verb = append([]string{o.noun, ""}, words[1:]...), ""
 	}
 	if err := fs.Parse(words[2:]); err != nil {
-		return helpIsNoError(err)
-	}
-	operands := fs.Args()
-	if len(operands) > 1 {
-		// Flags may also follow an operand: webhooks disable ID --reason R.
-		if err := fs.Parse(operands[1:]); err != nil {
-			return helpIsNoError(err)
-		}
-		operands = append(operands[:1:1], fs.Args()...)
-	}
-	if err := hooks.only(noun, verb); err != nil {
 		return err
 	}
-	if tier != "" || note != "" || customTier {
-		if noun != "keys" || verb != "create" {
-			return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not %s %s", noun, verb)
-		}
-	}
-	if (interest != "" || subject != "" || bodyFile != "") && noun != "announce" {
-		return fmt.Errorf("--interest, --subject and --body-file go with announce, not %s %s", noun, verb)
-	}
-	var cmd func(context.Context, jetstream.JetStream) error
-	switch {
-	case noun == "announce" && len(operands) == 0:
-		// Checked before connecting, like keys create.
-		a, err := announcement(interest, subject, bodyFile)
-		if err != nil {
+	o.operands = fs.Args()
+	if len(o.operands) > 1 {
+		// Flags may also follow an operand: webhooks disable ID --reason R.
+		if err := fs.Parse(o.operands[1:]); err != nil {
 			return err
 		}
-		if err := mail.UseLocal(); err != nil {
-			return err
-		}
-		cmd = func(ctx context.Context, js jetstream.JetStream) error {
-			log, err := common.Logger(stderr)
+		o.operands = append(o.operands[:1:1], fs.Args()...)
+	}
+	if err := o.hooks.only(o.noun, o.verb); err != nil {
+		return err
+	}
+	if (o.tier != "" || o.note != "" || o.customTier) && (o.noun != "keys" || o.verb != "create") {
+		return fmt.Errorf("--tier, --note and --allow-custom-tier go with keys create, not %s %s", o.noun, o.verb)
+	}
+	if (o.interest != "" || o.subject != "" || o.bodyFile != "") && o.noun != "announce" {
+		return fmt.Errorf("--interest, --subject and --body-file go with announce, not %s %s", o.noun, o.verb)
+	}
+	return nil
+}
+
+// action is what a command does once connected.
+type action func(ctx context.Context, js jetstream.JetStream) error
+
+// command is one of the commands but webhooks': how many operands it
+// takes, what checks its flags and operands before anything connects (a
+// bad flag changes nothing, not even the bucket's existence; nil checks
+// nothing), and what it does.
+type command struct {
+	operands int
+	check    func(o *options) error
+	run      func(ctx context.Context, js jetstream.JetStream, o *options) error
+}
+
+// commands are the commands but webhooks', by their words.
+func commands() map[string]command {
+	return map[string]command{
+		"keys create": {0, func(o *options) error { return checkCreate(o.tier, o.note, o.customTier) },
+			func(ctx context.Context, js jetstream.JetStream, o *options) error {
+				return create(ctx, js, o.tier, o.note, o.stdout, o.stderr)
+			}},
+		"keys list": {0, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error { return list(ctx, js, o.stdout) }},
+		"keys revoke": {1, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error {
+			return revoke(ctx, js, o.operands[0], o.stdout)
+		}},
+		"stream check": {0, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error {
+			return checkStream(ctx, js, o.stdout)
+		}},
+		"stream republish": {0, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error {
+			return republish(ctx, js.Conn(), o.stdout)
+		}},
+		"announce ": {0, (*options).checkAnnounce, func(ctx context.Context, js jetstream.JetStream, o *options) error {
+			log, err := o.common.Logger(o.stderr)
 			if err != nil {
 				return err
 			}
-			return announce(ctx, js, mail, a, log, stdout)
-		}
-	case noun == "announce":
-		fs.Usage()
-		return fmt.Errorf("announce takes no operands, only --interest, --subject and --body-file")
-	case noun == "webhooks":
-		var werr error
-		if cmd, werr = webhookCommand(verb, operands, hooks, stdout); werr != nil {
-			fs.Usage()
-			return werr
-		}
-	case noun == "stream" && verb == "check" && len(operands) == 0:
-		cmd = func(ctx context.Context, js jetstream.JetStream) error { return checkStream(ctx, js, stdout) }
-	case noun == "stream" && verb == "republish" && len(operands) == 0:
-		cmd = func(ctx context.Context, js jetstream.JetStream) error { return republish(ctx, js.Conn(), stdout) }
-	case noun == "stream":
-		fs.Usage()
-		return fmt.Errorf("stream %s %s: not a command", verb, strings.Join(operands, " "))
-	case verb == "create" && len(operands) == 0:
-		// Checked before connecting: a bad flag changes nothing, not
-		// even the bucket's existence.
-		if err := checkCreate(tier, note, customTier); err != nil {
-			return err
-		}
-		cmd = func(ctx context.Context, js jetstream.JetStream) error {
-			return create(ctx, js, tier, note, stdout, stderr)
-		}
-	case verb == "list" && len(operands) == 0:
-		cmd = func(ctx context.Context, js jetstream.JetStream) error { return list(ctx, js, stdout) }
-	case verb == "revoke" && len(operands) == 1:
-		cmd = func(ctx context.Context, js jetstream.JetStream) error { return revoke(ctx, js, operands[0], stdout) }
-	default:
-		fs.Usage()
-		return fmt.Errorf("keys %s %s: not a command", verb, strings.Join(operands, " "))
+			return announce(ctx, js, o.mail, o.announcement, log, o.stdout)
+		}},
 	}
+}
 
-	log, err := common.Logger(stderr)
-	if err != nil {
+// command is the command the words name, its flags and operands checked.
+func (o *options) command() (action, error) {
+	if o.noun == "webhooks" {
+		act, err := webhookCommand(o.verb, o.operands, o.hooks, o.stdout)
+		if err != nil {
+			o.fs.Usage()
+		}
+		return act, err
+	}
+	c, ok := commands()[o.noun+" "+o.verb]
+	if !ok || len(o.operands) != c.operands {
+		o.fs.Usage()
+		if o.noun == "announce" {
+			return nil, errors.New("announce takes no operands, only --interest, --subject and --body-file")
+		}
+		return nil, fmt.Errorf("%s %s %s: not a command", o.noun, o.verb, strings.Join(o.operands, " "))
+	}
+	if c.check != nil {
+		if err := c.check(o); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, js jetstream.JetStream) error { return c.run(ctx, js, o) }, nil
+}
+
+// checkAnnounce reads the announcement from the flags, and the
+// all-in-one's mail settings where none are given.
+func (o *options) checkAnnounce() error {
+	var err error
+	if o.announcement, err = announcement(o.interest, o.subject, o.bodyFile); err != nil {
 		return err
 	}
-	// A command, unlike a service, fails at once when NATS is away, and
-	// has no "serving last known data" to announce when it disconnects.
-	nc, js, err := common.Connect(common.NATSURL, "zoneprice-admin", log,
-		nats.RetryOnFailedConnect(false), nats.DisconnectErrHandler(nil))
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return cmd(ctx, js)
+	return o.mail.UseLocal()
 }
 
 // announcement reads an announcement from the flags, naming the flag of
@@ -344,21 +401,22 @@ func problem(err error) string {
 	return err.Error()
 }
 
-// create makes a key of tier, stores its record and prints the key, once.
+// create makes a key of tier, stores its record through the store the
+// pods follow, and prints the key, once.
 func create(ctx context.Context, js jetstream.JetStream, tier, note string, stdout, stderr io.Writer) error {
-	kv, err := bucket(ctx, js)
-	if err != nil {
-		return err
-	}
 	key, rec, err := contracts.NewAPIKey(tier, note, time.Now())
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
+	keys := bus.Keys(js)
+	err = keys.Create(ctx, rec.ID, &rec)
+	if errors.Is(err, bus.ErrNoBucket) {
+		if err := provisionKeys(ctx, js); err != nil {
+			return err
+		}
+		err = keys.Create(ctx, rec.ID, &rec)
 	}
-	if _, err := kv.Create(ctx, rec.ID, b); err != nil {
+	if err != nil {
 		return fmt.Errorf("store key %s: %w", rec.ID, err)
 	}
 	fmt.Fprintf(stdout, "id:   %s\ntier: %s\nkey:  %s\n", rec.ID, rec.Tier, key)
@@ -369,32 +427,35 @@ func create(ctx context.Context, js jetstream.JetStream, tier, note string, stdo
 	return nil
 }
 
-// bucket binds the keys bucket, creating it with the state stream's
-// replicas (one when there is no stream yet) when it does not exist.
-func bucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
-	if !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return kv, err
-	}
+// provisionKeys creates the keys bucket with the state stream's replicas
+// (one when there is no stream yet).
+func provisionKeys(ctx context.Context, js jetstream.JetStream) error {
 	o := bus.Options{Replicas: 1}
 	if s, err := js.Stream(ctx, contracts.StateStream); err == nil {
 		o.Replicas = s.CachedInfo().Config.Replicas
 	}
-	return bus.ProvisionKeys(ctx, js, o)
+	_, err := bus.ProvisionKeys(ctx, js, o)
+	return err
 }
 
-// list prints every key's record but its hash, oldest first.
+// list prints every key's record but its hash, oldest first. A read of the
+// bucket that gets no record for stallAfter is given up, as a query pod
+// gives up its load, with what the bucket's stream says and how to repair
+// it: a damaged bucket never ends its watch's initial values.
 func list(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
-	var recs []contracts.APIKey
-	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
-	switch {
-	case errors.Is(err, jetstream.ErrBucketNotFound):
-	case err != nil:
+	entries, err := bus.Keys(js).List(ctx, "", stallAfter)
+	if stall := (*bus.StalledError)(nil); errors.As(err, &stall) {
+		return fmt.Errorf("%w; %s", stall, stall.Repair())
+	}
+	if err != nil {
 		return err
-	default:
-		if recs, err = records(ctx, kv); err != nil {
-			return err
+	}
+	recs := make([]contracts.APIKey, 0, len(entries))
+	for _, e := range entries {
+		if e.Err != nil || e.Value.Validate() != nil {
+			e.Value = &contracts.APIKey{ID: e.Key, Tier: "?", Note: "(unreadable record: pods refuse this key)"}
 		}
+		recs = append(recs, *e.Value)
 	}
 	slices.SortFunc(recs, func(a, b contracts.APIKey) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
@@ -407,70 +468,28 @@ func list(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
 	return w.Flush()
 }
 
-// records reads the bucket's current records in one pass. A read that
-// gets no record for access.DefaultLoadTimeout is given up, as a query pod
-// gives up its load, with what the bucket's stream says and how to repair
-// it: a damaged bucket never ends its watch's initial values.
-func records(ctx context.Context, kv jetstream.KeyValue) ([]contracts.APIKey, error) {
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", contracts.KeysBucket, err)
-	}
-	defer w.Stop()
-	stall := time.NewTimer(stallAfter)
-	defer stall.Stop()
-	var recs []contracts.APIKey
-	var last jetstream.KeyValueEntry
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-stall.C:
-			s := access.Stalled(ctx, kv, len(recs), last, stallAfter)
-			return nil, fmt.Errorf("%w; %s", s, s.Repair())
-		case e, ok := <-w.Updates():
-			if !ok {
-				return nil, errors.New("read keys: the watch ended early")
-			}
-			if e == nil {
-				return recs, nil
-			}
-			last = e
-			stall.Reset(stallAfter)
-			var r contracts.APIKey
-			if err := json.Unmarshal(e.Value(), &r); err != nil || r.Validate() != nil {
-				r = contracts.APIKey{ID: e.Key(), Tier: "?", Note: "(unreadable record: pods refuse this key)"}
-			}
-			recs = append(recs, r)
-		}
-	}
-}
-
 // stallAfter is how long keys list waits for the next record of the
 // bucket; a variable for the test of a damaged bucket.
-var stallAfter = access.DefaultLoadTimeout
+var stallAfter = bus.DefaultLoadTimeout
 
-// revoke deletes the key with id; every pod refuses it from then on.
+// revoke deletes the key with id, whether or not its record can be read;
+// every pod refuses it from then on.
 func revoke(ctx context.Context, js jetstream.JetStream, id string, stdout io.Writer) error {
-	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
+	keys := bus.Keys(js)
+	r, _, err := keys.Get(ctx, id)
+	switch {
+	case errors.Is(err, bus.ErrNoBucket):
 		return fmt.Errorf("no key with id %q: there are no keys", id)
-	}
-	if err != nil {
+	case errors.Is(err, bus.ErrUndecodable):
+		r = &contracts.APIKey{}
+	case err != nil:
 		return err
-	}
-	e, err := kv.Get(ctx, id)
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
+	case r == nil:
 		return fmt.Errorf("no key with id %q (keys list shows them)", id)
 	}
-	if err != nil {
-		return err
-	}
-	if err := kv.Delete(ctx, id, jetstream.LastRevision(e.Revision())); err != nil {
+	if err := keys.Delete(ctx, id); err != nil {
 		return fmt.Errorf("revoke %s: %w", id, err)
 	}
-	var r contracts.APIKey
-	_ = json.Unmarshal(e.Value(), &r)
 	fmt.Fprintf(stdout, "revoked %s (tier %s, %q); pods refuse it within seconds\n", id, r.Tier, r.Note)
 	return nil
 }

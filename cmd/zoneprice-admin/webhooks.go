@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -43,7 +44,7 @@ func webhookCommand(verb string, operands []string, f *webhookFlags, stdout io.W
 	// The operator's store may re-enable an endpoint whose http URL pods
 	// once allowed: it changes no URL.
 	store := func(js jetstream.JetStream) *webhooks.Store {
-		return webhooks.NewStore(webhooks.Config{AllowHTTP: true}, js, time.Now)
+		return webhooks.NewStore(webhooks.Config{AllowHTTP: true}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
 	}
 	switch {
 	case verb == "list" && len(operands) == 0:

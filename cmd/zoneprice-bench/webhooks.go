@@ -19,6 +19,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/notify"
 	"github.com/zoneprice/zoneprice/query/webhooks"
@@ -228,7 +229,7 @@ func (b *bench) webhooks(ctx context.Context, env *natsEnv, res *results) error 
 		return err
 	}
 	defer servers.close()
-	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, env.js, time.Now)
+	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, bus.Webhooks(env.js), bus.NewDeliveries(env.js), time.Now)
 	// Each run's endpoints follow a zone of their own, so that no run's
 	// changes reach another run's endpoints.
 	latencyZone, rateZone := env.zones[0].ASCII, env.zones[1].ASCII

@@ -27,6 +27,10 @@ var (
 	ErrUnchanged = errors.New("nothing to change")
 	// ErrExists is a create of a record that is already there.
 	ErrExists = errors.New("the record exists already")
+	// ErrUndecodable is a record that is not the JSON of the bucket's
+	// records: Get and Change return it, saying which record; Delete
+	// removes such a record all the same.
+	ErrUndecodable = errors.New("does not decode")
 )
 
 // NoBucketError is ErrNoBucket for one bucket.
@@ -113,8 +117,17 @@ func (r *Records[T]) bind(ctx context.Context) (jetstream.KeyValue, error) {
 	return kv, nil
 }
 
+// unbind has the next use bind the bucket again: after a failed follow,
+// which may be a bucket deleted (and perhaps created anew) under it.
+func (r *Records[T]) unbind() {
+	r.mu.Lock()
+	r.kv = nil
+	r.mu.Unlock()
+}
+
 // Get returns the record under key and its revision; nil and 0 when there
-// is none.
+// is none, as under a key the bucket cannot hold (jetstream's invalid
+// key): no record can be there.
 func (r *Records[T]) Get(ctx context.Context, key string) (*T, uint64, error) {
 	kv, err := r.bind(ctx)
 	if err != nil {
@@ -125,7 +138,7 @@ func (r *Records[T]) Get(ctx context.Context, key string) (*T, uint64, error) {
 
 func (r *Records[T]) get(ctx context.Context, kv jetstream.KeyValue, key string) (*T, uint64, error) {
 	e, err := kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
 		return nil, 0, nil
 	}
 	if err != nil {
@@ -138,7 +151,7 @@ func (r *Records[T]) get(ctx context.Context, kv jetstream.KeyValue, key string)
 func (r *Records[T]) decode(e jetstream.KeyValueEntry) (*T, error) {
 	v := new(T)
 	if err := json.Unmarshal(e.Value(), v); err != nil {
-		return nil, fmt.Errorf("%s record %s at revision %d: %w", r.bucket, e.Key(), e.Revision(), err)
+		return nil, fmt.Errorf("%s record %s at revision %d: %w: %w", r.bucket, e.Key(), e.Revision(), ErrUndecodable, err)
 	}
 	return v, nil
 }
@@ -151,12 +164,18 @@ func (r *Records[T]) decode(e jetstream.KeyValueEntry) (*T, error) {
 // record as it is now: what was written, nil after a deletion, or the
 // record edit left unchanged. An error of edit's own ends it at once.
 func (r *Records[T]) Change(ctx context.Context, key string, edit func(cur *T) (*T, error)) (*T, error) {
+	return r.change(ctx, key, r.get, edit)
+}
+
+// change is Change reading the record with read.
+func (r *Records[T]) change(ctx context.Context, key string, read func(context.Context, jetstream.KeyValue, string) (*T, uint64, error),
+	edit func(cur *T) (*T, error)) (*T, error) {
 	kv, err := r.bind(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for range changeAttempts {
-		cur, rev, err := r.get(ctx, kv, key)
+		cur, rev, err := read(ctx, kv, key)
 		if err != nil {
 			return nil, err
 		}
@@ -222,11 +241,21 @@ func (r *Records[T]) Create(ctx context.Context, key string, v *T) error {
 	return err
 }
 
-// Delete removes the record under key; a key with no record is not an
-// error.
+// Delete removes the record under key, whether or not it decodes; a key
+// with no record is not an error.
 func (r *Records[T]) Delete(ctx context.Context, key string) error {
-	_, err := r.Change(ctx, key, func(*T) (*T, error) { return nil, nil })
+	_, err := r.change(ctx, key, r.present, func(*T) (*T, error) { return nil, nil })
 	return err
+}
+
+// present is get for a deletion, which need not decode what it deletes:
+// a record that does not decode is there all the same.
+func (r *Records[T]) present(ctx context.Context, kv jetstream.KeyValue, key string) (*T, uint64, error) {
+	v, rev, err := r.get(ctx, kv, key)
+	if errors.Is(err, ErrUndecodable) {
+		return new(T), rev, nil
+	}
+	return v, rev, err
 }
 
 // Entry is one record as a load or a watch read it: Value is nil for a
@@ -409,8 +438,8 @@ type FollowConfig struct {
 }
 
 // Follow binds the bucket (waiting for it to be provisioned), loads it
-// into f, then hands f every change as it comes, watching again whenever
-// a watch ends, until ctx ends; then it returns nil.
+// into f, then hands f every change as it comes, binding and watching
+// again whenever a watch ends, until ctx ends; then it returns nil.
 func (r *Records[T]) Follow(ctx context.Context, cfg FollowConfig, f Follower[T]) error {
 	maxBackoff := cmp.Or(cfg.MaxBackoff, 5*time.Second)
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, maxBackoff) {
@@ -421,6 +450,7 @@ func (r *Records[T]) Follow(ctx context.Context, cfg FollowConfig, f Follower[T]
 			if loaded {
 				backoff = 100 * time.Millisecond
 			}
+			r.unbind()
 		}
 		if ctx.Err() != nil {
 			return nil

@@ -94,6 +94,31 @@ func TestRecordsChange(t *testing.T) {
 	}
 }
 
+// TestRecordsUndecodable: a record that is not JSON is an error to read
+// and to change, saying so, and can be deleted.
+func TestRecordsUndecodable(t *testing.T) {
+	r, kv := testRecords(t)
+	ctx := context.Background()
+	if _, err := kv.Put(ctx, "bad", []byte("not json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Get(ctx, "bad"); !errors.Is(err, bus.ErrUndecodable) || !strings.Contains(err.Error(), "TEST record bad") {
+		t.Errorf("Get of a record that is not JSON: %v, want ErrUndecodable naming it", err)
+	}
+	if _, err := r.Change(ctx, "bad", add(1)); !errors.Is(err, bus.ErrUndecodable) {
+		t.Errorf("Change of a record that is not JSON: %v, want ErrUndecodable", err)
+	}
+	if err := r.Delete(ctx, "bad"); err != nil {
+		t.Fatalf("Delete of a record that is not JSON: %v", err)
+	}
+	if got, rev, err := r.Get(ctx, "bad"); got != nil || rev != 0 || err != nil {
+		t.Errorf("after Delete: %v, %d, %v", got, rev, err)
+	}
+	if got, rev, err := r.Get(ctx, "not a key!"); got != nil || rev != 0 || err != nil {
+		t.Errorf("Get under a key the bucket cannot hold: %v, %d, %v; want no record", got, rev, err)
+	}
+}
+
 // TestRecordsConcurrentChanges: every one of many concurrent increments
 // lands once, through the compare-and-set loop.
 func TestRecordsConcurrentChanges(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
@@ -65,7 +66,7 @@ func TestWebhookLeaderLoss(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	_, adminJS := c.connect(userAdmin)
-	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, adminJS, time.Now)
+	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, bus.Webhooks(adminJS), bus.NewDeliveries(adminJS), time.Now)
 	var hooks []string
 	for i := range 3 {
 		created, err := store.Create(ctx, "failuresuite1", webhooks.Registration{

@@ -1,9 +1,7 @@
 package access
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // Subscriber is an API key a pod accepts.
@@ -47,15 +45,15 @@ type Subscriber struct {
 // caught up, which needs the same NATS.
 //
 // A load stops before the bucket's end when the server cannot read one of
-// its records, a corrupt message block in its file store: see follow. The
-// error logged then says how to repair the bucket.
+// its records, a corrupt message block in its file store (see
+// bus.Records.List). The error logged then says how to repair the bucket.
 type Keys struct {
-	js    jetstream.JetStream
-	tiers Tiers
-	log   *slog.Logger
-	table atomic.Pointer[map[[32]byte]*Subscriber]
-	state atomic.Int32
-	ready chan struct{}
+	records KeyRecords
+	tiers   Tiers
+	log     *slog.Logger
+	table   atomic.Pointer[map[[32]byte]*Subscriber]
+	state   atomic.Int32
+	ready   chan struct{}
 	// loaded counts the keys in force by tier, "unknown" for tiers this
 	// pod has no limit for.
 	loaded *prometheus.GaugeVec
@@ -68,7 +66,7 @@ type Keys struct {
 	// record before it is given up as stalled.
 	loadTimeout time.Duration
 	// failures counts the failed attempts since the last error logged,
-	// at lastLog. Only Run touches them.
+	// at lastLog. Only Run's goroutine touches them.
 	failures int
 	lastLog  time.Time
 }
@@ -115,15 +113,15 @@ const errorLogInterval = time.Minute
 // to notice two missed heartbeats and recreate itself. Giving up early
 // costs little: keys loaded before stay in force, and the next attempt
 // starts over.
-const DefaultLoadTimeout = 10 * time.Second
+const DefaultLoadTimeout = bus.DefaultLoadTimeout
 
 // unknownTier labels keys whose tier this pod does not know.
 const unknownTier = "unknown"
 
-// NewKeys returns a store reading from js. tiers are the tiers the pod
+// NewKeys returns a store following records. tiers are the tiers the pod
 // knows; keys of other tiers are served at the free rate, with a warning.
-func NewKeys(js jetstream.JetStream, tiers Tiers, log *slog.Logger, reg prometheus.Registerer) (*Keys, error) {
-	k := &Keys{js: js, tiers: tiers, log: log, ready: make(chan struct{}), retry: 10 * time.Second, loadTimeout: DefaultLoadTimeout,
+func NewKeys(records KeyRecords, tiers Tiers, log *slog.Logger, reg prometheus.Registerer) (*Keys, error) {
+	k := &Keys{records: records, tiers: tiers, log: log, ready: make(chan struct{}), retry: 10 * time.Second, loadTimeout: DefaultLoadTimeout,
 		loaded: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "zoneprice_api_keys", Help: `API keys in force by tier ("unknown": a tier this pod has no limit for).`,
 		}, []string{"tier"}),
@@ -176,52 +174,77 @@ func (k *Keys) setState(s State) {
 	}
 }
 
-// Run binds the bucket and follows it until ctx ends. While NATS is away
-// the last keys stay in force.
+// KeyRecords is the bucket of API keys as the store reads it
+// (bus.Keys): followed, never written.
+type KeyRecords interface {
+	Follow(ctx context.Context, cfg bus.FollowConfig, f bus.Follower[contracts.APIKey]) error
+}
+
+// Run follows the bucket until ctx ends. While NATS is away the last keys
+// stay in force.
 func (k *Keys) Run(ctx context.Context) error {
-	missing := false
-	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, k.retry) {
-		kv, err := k.js.KeyValue(ctx, contracts.KeysBucket)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case errors.Is(err, jetstream.ErrBucketNotFound):
-			if !missing {
-				k.log.Warn("api keys bucket does not exist yet: no keys are accepted until it does", "bucket", contracts.KeysBucket)
-				missing = true
-			}
-			k.watchUp.Set(0)
-			k.publish(map[[32]byte]*Subscriber{})
-			k.setState(Loaded)
-		case err != nil:
-			k.fail(fmt.Errorf("bind %s: %w", contracts.KeysBucket, err))
-		default:
-			missing = false
-			loaded, err := k.follow(ctx, kv)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if !loaded {
-				k.fail(err)
-				break
-			}
-			k.watchUp.Set(0)
-			k.log.Warn("api keys watch ended; binding again", "err", err)
-			backoff = 100 * time.Millisecond
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
+	return k.records.Follow(ctx, bus.FollowConfig{LoadTimeout: k.loadTimeout, MaxBackoff: k.retry}, &follower{k: k})
+}
+
+// follower is the bus.Follower that keeps a Keys in step with the bucket.
+// Follow calls it from one goroutine, Run's.
+type follower struct {
+	k *Keys
+	// byID and table are the keys in force, as the last load and the
+	// changes since made them; table is published whole on each change.
+	byID  map[string][32]byte
+	table map[[32]byte]*Subscriber
+	// following is a load done and no failure since; missing, the
+	// bucket found not to exist and no load since.
+	following, missing bool
+}
+
+// Loaded puts the bucket's keys in force, in place of any before.
+func (f *follower) Loaded(all []bus.Entry[contracts.APIKey]) {
+	f.byID, f.table = map[string][32]byte{}, map[[32]byte]*Subscriber{}
+	f.following, f.missing = true, false
+	f.Changed(all)
+}
+
+// Changed applies a batch of changes that arrived together, as one new
+// table.
+func (f *follower) Changed(batch []bus.Entry[contracts.APIKey]) {
+	k := f.k
+	for _, e := range batch {
+		k.apply(e, f.byID, f.table)
 	}
+	k.publish(maps.Clone(f.table))
+	k.updated.SetToCurrentTime()
+	k.watchUp.Set(1)
+	k.setState(Loaded)
+	k.lastLog, k.failures = time.Time{}, 0
+}
+
+// Down is a failed attempt to read the bucket, or the end of a watch that
+// had loaded it. A bucket that does not exist holds no keys.
+func (f *follower) Down(err error) {
+	k := f.k
+	k.watchUp.Set(0)
+	switch {
+	case errors.Is(err, bus.ErrNoBucket):
+		if !f.missing {
+			k.log.Warn("api keys bucket does not exist yet: no keys are accepted until it does", "bucket", contracts.KeysBucket)
+			f.missing = true
+		}
+		k.publish(map[[32]byte]*Subscriber{})
+		k.setState(Loaded)
+	case f.following:
+		k.log.Warn("api keys watch ended; binding again", "err", err)
+	default:
+		k.fail(err)
+	}
+	f.following = false
 }
 
 // fail records a failed attempt to read the bucket. Before any keys were
 // loaded it makes the store Unavailable, which is ready; loaded keys stay
 // in force. The error is logged at most once every errorLogInterval.
 func (k *Keys) fail(err error) {
-	k.watchUp.Set(0)
 	if k.State() == Loading {
 		k.setState(Unavailable)
 	}
@@ -235,140 +258,28 @@ func (k *Keys) fail(err error) {
 		msg = "api keys bucket cannot be read: the last keys loaded stay in force; retrying"
 	}
 	attrs := []any{"bucket", contracts.KeysBucket, "err", err, "failed_attempts", k.failures}
-	if stall := (*StalledError)(nil); errors.As(err, &stall) {
+	if stall := (*bus.StalledError)(nil); errors.As(err, &stall) {
 		attrs = append(attrs, "repair", stall.Repair())
 	}
 	k.log.Error(msg, attrs...)
 	k.lastLog, k.failures = now, 0
 }
 
-// follow loads the bucket, then applies its changes as they come. A batch
-// of changes that arrived together is published as one new table. loaded
-// says whether the bucket's keys were loaded before it returned.
-//
-// The load ends with the watch's end-of-initial-values marker, which the
-// client library sends once the records the consumer announced have come,
-// and never otherwise. A record the server cannot read (a message block
-// whose record fails its checksum, say) is announced but never sent:
-// nats-server's index of the stream, trusted at start, still counts it,
-// while a consumer skips it without an error
-// (https://github.com/nats-io/nats-server/issues/8632), and the jetstream
-// package, unlike nats.go's older KeyValue, has no timer of its own to end
-// such a load. So the load is given up once no record has come for
-// loadTimeout.
-func (k *Keys) follow(ctx context.Context, kv jetstream.KeyValue) (loaded bool, err error) {
-	w, err := kv.WatchAll(ctx)
-	if err != nil {
-		return false, fmt.Errorf("watch %s: %w", contracts.KeysBucket, err)
-	}
-	defer w.Stop()
-	byID := map[string][32]byte{}
-	table := map[[32]byte]*Subscriber{}
-	stall := time.NewTimer(k.loadTimeout)
-	defer stall.Stop()
-	var got int
-	var last jetstream.KeyValueEntry
-	for {
-		var e jetstream.KeyValueEntry
-		var ok bool
-		var stalled <-chan time.Time
-		if !loaded {
-			stalled = stall.C
-		}
-		select {
-		case <-ctx.Done():
-			return loaded, ctx.Err()
-		case <-stalled:
-			return false, Stalled(ctx, kv, got, last, k.loadTimeout)
-		case e, ok = <-w.Updates():
-		}
-	drain:
-		for {
-			switch {
-			case !ok:
-				return loaded, errors.New("watcher closed")
-			case e == nil:
-				loaded = true
-			default:
-				got, last = got+1, e
-				k.apply(e, byID, table)
-			}
-			select {
-			case e, ok = <-w.Updates():
-			default:
-				break drain
-			}
-		}
-		if !loaded {
-			stall.Reset(k.loadTimeout)
-			continue
-		}
-		k.publish(maps.Clone(table))
-		k.updated.SetToCurrentTime()
-		k.watchUp.Set(1)
-		k.setState(Loaded)
-		k.lastLog, k.failures = time.Time{}, 0
-	}
-}
-
-// StalledError is a read of the keys bucket that stopped before the
-// bucket's end.
-type StalledError struct {
-	msg    string
-	stream string // the bucket's stream, "" when unknown
-}
-
-func (e *StalledError) Error() string { return e.msg }
-
-// Repair says what an operator can do about a read that keeps stalling.
-func (e *StalledError) Repair() string {
-	stream := cmp.Or(e.stream, "the bucket's stream")
-	return "if NATS is otherwise healthy, the server cannot read a record of the bucket (a corrupt message block in its file store): " +
-		"restore " + stream + " from a backup (nats stream restore), " +
-		"or delete the bucket (nats kv rm " + contracts.KeysBucket + ") and issue new keys (zoneprice-admin keys create)"
-}
-
-// Stalled describes a read of the bucket that got records records, the
-// last one last, and then nothing for after, with what the bucket's stream
-// says it holds: a last revision at the stream's end with more announced,
-// or fewer records than messages, shows records the server skipped. A
-// query pod's key load and zoneprice-admin's keys list both end so.
-func Stalled(ctx context.Context, kv jetstream.KeyValue, records int, last jetstream.KeyValueEntry, after time.Duration) *StalledError {
-	msg := fmt.Sprintf("load %s: no record for %v after %d records", contracts.KeysBucket, after, records)
-	if last != nil {
-		msg += fmt.Sprintf(" (the last, revision %d, with %d more announced)", last.Revision(), last.Delta())
-	}
-	err := &StalledError{msg: msg}
-	// The stream's state costs one request, made only when a load has
-	// failed; without it the error says less, but is still right.
-	st, serr := kv.Status(ctx)
-	if bs, ok := st.(*jetstream.KeyValueBucketStatus); serr == nil && ok {
-		info := bs.StreamInfo()
-		err.stream = info.Config.Name
-		err.msg += fmt.Sprintf("; stream %s holds %d messages, revisions %d to %d",
-			info.Config.Name, info.State.Msgs, info.State.FirstSeq, info.State.LastSeq)
-		if lost := info.State.Lost; lost != nil {
-			err.msg += fmt.Sprintf(", and reports %d lost", len(lost.Msgs))
-		}
-	}
-	return err
-}
-
 // apply makes one bucket change in the working maps. A record that does not
 // validate is a key nobody can use: it is dropped, and the key it replaces
 // with it.
-func (k *Keys) apply(e jetstream.KeyValueEntry, byID map[string][32]byte, table map[[32]byte]*Subscriber) {
-	id := e.Key()
+func (k *Keys) apply(e bus.Entry[contracts.APIKey], byID map[string][32]byte, table map[[32]byte]*Subscriber) {
+	id := e.Key
 	if sum, ok := byID[id]; ok {
 		delete(table, sum)
 		delete(byID, id)
 	}
-	if e.Operation() != jetstream.KeyValuePut {
+	if e.Err != nil {
+		k.log.Warn("api key record is not JSON; the key is refused", "id", id, "err", e.Err)
 		return
 	}
-	var rec contracts.APIKey
-	if err := json.Unmarshal(e.Value(), &rec); err != nil {
-		k.log.Warn("api key record is not JSON; the key is refused", "id", id, "err", err)
+	rec := e.Value
+	if rec == nil {
 		return
 	}
 	if err := rec.Validate(); err != nil {

@@ -33,7 +33,7 @@ func startKeys(t *testing.T, js jetstream.JetStream, log *slog.Logger, configure
 		log = slog.New(slog.DiscardHandler)
 	}
 	reg := prometheus.NewRegistry()
-	k, err := access.NewKeys(js, access.DefaultConfig().Tiers, log, reg)
+	k, err := access.NewKeys(bus.Keys(js), access.DefaultConfig().Tiers, log, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/access"
@@ -116,7 +117,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 		snaps = p.consumer
 	}
 	if pc.keys || pc.runKeys {
-		keys, err := access.NewKeys(js, cfg.Limits.Tiers, log, p.reg)
+		keys, err := access.NewKeys(bus.Keys(js), cfg.Limits.Tiers, log, p.reg)
 		if err != nil {
 			t.Fatalf("new keys: %v", err)
 		}
@@ -132,7 +133,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 	}
 	var hooks *webhooks.Store
 	if pc.webhooks {
-		hooks = webhooks.NewStore(webhooks.Config{}, js, time.Now)
+		hooks = webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
 	}
 	srv, err := api.NewServer(cfg, snaps, p.keys, hooks, log, p.reg, p.reg)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
@@ -59,7 +60,7 @@ func startSubscription(t *testing.T, edit func(*subscribe.Config)) *subscription
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), mailer, log, reg, clk.Now)
+	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), mailer, log, reg, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

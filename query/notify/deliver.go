@@ -3,13 +3,10 @@ package notify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -17,136 +14,62 @@ import (
 
 // DeliverConsumer is the durable consumer on the deliveries stream that
 // the replicas' workers share: the server hands each delivery to one
-// worker at a time, so no delivery is attempted twice at once.
-const DeliverConsumer = "notify-deliver"
+// worker at a time, so no delivery is attempted twice at once. Its
+// configuration is bus.DeliverConsumerConfig, with Config.AckWait.
+const DeliverConsumer = bus.DeliverConsumer
 
-// deliverConsumerConfig is DeliverConsumer's configuration.
-//
-// Retries are the server's: a failed attempt is negatively acknowledged
-// with the schedule's delay (NakWithDelay), and the server hands the
-// delivery out again when it is due, to whichever replica asks, after a
-// restart of all of them too. A delivery waiting for its retry counts as
-// ack pending for the server. MaxAckPending is therefore as large as the
-// stream can hold (stream.MaxDeliveryMsgs): with the server's default of
-// 1,000, a thousand deliveries waiting for a retry hours away (one dead
-// endpoint after a busy round, or a thousand dead endpoints) would stop
-// the consumer from handing out any other delivery. How many deliveries a
-// replica sends at once is bounded by its workers instead, and how many it
-// holds unsent by its pull (one batch of Workers messages).
-//
-// AckWait (Config.AckWait, a minute) is how long a handed-out delivery
-// may go unanswered before the server hands it out again. An attempt
-// under way reports progress every quarter of it (inProgress), so its
-// length does not matter; what must fit in it is a wait in the pull's
-// buffer behind other attempts, while a replica that died mid-attempt
-// delays the delivery by a minute only.
-//
-// MaxDeliver is unlimited: the workers give a delivery up themselves
-// (Term) after its last attempt. A server-side limit would leave a
-// delivery whose last hand-out found its replica dying in the stream,
-// never handed out again and never removed.
-func deliverConsumerConfig(cfg Config) jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
-		Durable:       DeliverConsumer,
-		Description:   "zoneprice-notify workers: each webhook delivery to one worker at a time, retried by delayed redelivery",
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       cfg.AckWait,
-		MaxDeliver:    -1,
-		MaxAckPending: bus.MaxDeliveryMsgs,
-	}
+// WorkQueue is the workers' consumer (bus.Durable), which the replica
+// also asks how many deliveries it holds.
+type WorkQueue interface {
+	Consumer
+	Info(ctx context.Context) (bus.ConsumerInfo, error)
 }
 
 // deliver runs the workers until ctx ends. An attempt under way when it
 // ends is finished (at most Timeout), so that its outcome is recorded and
 // acknowledged rather than repeated; deliveries pulled but not begun are
-// handed back to the server for the other replicas.
+// handed back to the server for the other replicas. The pull holds one
+// delivery per worker.
 func (n *Notify) deliver(ctx context.Context) error {
 	select {
 	case <-n.regs.Loaded():
 	case <-ctx.Done():
 		return nil
 	}
-	cons, err := n.consumer(ctx, contracts.DeliveriesStream, deliverConsumerConfig(n.cfg))
-	if err != nil {
-		return nil // ctx ended
-	}
-	n.deliveries.Store(&cons)
-	it, err := cons.Messages(jetstream.PullMaxMessages(n.cfg.Workers), jetstream.PullHeartbeat(5*time.Second))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", contracts.DeliveriesStream, err)
-	}
-	stop := context.AfterFunc(ctx, it.Drain)
-	defer stop()
-	defer it.Stop()
 	work := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	for range n.cfg.Workers {
-		wg.Go(func() {
-			for {
-				msg, err := it.Next()
-				if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-					return
-				}
-				if err != nil {
-					n.log.Warn("reading the deliveries stream", "err", err)
-					continue
-				}
-				if ctx.Err() != nil {
-					// Not attempted; like a deferral, this hand-out is
-					// counted by the server.
-					handBack(msg)
-					continue
-				}
-				n.attempt(work, msg)
-			}
-		})
-	}
-	wg.Wait()
-	return nil
+	cfg := bus.ConsumeConfig{Pull: n.cfg.Workers, Workers: n.cfg.Workers, Log: n.log}
+	return n.bus.Deliver.Consume(ctx, cfg, func(job bus.Job) { n.attempt(work, job) })
 }
 
 // attempt makes one attempt of a delivery and tells the server what
 // follows: done (Ack), again after a delay (NakWithDelay), or given up
 // (Term).
-func (n *Notify) attempt(ctx context.Context, msg jetstream.Msg) {
-	meta, err := msg.Metadata()
-	hook, ok := contracts.WebhookFromSubject(msg.Subject())
-	if err != nil || !ok {
-		n.log.Error("a delivery without metadata or webhook; dropped", "subject", msg.Subject(), "err", err)
-		_ = msg.Term()
+func (n *Notify) attempt(ctx context.Context, job bus.Job) {
+	hook, ok := contracts.WebhookFromSubject(job.Subject)
+	if !ok {
+		n.log.Error("a delivery on no webhook's subject; dropped", "subject", job.Subject)
+		_ = job.Term()
 		return
 	}
-	id := msg.Headers().Get(contracts.HeaderWebhookID)
-	if id == "" {
-		id = msg.Headers().Get(contracts.HeaderMsgID)
-	}
-	event := contracts.EventType(msg.Headers().Get(contracts.HeaderEvent))
-	if event == "" {
-		var p struct {
-			Type contracts.EventType `json:"type"`
-		}
-		_ = json.Unmarshal(msg.Data(), &p)
-		event = p.Type
-	}
-	defer inProgress(msg, n.cfg.AckWait/4)()
+	id, event := delivery(job)
+	defer inProgress(job, n.cfg.AckWait/4)()
 	w, ok := n.lookup(ctx, hook)
 	// A ping is sent whatever the endpoint's state: the subscriber asked
 	// for it, perhaps to see whether a disabled endpoint works again.
 	if !ok || (!w.Active() && event != contracts.EventPing) {
 		n.metrics.finished.WithLabelValues(string(event), "dropped").Inc()
 		n.forget(id)
-		_ = msg.Ack()
+		_ = job.Ack()
 		return
 	}
 	if !n.busy.acquire(hook) {
 		n.metrics.deferred.Inc()
 		n.deferrals(id, 1)
-		_ = msg.NakWithDelay(jitter(n.cfg.BusyDelay))
+		_ = job.NakWithDelay(jitter(n.cfg.BusyDelay))
 		return
 	}
 	now := n.now()
-	res := n.sender.send(ctx, w, id, msg.Data(), now)
+	res := n.sender.send(ctx, w, id, job.Data, now)
 	n.busy.release(hook)
 	n.metrics.attempts.WithLabelValues(string(event), string(res.outcome)).Inc()
 	n.metrics.attemptDuration.Observe(res.duration.Seconds())
@@ -156,63 +79,114 @@ func (n *Notify) attempt(ctx context.Context, msg jetstream.Msg) {
 	// restart those are forgotten, and the delivery goes on a step
 	// further along its schedule than it should: it never gets more
 	// attempts than the schedule's.
-	number := max(int(meta.NumDelivered)-n.deferrals(id, 0), 1)
+	number := max(int(job.NumDelivered)-n.deferrals(id, 0), 1)
 	rec := contracts.DeliveryAttempt{
 		Delivery: id, Type: event, Attempt: number, At: now, Outcome: res.outcome,
 		Status: res.status, DurationMS: float64(res.duration.Microseconds()) / 1000, Error: res.err,
 	}
-	// Only an endpoint in service has its failures counted: a ping to a
-	// paused or disabled one tells the subscriber, and changes nothing.
+	v := n.decide(ctx, hook, w, &res, number, now)
+	if v.answer == retry {
+		next := now.Add(v.delay)
+		rec.NextAttempt = &next
+	}
+	n.record(ctx, hook, &rec)
+	if err := v.send(job); err != nil {
+		// The server hands the delivery out again after AckWait.
+		n.log.Warn("answering the server about a delivery failed", "webhook", hook, "delivery", id, "err", err)
+	}
+	if v.result != "" {
+		n.forget(id)
+		n.metrics.finished.WithLabelValues(string(event), v.result).Inc()
+	}
+}
+
+// delivery is a delivery's ID and event type, from its headers, or for
+// the type, from its payload.
+func delivery(job bus.Job) (string, contracts.EventType) {
+	id := job.Header.Get(contracts.HeaderWebhookID)
+	if id == "" {
+		id = job.Header.Get(contracts.HeaderMsgID)
+	}
+	event := contracts.EventType(job.Header.Get(contracts.HeaderEvent))
+	if event == "" {
+		var p struct {
+			Type contracts.EventType `json:"type"`
+		}
+		_ = json.Unmarshal(job.Data, &p)
+		event = p.Type
+	}
+	return id, event
+}
+
+// answer is what the server is told of an attempted delivery.
+type answer int
+
+const (
+	done   answer = iota // Ack
+	giveUp               // Term
+	retry                // NakWithDelay
+)
+
+// verdict is what follows an attempt: the server's answer (retry after
+// delay) and, for a delivery that leaves the queue, its result, the label
+// of zoneprice_notify_deliveries_total.
+type verdict struct {
+	answer answer
+	delay  time.Duration
+	result string
+}
+
+// send tells the server v's answer about job.
+func (v verdict) send(job bus.Job) error {
+	switch v.answer {
+	case done:
+		return job.Ack()
+	case giveUp:
+		return job.Term()
+	}
+	return job.NakWithDelay(v.delay)
+}
+
+// decide judges attempt number of a delivery to endpoint hook, registered
+// as w, whose outcome was res at now, and records what it means for the
+// endpoint: only one in service has its failures counted (a ping to a
+// paused or disabled one tells the subscriber, and changes nothing).
+func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, res *result, number int, now time.Time) verdict {
 	account := w.Active()
-	var finish func() error
-	result := ""
 	switch {
 	case res.outcome == contracts.OutcomeDelivered:
-		finish, result = msg.Ack, "delivered"
 		if account && w.FailingSince != nil {
 			n.setFailing(ctx, hook, nil)
 		}
+		return verdict{answer: done, result: "delivered"}
 	case res.outcome == contracts.OutcomeGone:
-		finish, result = msg.Ack, "gone"
 		if account {
 			n.disable(ctx, hook, "gone", fmt.Sprintf("the endpoint answered 410 Gone at %s; update it to receive deliveries again", now.UTC().Format(time.RFC3339)), nil)
 		}
+		return verdict{answer: done, result: "gone"}
 	case account && w.FailingSince != nil && now.Sub(*w.FailingSince) >= contracts.WebhookFailureLimit:
 		since := *w.FailingSince
 		n.disable(ctx, hook, "failing", fmt.Sprintf("every delivery failed from %s to %s (the last: %s); update it to receive deliveries again",
 			since.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), res.err), &since)
-		finish, result = msg.Term, "given_up"
+		return verdict{answer: giveUp, result: "given_up"}
 	case number >= n.cfg.attempts():
-		finish, result = msg.Term, "given_up"
 		if account && w.FailingSince == nil {
 			n.setFailing(ctx, hook, &now)
 		}
-	default:
-		delay := n.retryDelay(number, res.retryAfter)
-		next := now.Add(delay)
-		rec.NextAttempt = &next
-		finish = func() error { return msg.NakWithDelay(delay) }
-		if account && w.FailingSince == nil {
-			n.setFailing(ctx, hook, &now)
-		}
+		return verdict{answer: giveUp, result: "given_up"}
 	}
-	n.record(ctx, hook, &rec)
-	if err := finish(); err != nil {
-		// The server hands the delivery out again after AckWait.
-		n.log.Warn("answering the server about a delivery failed", "webhook", hook, "delivery", id, "err", err)
+	if account && w.FailingSince == nil {
+		n.setFailing(ctx, hook, &now)
 	}
-	if result != "" {
-		n.forget(id)
-		n.metrics.finished.WithLabelValues(string(event), result).Inc()
-	}
+	return verdict{answer: retry, delay: n.retryDelay(number, res.retryAfter)}
 }
 
 // inProgress tells the server every interval, until the returned stop is
-// called, that msg is being worked on, so that the server does not hand
+// called, that job is being worked on, so that the server does not hand
 // it to another worker while it is. Stop returns once no report is being
 // sent; one that reaches the server after the message's answer is
 // ignored.
-func inProgress(msg jetstream.Msg, every time.Duration) (stop func()) {
+func inProgress(job bus.Job, every time.Duration) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -223,7 +197,7 @@ func inProgress(msg jetstream.Msg, every time.Duration) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				_ = msg.InProgress()
+				_ = job.InProgress()
 			}
 		}
 	})
@@ -265,12 +239,9 @@ func (n *Notify) lookup(ctx context.Context, id string) (*contracts.Webhook, boo
 // record publishes an attempt where the API shows it to the subscriber. A
 // record that cannot be published is logged, and the delivery goes on.
 func (n *Notify) record(ctx context.Context, hook string, rec *contracts.DeliveryAttempt) {
-	b, err := json.Marshal(rec)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err = n.js.Publish(ctx, contracts.AttemptSubject(hook), b)
-		cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := n.bus.Deliveries.Record(ctx, hook, rec)
+	cancel()
 	if err != nil {
 		n.log.Warn("recording a delivery attempt failed", "webhook", hook, "delivery", rec.Delivery, "err", err)
 	}

@@ -69,7 +69,7 @@ func (h *harness) start(t *testing.T, cfg Config, now func() time.Time) *replica
 	t.Helper()
 	_, js := bustest.Connect(t, h.srv)
 	reg := prometheus.NewRegistry()
-	n, err := New(js, cfg, slog.New(slog.DiscardHandler), reg, now)
+	n, err := New(busOn(js, cfg), cfg, slog.New(slog.DiscardHandler), reg, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +89,21 @@ func (h *harness) start(t *testing.T, cfg Config, now func() time.Time) *replica
 	waitFor(t, "the dispatch and deliver consumers", func() bool {
 		_, err1 := h.js.Consumer(context.Background(), contracts.HistoryStream, DispatchConsumer)
 		_, err2 := h.js.Consumer(context.Background(), contracts.DeliveriesStream, DeliverConsumer)
-		return err1 == nil && err2 == nil && n.deliveries.Load() != nil
+		_, err3 := n.bus.Deliver.Info(context.Background()) // this replica's own
+		return err1 == nil && err2 == nil && err3 == nil
 	})
 	return &replica{n: n, reg: reg, stop: stop}
+}
+
+// busOn is a replica's Bus on js, as zoneprice-notify makes it.
+func busOn(js jetstream.JetStream, cfg Config) Bus {
+	return Bus{
+		Webhooks:   bus.Webhooks(js),
+		State:      bus.NewReaders(js),
+		Dispatch:   bus.NewDurable(js, contracts.HistoryStream, bus.DispatchConsumerConfig()),
+		Deliver:    bus.NewDurable(js, contracts.DeliveriesStream, bus.DeliverConsumerConfig(cfg.AckWait)),
+		Deliveries: bus.NewDeliveries(js),
+	}
 }
 
 // register stores a new active endpoint at url for events (every event

@@ -27,63 +27,37 @@ type metrics struct {
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "zoneprice_notify_attempts_total",
-			Help: "Delivery attempts by event type and outcome: delivered (2xx), failed (any other answer or none), refused (the address is not public), gone (410).",
-		}, []string{"event", "outcome"}),
+		attempts: newCounterVec("zoneprice_notify_attempts_total",
+			"Delivery attempts by event type and outcome: delivered (2xx), failed (any other answer or none), refused (the address is not public), gone (410).", "event", "outcome"),
 		attemptDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "zoneprice_notify_attempt_duration_seconds",
 			Help:    "How long a delivery attempt took, from connecting to the answer's headers.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
 		}),
-		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "zoneprice_notify_deliveries_total",
-			Help: "Deliveries that left the queue, by event type and result: delivered, gone (410), given_up (every attempt failed), dropped (the endpoint was deleted, paused or disabled before it was sent).",
-		}, []string{"event", "result"}),
-		deferred: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_notify_deliveries_deferred_total",
-			Help: "Deliveries put back for a moment because their endpoint already had as many attempts in flight as a replica makes to one.",
-		}),
-		disabled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "zoneprice_notify_endpoints_disabled_total",
-			Help: "Endpoints this replica disabled, by reason: gone (410) or failing (every delivery failed for five days).",
-		}, []string{"reason"}),
-		registrations: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_registrations",
-			Help: "Webhook registrations loaded, by state: active, paused, disabled.",
-		}, []string{"state"}),
-		queued: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "zoneprice_notify_deliveries_queued_total",
-			Help: "Deliveries of changes this replica queued, by event type.",
-		}, []string{"event"}),
-		dispatched: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_notify_changes_dispatched_total",
-			Help: "Changes of the history stream this replica matched against the registrations.",
-		}),
-		dispatchLag: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_dispatch_lag_seconds",
-			Help: "From the history stream storing the last change dispatched to its deliveries being queued.",
-		}),
-		dispatchPending: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_dispatch_pending_changes",
-			Help: "Changes of the history stream not yet dispatched, as of the last one this replica dispatched.",
-		}),
-		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_queue_deliveries",
-			Help: "Deliveries waiting in the deliveries stream: to be sent, in flight, or waiting for a retry.",
-		}),
-		queueOldest: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_queue_oldest_age_seconds",
-			Help: "Age of the oldest delivery in the deliveries stream; 0 when it is empty.",
-		}),
-		queuePending: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_queue_unsent_deliveries",
-			Help: "Deliveries the workers' consumer has not handed out yet (its num_pending).",
-		}),
-		queueRedelivery: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "zoneprice_notify_queue_in_flight_deliveries",
-			Help: "Deliveries handed out and not yet acknowledged: being sent, or waiting for their retry (the consumer's ack pending).",
-		}),
+		finished: newCounterVec("zoneprice_notify_deliveries_total",
+			"Deliveries that left the queue, by event type and result: delivered, gone (410), given_up (every attempt failed), dropped (the endpoint was deleted, paused or disabled before it was sent).", "event", "result"),
+		deferred: newCounter("zoneprice_notify_deliveries_deferred_total",
+			"Deliveries put back for a moment because their endpoint already had as many attempts in flight as a replica makes to one."),
+		disabled: newCounterVec("zoneprice_notify_endpoints_disabled_total",
+			"Endpoints this replica disabled, by reason: gone (410) or failing (every delivery failed for five days).", "reason"),
+		registrations: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "zoneprice_notify_registrations",
+			Help: "Webhook registrations loaded, by state: active, paused, disabled."}, []string{"state"}),
+		queued: newCounterVec("zoneprice_notify_deliveries_queued_total",
+			"Deliveries of changes this replica queued, by event type.", "event"),
+		dispatched: newCounter("zoneprice_notify_changes_dispatched_total",
+			"Changes of the history stream this replica matched against the registrations."),
+		dispatchLag: newGauge("zoneprice_notify_dispatch_lag_seconds",
+			"From the history stream storing the last change dispatched to its deliveries being queued."),
+		dispatchPending: newGauge("zoneprice_notify_dispatch_pending_changes",
+			"Changes of the history stream not yet dispatched, as of the last one this replica dispatched."),
+		queueDepth: newGauge("zoneprice_notify_queue_deliveries",
+			"Deliveries waiting in the deliveries stream: to be sent, in flight, or waiting for a retry."),
+		queueOldest: newGauge("zoneprice_notify_queue_oldest_age_seconds",
+			"Age of the oldest delivery in the deliveries stream; 0 when it is empty."),
+		queuePending: newGauge("zoneprice_notify_queue_unsent_deliveries",
+			"Deliveries the workers' consumer has not handed out yet (its num_pending)."),
+		queueRedelivery: newGauge("zoneprice_notify_queue_in_flight_deliveries",
+			"Deliveries handed out and not yet acknowledged: being sent, or waiting for their retry (the consumer's ack pending)."),
 	}
 	// Every event type and outcome is exported from the start, at 0, so
 	// that a rate over them (the failing-share alert) has its series
@@ -106,4 +80,16 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.deferred, m.disabled, m.registrations, m.queued,
 		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
 	return m
+}
+
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func newCounterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func newGauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 }

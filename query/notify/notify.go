@@ -5,20 +5,33 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/zoneprice/zoneprice/contracts"
 )
+
+// Bus is the streams and the bucket a replica works on, each as the stage
+// that uses it declares it (package bus has them all).
+type Bus struct {
+	// Webhooks is the registrations' bucket (bus.Webhooks).
+	Webhooks WebhookRecords
+	// State reads the zone metadata on the state stream (bus.NewReaders).
+	State StateReaders
+	// Dispatch is bus.DispatchConsumer on the history stream.
+	Dispatch Consumer
+	// Deliver is bus.DeliverConsumer on the deliveries stream, with the
+	// replica's AckWait.
+	Deliver WorkQueue
+	// Deliveries queues deliveries and records attempts
+	// (bus.NewDeliveries).
+	Deliveries Deliveries
+}
 
 // Notify is one replica of the webhook delivery process.
 type Notify struct {
 	cfg     Config
-	js      jetstream.JetStream
+	bus     Bus
 	log     *slog.Logger
 	metrics *metrics
 	now     func() time.Time
@@ -28,16 +41,13 @@ type Notify struct {
 	sender *sender
 	busy   *slots
 
-	deliveries atomic.Pointer[jetstream.Consumer]
-
 	deferredMu sync.Mutex
 	deferredBy map[string]int
 }
 
-// New returns a replica that works on js's streams; now is the clock that
-// signs deliveries and decides when an endpoint has failed for long
-// enough.
-func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Notify, error) {
+// New returns a replica that works on b; now is the clock that signs
+// deliveries and decides when an endpoint has failed for long enough.
+func New(b Bus, cfg Config, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Notify, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -53,9 +63,9 @@ func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Re
 	}
 	m := newMetrics(reg)
 	return &Notify{
-		cfg: cfg, js: js, log: log, metrics: m, now: now,
-		regs:       newRegistrations(js, log.With("part", "registrations"), m),
-		zones:      newZones(js, log.With("part", "zones")),
+		cfg: cfg, bus: b, log: log, metrics: m, now: now,
+		regs:       newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
+		zones:      newZones(b.State, log.With("part", "zones")),
 		sender:     newSender(cfg),
 		busy:       &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
 		deferredBy: map[string]int{},
@@ -92,21 +102,19 @@ func (n *Notify) poll(ctx context.Context) error {
 func (n *Notify) pollOnce(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	s, err := n.js.Stream(ctx, contracts.DeliveriesStream)
+	state, err := n.bus.Deliveries.State(ctx)
 	if err != nil {
 		return
 	}
-	state := s.CachedInfo().State
 	n.metrics.queueDepth.Set(float64(state.Msgs))
 	age := 0.0
 	if state.Msgs > 0 {
-		age = max(n.now().Sub(state.FirstTime).Seconds(), 0)
+		age = max(n.now().Sub(state.Oldest).Seconds(), 0)
 	}
 	n.metrics.queueOldest.Set(age)
-	if c := n.deliveries.Load(); c != nil {
-		if info, err := (*c).Info(ctx); err == nil {
-			n.metrics.queuePending.Set(float64(info.NumPending))
-			n.metrics.queueRedelivery.Set(float64(info.NumAckPending))
-		}
+	// Before this replica created the consumer, there is none to ask.
+	if info, err := n.bus.Deliver.Info(ctx); err == nil {
+		n.metrics.queuePending.Set(float64(info.Pending))
+		n.metrics.queueRedelivery.Set(float64(info.AckPending))
 	}
 }

@@ -2,30 +2,34 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
+
+// WebhookRecords is the registrations' bucket (bus.Webhooks): followed,
+// listed for one not followed yet, and changed where notify records what
+// it decided about an endpoint.
+type WebhookRecords interface {
+	Follow(ctx context.Context, cfg bus.FollowConfig, f bus.Follower[contracts.Webhook]) error
+	Change(ctx context.Context, key string, edit func(cur *contracts.Webhook) (*contracts.Webhook, error)) (*contracts.Webhook, error)
+	List(ctx context.Context, filter string, loadTimeout time.Duration) ([]bus.Entry[contracts.Webhook], error)
+}
 
 // Registrations mirrors contracts.WebhooksBucket in memory: every endpoint
 // by ID, for the workers, and the active ones in a table indexed for
-// matching, for the dispatcher. It watches the bucket, so a registration,
+// matching, for the dispatcher. It follows the bucket, so a registration,
 // pause or deletion takes effect within moments, and writes only what
 // notify decides about an endpoint (FailingSince, Disabled), with compare
 // and set so that a subscriber's change made meanwhile is never lost.
 type Registrations struct {
-	js      jetstream.JetStream
+	records WebhookRecords
 	log     *slog.Logger
 	metrics *metrics
-	kv      atomic.Pointer[jetstream.KeyValue]
 
 	mu      sync.Mutex
 	byID    map[string]*contracts.Webhook
@@ -48,117 +52,99 @@ type table struct {
 	rest        []*contracts.Webhook
 }
 
-// NewRegistrations returns a mirror of the webhooks bucket; Run fills it.
-func newRegistrations(js jetstream.JetStream, log *slog.Logger, m *metrics) *Registrations {
-	return &Registrations{js: js, log: log, metrics: m, byID: map[string]*contracts.Webhook{}, loaded: make(chan struct{})}
+// newRegistrations returns a mirror of the webhooks bucket; Run fills it.
+func newRegistrations(records WebhookRecords, log *slog.Logger, m *metrics) *Registrations {
+	return &Registrations{records: records, log: log, metrics: m, byID: map[string]*contracts.Webhook{}, loaded: make(chan struct{})}
 }
 
 // Loaded is closed once the bucket's registrations have been read.
 func (r *Registrations) Loaded() <-chan struct{} { return r.loaded }
 
-// Run binds the bucket, waiting for it to be provisioned, and follows it
-// until ctx ends.
+// Run follows the bucket, waiting for it to be provisioned, until ctx
+// ends.
 func (r *Registrations) Run(ctx context.Context) error {
-	missing := false
-	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
-		kv, err := r.js.KeyValue(ctx, contracts.WebhooksBucket)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case errors.Is(err, jetstream.ErrBucketNotFound):
-			if !missing {
-				r.log.Warn("webhooks bucket does not exist yet; waiting for it to be provisioned", "bucket", contracts.WebhooksBucket)
-				missing = true
-			}
-		case err != nil:
-			r.log.Warn("cannot bind the webhooks bucket; retrying", "bucket", contracts.WebhooksBucket, "err", err, "in", backoff)
-		default:
-			r.kv.Store(&kv)
-			err := r.follow(ctx, kv)
-			if ctx.Err() != nil {
-				return nil
-			}
-			r.log.Warn("webhooks watch ended; watching again", "err", err)
-			backoff = 100 * time.Millisecond
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-	}
+	return r.records.Follow(ctx, bus.FollowConfig{}, &follower{r: r})
 }
 
-// follow applies the bucket's records, then its changes, as they come.
-func (r *Registrations) follow(ctx context.Context, kv jetstream.KeyValue) error {
-	w, err := kv.WatchAll(ctx)
-	if err != nil {
-		return fmt.Errorf("watch %s: %w", contracts.WebhooksBucket, err)
-	}
-	defer w.Stop()
-	// A new watch sends every record again: those deleted while no watch
-	// ran are the ones it does not send.
-	seen := map[string]bool{}
-	loading := true
-	for {
-		var e jetstream.KeyValueEntry
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case e, ok = <-w.Updates():
-		}
-		if !ok {
-			return errors.New("watcher closed")
-		}
-		if e == nil {
-			r.mu.Lock()
-			for id := range r.byID {
-				if !seen[id] {
-					delete(r.byID, id)
-				}
-			}
-			r.version++
-			r.mu.Unlock()
-			loading, seen = false, nil
-			r.count()
-			r.loadedOnce.Do(func() { close(r.loaded) })
-			continue
-		}
-		id := r.apply(e)
-		if loading && id != "" {
-			seen[id] = true
-		}
-		if !loading {
-			r.count()
-		}
-	}
+// follower is the bus.Follower that keeps Registrations in step with the
+// bucket. Follow calls it from one goroutine, Run's.
+type follower struct {
+	r *Registrations
+	// following is a load done and no failure since; missing, the
+	// bucket found not to exist and no load since.
+	following, missing bool
 }
 
-// apply records one change of the bucket and returns the webhook's ID.
-func (r *Registrations) apply(e jetstream.KeyValueEntry) string {
-	_, id, ok := contracts.ParseWebhookKey(e.Key())
-	if !ok {
-		r.log.Warn("a webhooks bucket key that names no webhook; ignored", "key", e.Key())
-		return ""
-	}
-	var w *contracts.Webhook
-	if e.Operation() == jetstream.KeyValuePut {
-		w = new(contracts.Webhook)
-		if err := json.Unmarshal(e.Value(), w); err != nil || w.ID != id {
-			r.log.Error("a webhook registration that does not decode; not delivering to it", "webhook", id, "err", err)
-			w = nil
+// Loaded replaces the mirror with the bucket's registrations: those
+// deleted while no watch ran are the ones a load does not hold.
+func (f *follower) Loaded(all []bus.Entry[contracts.Webhook]) {
+	r := f.r
+	f.following, f.missing = true, false
+	byID := make(map[string]*contracts.Webhook, len(all))
+	for _, e := range all {
+		if id, w := r.decode(e); w != nil {
+			byID[id] = w
 		}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if w == nil {
-		delete(r.byID, id)
-	} else {
-		r.byID[id] = w
+	r.byID = byID
+	r.version++
+	r.mu.Unlock()
+	r.count()
+	r.loadedOnce.Do(func() { close(r.loaded) })
+}
+
+// Changed applies changes of the bucket.
+func (f *follower) Changed(batch []bus.Entry[contracts.Webhook]) {
+	r := f.r
+	r.mu.Lock()
+	for _, e := range batch {
+		id, w := r.decode(e)
+		switch {
+		case id == "":
+		case w == nil:
+			delete(r.byID, id)
+		default:
+			r.byID[id] = w
+		}
 	}
 	r.version++
-	return id
+	r.mu.Unlock()
+	r.count()
+}
+
+// Down logs a failed attempt to follow the bucket; the mirror stays as it
+// was.
+func (f *follower) Down(err error) {
+	log := f.r.log
+	switch {
+	case errors.Is(err, bus.ErrNoBucket):
+		if !f.missing {
+			log.Warn("webhooks bucket does not exist yet; waiting for it to be provisioned", "bucket", contracts.WebhooksBucket)
+			f.missing = true
+		}
+	case f.following:
+		log.Warn("webhooks watch ended; watching again", "err", err)
+	default:
+		log.Warn("cannot read the webhooks bucket; retrying", "bucket", contracts.WebhooksBucket, "err", err)
+	}
+	f.following = false
+}
+
+// decode returns the webhook ID an entry of the bucket is for, "" for a
+// key that names none, and the registration, nil for a deleted one or one
+// that does not decode.
+func (r *Registrations) decode(e bus.Entry[contracts.Webhook]) (string, *contracts.Webhook) {
+	_, id, ok := contracts.ParseWebhookKey(e.Key)
+	if !ok {
+		r.log.Warn("a webhooks bucket key that names no webhook; ignored", "key", e.Key)
+		return "", nil
+	}
+	if e.Err != nil || (e.Value != nil && e.Value.ID != id) {
+		r.log.Error("a webhook registration that does not decode; not delivering to it", "webhook", id, "err", e.Err)
+		return id, nil
+	}
+	return id, e.Value
 }
 
 // count sets the registrations gauge.
@@ -231,85 +217,45 @@ func (t *table) match(c *contracts.PriceChange, categories func(string) []string
 	}
 }
 
-// errNoBucket is an update before the bucket was bound.
-var errNoBucket = errors.New("webhooks bucket not bound yet")
-
 // update changes webhook id's record in the bucket with change, which
-// reports whether it changed anything, comparing and setting on the
-// record's revision and starting again when someone else wrote it first.
-// It returns the record as written, or nil when change wanted nothing or
-// the webhook is gone.
+// reports whether it changed anything, through the bucket's compare and
+// set: change may be called again, on a fresh read, when someone else
+// wrote the record first. It returns the record as written, or nil when
+// change wanted nothing or the webhook is gone.
 func (r *Registrations) update(ctx context.Context, id string, change func(*contracts.Webhook) bool) (*contracts.Webhook, error) {
-	kvp := r.kv.Load()
-	if kvp == nil {
-		return nil, errNoBucket
-	}
-	kv := *kvp
 	w, ok := r.Lookup(id)
 	if !ok {
 		return nil, nil
 	}
-	key := contracts.WebhookKey(w.Owner, id)
-	for range 10 {
-		e, err := kv.Get(ctx, key)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return nil, nil
+	changed := false
+	cur, err := r.records.Change(ctx, contracts.WebhookKey(w.Owner, id), func(cur *contracts.Webhook) (*contracts.Webhook, error) {
+		if changed = cur != nil && change(cur); !changed {
+			return nil, bus.ErrUnchanged
 		}
-		if err != nil {
-			return nil, fmt.Errorf("read webhook %s: %w", id, err)
-		}
-		var cur contracts.Webhook
-		if err := json.Unmarshal(e.Value(), &cur); err != nil {
-			return nil, fmt.Errorf("decode webhook %s: %w", id, err)
-		}
-		if !change(&cur) {
-			return nil, nil
-		}
-		b, err := json.Marshal(&cur)
-		if err != nil {
-			return nil, err
-		}
-		_, err = kv.Update(ctx, key, b, e.Revision())
-		if err == nil {
-			return &cur, nil
-		}
-		if !errors.Is(err, jetstream.ErrKeyExists) {
-			var apiErr *jetstream.APIError
-			if !errors.As(err, &apiErr) || apiErr.ErrorCode != jetstream.JSErrCodeStreamWrongLastSequence {
-				return nil, fmt.Errorf("update webhook %s: %w", id, err)
-			}
-		}
+		return cur, nil
+	})
+	if err != nil || !changed {
+		return nil, err
 	}
-	return nil, fmt.Errorf("update webhook %s: written by others 10 times in a row", id)
+	return cur, nil
 }
 
 // fetch reads webhook id's registration from the bucket, for one not in
 // the mirror; nil when it is not there.
 func (r *Registrations) fetch(ctx context.Context, id string) (*contracts.Webhook, error) {
-	kvp := r.kv.Load()
-	if kvp == nil {
-		return nil, errNoBucket
-	}
-	kv := *kvp
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	keys, err := kv.ListKeysFiltered(ctx, "*."+id)
+	found, err := r.records.List(ctx, contracts.WebhookKey("*", id), 0)
 	if err != nil {
 		return nil, err
 	}
-	for key := range keys.Keys() {
-		e, err := kv.Get(ctx, key)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue
+	for _, e := range found {
+		if e.Err != nil {
+			return nil, e.Err
 		}
-		if err != nil {
-			return nil, err
+		if e.Value.ID == id {
+			return e.Value, nil
 		}
-		w := new(contracts.Webhook)
-		if err := json.Unmarshal(e.Value(), w); err != nil || w.ID != id {
-			return nil, fmt.Errorf("decode webhook %s: %v", id, err)
-		}
-		return w, nil
 	}
 	return nil, nil
 }

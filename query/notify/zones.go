@@ -8,9 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 )
@@ -21,8 +18,8 @@ import (
 // last-per-subject reader the query pods replay the state with. A category
 // filter matches a change by them.
 type Zones struct {
-	js  jetstream.JetStream
-	log *slog.Logger
+	state StateReaders
+	log   *slog.Logger
 
 	mu         sync.RWMutex
 	categories map[string][]string
@@ -31,8 +28,13 @@ type Zones struct {
 	caughtUpOnce sync.Once
 }
 
-func newZones(js jetstream.JetStream, log *slog.Logger) *Zones {
-	return &Zones{js: js, log: log, categories: map[string][]string{}, caughtUp: make(chan struct{})}
+// StateReaders opens readers of the state stream (bus.Readers).
+type StateReaders interface {
+	Open(ctx context.Context, stream string, cfg bus.ReaderConfig) (*bus.Reader, error)
+}
+
+func newZones(state StateReaders, log *slog.Logger) *Zones {
+	return &Zones{state: state, log: log, categories: map[string][]string{}, caughtUp: make(chan struct{})}
 }
 
 // CaughtUp is closed once the metadata the state stream held at start has
@@ -63,11 +65,7 @@ func (z *Zones) Run(ctx context.Context) error {
 }
 
 func (z *Zones) follow(ctx context.Context) error {
-	s, err := z.js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		return err
-	}
-	r, err := bus.Open(ctx, s, bus.ReaderConfig{Filters: []string{contracts.ZoneSubjectPrefix + "*"}})
+	r, err := z.state.Open(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.ZoneSubjectPrefix + "*"}})
 	if err != nil {
 		return err
 	}
@@ -80,7 +78,7 @@ func (z *Zones) follow(ctx context.Context) error {
 		}
 		m, err := r.NextWithin(bus.StallWait)
 		switch {
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, bus.ErrNoMetadata):
+		case errors.Is(err, bus.ErrTimeout), errors.Is(err, bus.ErrNoMetadata):
 			continue
 		case err != nil:
 			return fmt.Errorf("read zone metadata: %w", err)

@@ -2,46 +2,27 @@ package subscribe
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // AlertsConsumer is the durable consumer of the history stream that
 // collects price drops for the digests. Every process that runs Alerts
-// shares it, so each change is collected once.
-const AlertsConsumer = "zoneprice-alerts"
+// shares it, so each change is collected once. Its configuration is
+// bus.AlertsConsumerConfig.
+const AlertsConsumer = bus.AlertsConsumer
 
-// alertsConsumerConfig is AlertsConsumer's configuration. It starts at the
-// changes stored after it is first created (DeliverNew): a subscriber
-// wants today's drops, not three years of them; from then on the server
-// keeps its place, so changes stored while no process ran are collected
-// when one comes back. One change at a time (MaxAckPending 1), in stream
-// order, so that a subscriber's DigestedThrough says which changes its
-// digests have seen: a change at or below it is never collected again.
-// A process that stops hands back the change it holds (taken, not yet
-// acknowledged), so the next takes it at once; one killed with a change
-// in hand holds the others back until AckWait has passed and the change
-// is delivered again: half a minute at most.
-func alertsConsumerConfig() jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
-		Durable:       AlertsConsumer,
-		Description:   "price-drop digests: collects each drop for the subscribers who follow its zone",
-		DeliverPolicy: jetstream.DeliverNewPolicy,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       30 * time.Second,
-		MaxDeliver:    -1,
-		MaxAckPending: 1,
-	}
+// Consumer is AlertsConsumer on the history stream (bus.Durable).
+type Consumer interface {
+	Consume(ctx context.Context, cfg bus.ConsumeConfig, handle func(bus.Job)) error
 }
 
 // Alerts sends the price-drop digests: it follows the history stream and
@@ -59,28 +40,29 @@ func alertsConsumerConfig() jetstream.ConsumerConfig {
 // refuses it. A process killed between the claim and the relay's answer
 // loses that one digest rather than send it twice.
 type Alerts struct {
-	s    *Service
-	js   jetstream.JetStream
-	tick time.Duration
+	s       *Service
+	history Consumer
+	tick    time.Duration
 
 	mu sync.Mutex
 	// subs mirrors the subscribers bucket (by key), loaded is closed once
 	// the mirror holds the whole bucket.
-	subs   map[string]*contracts.Subscriber
-	loaded chan struct{}
+	subs       map[string]*contracts.Subscriber
+	loaded     chan struct{}
+	loadedOnce sync.Once
 }
 
-// NewAlerts returns the digests of s's subscribers, following js's history
-// stream; every tick it looks for digests due (the decision is s's clock's,
-// the tick only how often it is asked).
-func NewAlerts(s *Service, js jetstream.JetStream, tick time.Duration) *Alerts {
-	return &Alerts{s: s, js: js, tick: tick, subs: map[string]*contracts.Subscriber{}, loaded: make(chan struct{})}
+// NewAlerts returns the digests of s's subscribers, collecting the drops
+// that history hands out; every tick it looks for digests due (the
+// decision is s's clock's, the tick only how often it is asked).
+func NewAlerts(s *Service, history Consumer, tick time.Duration) *Alerts {
+	return &Alerts{s: s, history: history, tick: tick, subs: map[string]*contracts.Subscriber{}, loaded: make(chan struct{})}
 }
 
 // Run collects and sends until ctx ends.
 func (a *Alerts) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.mirror(ctx) })
+	g.Go(func() error { return a.s.store.records.Follow(ctx, bus.FollowConfig{}, (*mirror)(a)) })
 	g.Go(func() error {
 		select {
 		case <-a.loaded:
@@ -111,48 +93,40 @@ func (a *Alerts) Run(ctx context.Context) error {
 // Loaded is closed once the subscribers are loaded.
 func (a *Alerts) Loaded() <-chan struct{} { return a.loaded }
 
-// mirror watches the subscribers bucket into a.subs, waiting for it to be
-// provisioned.
-func (a *Alerts) mirror(ctx context.Context) error {
-	kv, err := retry(ctx, a.s, "bind the subscribers bucket", func() (jetstream.KeyValue, error) { return a.s.store.bucket(ctx) })
-	if err != nil {
-		return nil // ctx ended
-	}
-	w, err := kv.WatchAll(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped as it started
-		}
-		return fmt.Errorf("watch %s: %w", contracts.SubscribersBucket, err)
-	}
-	defer w.Stop()
-	once := sync.OnceFunc(func() { close(a.loaded) })
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case e, ok := <-w.Updates():
-			if !ok {
-				return nil
-			}
-			if e == nil {
-				once()
-				continue
-			}
-			a.mu.Lock()
-			if e.Operation() == jetstream.KeyValuePut {
-				var sub contracts.Subscriber
-				if err := json.Unmarshal(e.Value(), &sub); err != nil {
-					a.s.log.Error("a subscriber record that does not decode; skipped", "revision", e.Revision(), "err", err)
-				} else {
-					a.subs[e.Key()] = &sub
-				}
-			} else {
-				delete(a.subs, e.Key())
-			}
-			a.mu.Unlock()
+// mirror is the bus.Follower that keeps Alerts' subs in step with the
+// subscribers bucket.
+type mirror Alerts
+
+// Loaded replaces the mirror with the bucket's subscribers.
+func (m *mirror) Loaded(all []bus.Entry[contracts.Subscriber]) {
+	m.mu.Lock()
+	clear(m.subs)
+	m.mu.Unlock()
+	m.Changed(all)
+	m.loadedOnce.Do(func() { close(m.loaded) })
+}
+
+// Changed applies changes of the bucket. A record that does not decode is
+// skipped, and the subscriber kept as last seen.
+func (m *mirror) Changed(batch []bus.Entry[contracts.Subscriber]) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range batch {
+		switch {
+		case e.Err != nil:
+			m.s.log.Error("a subscriber record that does not decode; skipped", "revision", e.Revision, "err", e.Err)
+		case e.Value == nil:
+			delete(m.subs, e.Key)
+		default:
+			m.subs[e.Key] = e.Value
 		}
 	}
+}
+
+// Down logs a failed attempt to follow the bucket, which Follow makes
+// again: waiting for it to be provisioned, or after a watch ended.
+func (m *mirror) Down(err error) {
+	m.s.log.Warn("cannot follow the subscribers bucket; retrying", "err", err)
 }
 
 // collect adds each drop of the history to the digests it belongs in. When
@@ -160,57 +134,31 @@ func (a *Alerts) mirror(ctx context.Context) error {
 // server (negatively acknowledged), as zoneprice-notify hands back its
 // changes and deliveries, so that the next process, or this one
 // restarted, takes it at once rather than after the consumer's AckWait.
+// One change at a time: the consumer hands out no other before it is
+// answered.
 func (a *Alerts) collect(ctx context.Context) error {
-	cons, err := retry(ctx, a.s, "create the consumer "+AlertsConsumer, func() (jetstream.Consumer, error) {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return a.js.CreateOrUpdateConsumer(cctx, contracts.HistoryStream, alertsConsumerConfig())
-	})
-	if err != nil {
-		return nil // ctx ended
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(1), jetstream.PullHeartbeat(5*time.Second))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", contracts.HistoryStream, err)
-	}
-	stop := context.AfterFunc(ctx, it.Drain)
-	defer stop()
-	defer it.Stop()
 	var dec contracts.Decoder
-	for {
-		msg, err := it.Next()
-		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-			return nil
+	return a.history.Consume(ctx, bus.ConsumeConfig{Pull: 1, Log: a.s.log}, func(job bus.Job) {
+		if !a.collectOne(ctx, &dec, job) {
+			_ = job.Nak() // hand it back
 		}
-		if err != nil {
-			a.s.log.Warn("reading the history stream", "err", err)
-			continue
-		}
-		if ctx.Err() != nil || !a.collectOne(ctx, &dec, msg) {
-			_ = msg.Nak() // hand it back
-		}
-	}
+	})
 }
 
 // collectOne adds one change's drop to the digests it belongs in and
 // acknowledges it; false when ctx ended first, leaving the change to be
 // handed back (the records it reached keep the drop, and skip it by its
 // sequence when it comes again).
-func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jetstream.Msg) bool {
-	meta, err := msg.Metadata()
-	if err != nil {
-		_ = msg.Term()
-		return true
-	}
-	seq := meta.Sequence.Stream
-	c, err := dec.DecodeChange(msg.Data())
+func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, job bus.Job) bool {
+	seq := job.Seq
+	c, err := dec.DecodeChange(job.Data)
 	if err != nil || contracts.IsSampleRegistrar(c.Registrar) || !c.Dropped() {
-		_ = msg.Ack()
+		_ = job.Ack()
 		return true
 	}
 	drop, ok := dropOf(c, seq)
 	if !ok {
-		_ = msg.Ack()
+		_ = job.Ack()
 		return true
 	}
 	for _, key := range a.following(drop) {
@@ -222,23 +170,23 @@ func (a *Alerts) collectOne(ctx context.Context, dec *contracts.Decoder, msg jet
 		}
 		if err != nil {
 			a.s.log.Error("a drop not added to a digest; collecting the change again shortly", "seq", seq, "err", err)
-			_ = msg.NakWithDelay(5 * time.Second)
+			_ = job.NakWithDelay(5 * time.Second)
 			return true
 		}
 	}
-	_ = msg.Ack()
+	_ = job.Ack()
 	return true
 }
 
 // collect adds drop to a subscriber's next digest: kept while the digest
-// has room, counted past it; errUnchanged when the subscriber no longer
+// has room, counted past it; bus.ErrUnchanged when the subscriber no longer
 // follows it or has it already (a change delivered again).
 func collect(cur *contracts.Subscriber, drop contracts.PendingDrop) (*contracts.Subscriber, error) {
 	// Changes come in stream order, so a drop at or below a sequence
 	// already digested or counted past the cap was collected before.
 	if cur == nil || !follows(cur, drop) || drop.Seq <= cur.DigestedThrough || drop.Seq <= cur.MoreThrough ||
 		slices.ContainsFunc(cur.Pending, func(p contracts.PendingDrop) bool { return p.Seq == drop.Seq }) {
-		return nil, errUnchanged
+		return nil, bus.ErrUnchanged
 	}
 	next := *cur
 	switch {
@@ -311,7 +259,7 @@ func (a *Alerts) sendDue(ctx context.Context) {
 	for _, k := range stale {
 		if _, err := a.s.store.Change(ctx, k, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 			if cur == nil || cur.Confirmed || !expired(cur, now, a.s.cfg.ConfirmTTL) {
-				return nil, errUnchanged
+				return nil, bus.ErrUnchanged
 			}
 			return nil, nil
 		}); err != nil {
@@ -354,7 +302,7 @@ func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
 	var before contracts.Subscriber
 	sub, err := a.s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 		if cur == nil || !digestDue(cur, today) {
-			return nil, errUnchanged
+			return nil, bus.ErrUnchanged
 		}
 		before = *cur
 		var next *contracts.Subscriber
@@ -378,7 +326,7 @@ func (a *Alerts) sendDigest(ctx context.Context, key string, today time.Time) {
 	// Put the drops back for the next try.
 	if _, err := a.s.store.Change(context.WithoutCancel(ctx), key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 		if cur == nil {
-			return nil, errUnchanged
+			return nil, bus.ErrUnchanged
 		}
 		next := *cur
 		next.Pending = append(slices.Clone(batch), cur.Pending...)
@@ -464,23 +412,4 @@ func money(p contracts.Price) string {
 		exp = 2
 	}
 	return string(contracts.AppendAmount(nil, p.Amount, exp)) + " " + p.Currency
-}
-
-// retry calls f until it succeeds or ctx ends, logging each failure.
-func retry[T any](ctx context.Context, s *Service, what string, f func() (T, error)) (T, error) {
-	for backoff := 200 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
-		v, err := f()
-		if err == nil {
-			return v, nil
-		}
-		if ctx.Err() != nil {
-			return v, ctx.Err()
-		}
-		s.log.Warn("cannot "+what+"; retrying", "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
-			return v, ctx.Err()
-		case <-time.After(backoff):
-		}
-	}
 }

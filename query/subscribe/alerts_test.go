@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/query/querytest"
@@ -49,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}, log: &querytest.LogBuffer{}}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(js), f.mailer, slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry(), clk.Now)
+	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), f.mailer, slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry(), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func (f *fixture) get(t *testing.T, email string) *contracts.Subscriber {
 // test ends, once the history consumer exists.
 func (f *fixture) runAlerts(t *testing.T) (stop func()) {
 	t.Helper()
-	a := subscribe.NewAlerts(f.svc, f.js, 10*time.Millisecond)
+	a := subscribe.NewAlerts(f.svc, bus.NewDurable(f.js, contracts.HistoryStream, bus.AlertsConsumerConfig()), 10*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // TestCollectCountsOnce fills a digest past MaxPendingDrops, each change
@@ -24,7 +25,7 @@ func TestCollectCountsOnce(t *testing.T) {
 			t.Fatalf("drop %d: %v", seq, err)
 		}
 		sub = next
-		if again, err := collect(sub, drop); !errors.Is(err, errUnchanged) {
+		if again, err := collect(sub, drop); !errors.Is(err, bus.ErrUnchanged) {
 			t.Fatalf("drop %d delivered again: err %v, %d kept and %d more after it; want it unchanged", seq, err, len(again.Pending), again.PendingMore)
 		}
 	}
@@ -59,7 +60,7 @@ func TestCollectAfterDigest(t *testing.T) {
 	if len(batch) != contracts.MaxPendingDrops || more != n-contracts.MaxPendingDrops {
 		t.Fatalf("digest of %d drops and %d more, want %d and %d", len(batch), more, contracts.MaxPendingDrops, n-contracts.MaxPendingDrops)
 	}
-	if again, err := collect(sub, drop(n)); !errors.Is(err, errUnchanged) {
+	if again, err := collect(sub, drop(n)); !errors.Is(err, bus.ErrUnchanged) {
 		t.Fatalf("drop %d, told in the digest as one more, delivered again: err %v, %d pending after it; want it unchanged", n, err, len(again.Pending))
 	}
 }

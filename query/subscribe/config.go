@@ -7,7 +7,8 @@
 // who chose an interest (Announce, for zoneprice-admin).
 //
 // Subscribers are kept in the JetStream key-value bucket
-// contracts.SubscribersBucket under a hash of their address. An address is
+// contracts.SubscribersBucket (package bus reads and writes it) under a
+// hash of their address. An address is
 // written to that bucket and to the mail that goes to it, and nowhere
 // else: not in logs (errors from the relay are logged with the address cut
 // out), not in metrics, not in a key or a subject.

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/pages"
 )
 
@@ -135,7 +136,7 @@ func (s *Service) Subscribe() echo.HandlerFunc {
 		sub, err := s.store.Change(c.Request().Context(), contracts.SubscriberKey(ch.email), func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 			mail, created = nil, cur == nil
 			if cur != nil && cur.FormMailAt != nil && now.Sub(*cur.FormMailAt) < s.cfg.MailInterval {
-				return nil, errUnchanged
+				return nil, bus.ErrUnchanged
 			}
 			switch {
 			case cur == nil:
@@ -193,7 +194,7 @@ func (s *Service) Confirm() echo.HandlerFunc {
 		confirmed := false
 		sub, err := s.store.Change(c.Request().Context(), key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 			if cur == nil || cur.Confirmed {
-				return nil, errUnchanged
+				return nil, bus.ErrUnchanged
 			}
 			next := *cur
 			next.Confirmed, next.ConfirmedAt, confirmed = true, &now, true
@@ -249,7 +250,7 @@ func (s *Service) Update() echo.HandlerFunc {
 		}
 		sub, err = s.store.Change(c.Request().Context(), key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
 			if cur == nil {
-				return nil, errUnchanged
+				return nil, bus.ErrUnchanged
 			}
 			next := *cur
 			next.Interests, next.Zones, next.MinDropPercent = ch.interests, ch.zones, ch.minDrop

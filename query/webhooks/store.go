@@ -1,13 +1,15 @@
-// Package webhooks keeps subscribers' webhook registrations in the
-// JetStream key-value bucket contracts.WebhooksBucket, reads an endpoint's
-// recent delivery attempts from contracts.AttemptsStream, and queues test
-// deliveries on contracts.DeliveriesStream. The query pods serve it as the
-// webhook API; zoneprice-admin uses it for the operator's commands; the
+// Package webhooks keeps subscribers' webhook registrations, with their
+// rules: what a registration may say, how many a key may have, how its
+// signing secrets rotate. The registrations are records of the
+// key-value bucket contracts.WebhooksBucket; an endpoint's recent
+// delivery attempts and its test deliveries are on the deliveries'
+// streams (both in package bus). The query pods serve it as the webhook
+// API; zoneprice-admin uses it for the operator's commands; the
 // deliveries themselves are zoneprice-notify's (package query/notify).
 //
-// Every change of a registration compares and sets on the record's
-// revision, and starts over from a fresh read when another writer got
-// there first: notify records an endpoint's failures in the same records.
+// Every change of a registration goes through the bucket's one
+// compare-and-set loop (bus.Records.Change): notify records an endpoint's
+// failures in the same records.
 package webhooks
 
 import (
@@ -17,25 +19,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
-// The store's own errors; anything else is JetStream's.
+// The store's own errors; anything else is the bucket's (package bus).
 var (
 	// ErrNotFound is a webhook the owner has not registered, or none by
 	// that ID at all.
 	ErrNotFound = errors.New("no such webhook")
 	// ErrConflict is an update that met a concurrent update of the same
 	// record on every attempt.
-	ErrConflict = errors.New("the webhook kept changing under the update")
-	// ErrNoBucket is a bucket that has not been provisioned yet.
-	ErrNoBucket = errors.New("the webhooks bucket " + contracts.WebhooksBucket + " does not exist yet")
+	ErrConflict = bus.ErrConflict
 )
 
 // LimitError is a new webhook beyond the number the owner may register.
@@ -51,45 +48,35 @@ type Config struct {
 	AllowHTTP bool
 }
 
-// updateAttempts is how many times an update reads, changes and writes a
-// record before it gives up with ErrConflict. Writers are a subscriber's
-// own requests and notify's failure records: a record changed under every
-// one of five attempts is a storm, not bad luck.
-const updateAttempts = 5
+// Records is the bucket of registrations, contracts.WebhooksBucket
+// (bus.Webhooks), under contracts.WebhookKey(owner, id).
+type Records interface {
+	Get(ctx context.Context, key string) (*contracts.Webhook, uint64, error)
+	Create(ctx context.Context, key string, w *contracts.Webhook) error
+	Change(ctx context.Context, key string, edit func(cur *contracts.Webhook) (*contracts.Webhook, error)) (*contracts.Webhook, error)
+	List(ctx context.Context, filter string, loadTimeout time.Duration) ([]bus.Entry[contracts.Webhook], error)
+}
+
+// Deliveries is where a test delivery is queued and an endpoint's
+// attempts are read (bus.NewDeliveries).
+type Deliveries interface {
+	Queue(ctx context.Context, d bus.Delivery) error
+	Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error)
+}
 
 // Store reads and writes webhook registrations.
 type Store struct {
-	cfg Config
-	js  jetstream.JetStream
-	now func() time.Time
-
-	mu sync.Mutex
-	kv jetstream.KeyValue
+	cfg        Config
+	records    Records
+	deliveries Deliveries
+	now        func() time.Time
 }
 
-// NewStore returns a store on js. It binds the bucket when first used, so
-// it can be made before the bucket is provisioned.
-func NewStore(cfg Config, js jetstream.JetStream, now func() time.Time) *Store {
-	return &Store{cfg: cfg, js: js, now: now}
-}
-
-// bucket binds the webhooks bucket once; query pods may read and write it
-// but not create it.
-func (s *Store) bucket(ctx context.Context) (jetstream.KeyValue, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.kv != nil {
-		return s.kv, nil
-	}
-	kv, err := s.js.KeyValue(ctx, contracts.WebhooksBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, ErrNoBucket
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bind %s: %w", contracts.WebhooksBucket, err)
-	}
-	s.kv = kv
-	return kv, nil
+// NewStore returns a store of the registrations in records, whose test
+// deliveries and attempts are in deliveries. It needs no bucket until
+// used, so it can be made before the bucket is provisioned.
+func NewStore(cfg Config, records Records, deliveries Deliveries, now func() time.Time) *Store {
+	return &Store{cfg: cfg, records: records, deliveries: deliveries, now: now}
 }
 
 // Registration is what a subscriber sends to register a webhook.
@@ -137,16 +124,8 @@ func (s *Store) Create(ctx context.Context, owner string, r Registration, limit 
 	if len(existing) >= limit {
 		return Created{}, &LimitError{Limit: limit}
 	}
-	kv, err := s.bucket(ctx)
-	if err != nil {
+	if err := s.records.Create(ctx, contracts.WebhookKey(owner, id), &w); err != nil {
 		return Created{}, err
-	}
-	body, err := json.Marshal(w)
-	if err != nil {
-		return Created{}, err
-	}
-	if _, err := kv.Create(ctx, contracts.WebhookKey(owner, id), body); err != nil {
-		return Created{}, fmt.Errorf("store webhook %s: %w", id, err)
 	}
 	return Created{Webhook: w, Secret: secret}, nil
 }
@@ -173,40 +152,13 @@ func normalizeFilters(f contracts.WebhookFilters) (contracts.WebhookFilters, err
 
 // List returns owner's webhooks, oldest first; "" lists every owner's.
 func (s *Store) List(ctx context.Context, owner string) ([]contracts.Webhook, error) {
-	kv, err := s.bucket(ctx)
-	if errors.Is(err, ErrNoBucket) {
-		return []contracts.Webhook{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	filter := ">"
+	filter := ""
 	if owner != "" {
 		filter = contracts.WebhookKey(owner, "*")
 	}
-	keys, err := kv.ListKeysFiltered(ctx, filter)
+	out, err := s.list(ctx, filter)
 	if err != nil {
-		return nil, fmt.Errorf("list webhooks: %w", err)
-	}
-	var names []string
-	for k := range keys.Keys() {
-		names = append(names, k)
-	}
-	// The lister stops by itself at the end of the keys, or when ctx
-	// ends, which leaves the list short.
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("list webhooks: %w", err)
-	}
-	out := []contracts.Webhook{}
-	for _, k := range names {
-		w, _, err := s.read(ctx, kv, k)
-		if errors.Is(err, ErrNotFound) {
-			continue // deleted since it was listed
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b contracts.Webhook) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -217,17 +169,39 @@ func (s *Store) List(ctx context.Context, owner string) ([]contracts.Webhook, er
 	return out, nil
 }
 
+// list returns the webhooks whose keys match filter; none before the
+// bucket exists.
+func (s *Store) list(ctx context.Context, filter string) ([]contracts.Webhook, error) {
+	entries, err := s.records.List(ctx, filter, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	out := make([]contracts.Webhook, 0, len(entries))
+	for _, e := range entries {
+		if e.Err != nil {
+			return nil, e.Err
+		}
+		out = append(out, *e.Value)
+	}
+	return out, nil
+}
+
 // Get returns owner's webhook id; another owner's is ErrNotFound.
 func (s *Store) Get(ctx context.Context, owner, id string) (contracts.Webhook, error) {
 	if !contracts.ValidWebhookID(id) {
 		return contracts.Webhook{}, ErrNotFound
 	}
-	kv, err := s.bucket(ctx)
-	if err != nil {
-		return contracts.Webhook{}, notFoundWithoutBucket(err)
+	w, _, err := s.records.Get(ctx, contracts.WebhookKey(owner, id))
+	switch {
+	case errors.Is(err, bus.ErrNoBucket):
+		// Before the bucket exists, no webhook does.
+		return contracts.Webhook{}, ErrNotFound
+	case err != nil:
+		return contracts.Webhook{}, err
+	case w == nil:
+		return contracts.Webhook{}, ErrNotFound
 	}
-	w, _, err := s.read(ctx, kv, contracts.WebhookKey(owner, id))
-	return w, err
+	return *w, nil
 }
 
 // Find returns the webhook id whoever owns it, for the operator.
@@ -235,87 +209,41 @@ func (s *Store) Find(ctx context.Context, id string) (contracts.Webhook, error) 
 	if !contracts.ValidWebhookID(id) {
 		return contracts.Webhook{}, ErrNotFound
 	}
-	kv, err := s.bucket(ctx)
-	if err != nil {
-		return contracts.Webhook{}, notFoundWithoutBucket(err)
-	}
-	keys, err := kv.ListKeysFiltered(ctx, contracts.WebhookKey("*", id))
+	found, err := s.list(ctx, contracts.WebhookKey("*", id))
 	if err != nil {
 		return contracts.Webhook{}, fmt.Errorf("find webhook %s: %w", id, err)
 	}
-	var key string
-	for k := range keys.Keys() {
-		key = k
-	}
-	if err := ctx.Err(); err != nil {
-		return contracts.Webhook{}, fmt.Errorf("find webhook %s: %w", id, err)
-	}
-	if key == "" {
+	if len(found) == 0 {
 		return contracts.Webhook{}, ErrNotFound
 	}
-	w, _, err := s.read(ctx, kv, key)
-	return w, err
+	return found[0], nil
 }
 
-// notFoundWithoutBucket: before the bucket exists, no webhook does.
-func notFoundWithoutBucket(err error) error {
-	if errors.Is(err, ErrNoBucket) {
-		return ErrNotFound
-	}
-	return err
-}
-
-// read returns the record under key and its revision.
-func (s *Store) read(ctx context.Context, kv jetstream.KeyValue, key string) (contracts.Webhook, uint64, error) {
-	e, err := kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return contracts.Webhook{}, 0, ErrNotFound
-	}
-	if err != nil {
-		return contracts.Webhook{}, 0, fmt.Errorf("read webhook %s: %w", key, err)
-	}
-	var w contracts.Webhook
-	if err := json.Unmarshal(e.Value(), &w); err != nil {
-		return contracts.Webhook{}, 0, fmt.Errorf("decode webhook %s: %w", key, err)
-	}
-	return w, e.Revision(), nil
-}
-
-// update reads owner's webhook id, changes it, and writes it back if no
-// one else wrote it in between; otherwise it starts over.
+// update changes owner's webhook id through the bucket's compare and set:
+// change may be called again, on a fresh read, when another writer got
+// there first.
 func (s *Store) update(ctx context.Context, owner, id string, change func(w *contracts.Webhook, now time.Time) error) (contracts.Webhook, error) {
 	if !contracts.ValidWebhookID(id) {
 		return contracts.Webhook{}, ErrNotFound
 	}
-	kv, err := s.bucket(ctx)
-	if err != nil {
-		return contracts.Webhook{}, notFoundWithoutBucket(err)
-	}
-	key := contracts.WebhookKey(owner, id)
-	for range updateAttempts {
-		w, rev, err := s.read(ctx, kv, key)
-		if err != nil {
-			return contracts.Webhook{}, err
+	w, err := s.records.Change(ctx, contracts.WebhookKey(owner, id), func(w *contracts.Webhook) (*contracts.Webhook, error) {
+		if w == nil {
+			return nil, ErrNotFound
 		}
 		now := s.now().UTC()
-		if err := change(&w, now); err != nil {
-			return contracts.Webhook{}, err
+		if err := change(w, now); err != nil {
+			return nil, err
 		}
 		w.UpdatedAt = now
-		body, err := json.Marshal(w)
-		if err != nil {
-			return contracts.Webhook{}, err
-		}
-		_, err = kv.Update(ctx, key, body, rev)
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			continue
-		}
-		if err != nil {
-			return contracts.Webhook{}, fmt.Errorf("store webhook %s: %w", id, err)
-		}
 		return w, nil
+	})
+	if errors.Is(err, bus.ErrNoBucket) {
+		return contracts.Webhook{}, ErrNotFound
 	}
-	return contracts.Webhook{}, ErrConflict
+	if err != nil {
+		return contracts.Webhook{}, err
+	}
+	return *w, nil
 }
 
 // Patch is a change of a registration: each field that is not nil
@@ -407,26 +335,16 @@ func (s *Store) Delete(ctx context.Context, owner, id string) error {
 	if !contracts.ValidWebhookID(id) {
 		return ErrNotFound
 	}
-	kv, err := s.bucket(ctx)
-	if err != nil {
-		return notFoundWithoutBucket(err)
+	_, err := s.records.Change(ctx, contracts.WebhookKey(owner, id), func(w *contracts.Webhook) (*contracts.Webhook, error) {
+		if w == nil {
+			return nil, ErrNotFound
+		}
+		return nil, nil
+	})
+	if errors.Is(err, bus.ErrNoBucket) {
+		return ErrNotFound
 	}
-	key := contracts.WebhookKey(owner, id)
-	for range updateAttempts {
-		_, rev, err := s.read(ctx, kv, key)
-		if err != nil {
-			return err
-		}
-		err = kv.Delete(ctx, key, jetstream.LastRevision(rev))
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("delete webhook %s: %w", id, err)
-		}
-		return nil
-	}
-	return ErrConflict
+	return err
 }
 
 // The number of attempts Attempts returns: by default, and at most (all
@@ -436,57 +354,15 @@ const (
 	MaxAttempts     = contracts.MaxAttemptsKept
 )
 
-// attemptsWait bounds the read of an endpoint's attempts.
-const attemptsWait = 5 * time.Second
-
 // Attempts returns the last n recorded delivery attempts of webhook id,
 // newest first. The caller has checked that the webhook is the client's.
 func (s *Store) Attempts(ctx context.Context, id string, n int) ([]contracts.DeliveryAttempt, error) {
 	n = min(max(n, 1), MaxAttempts)
-	// An ephemeral consumer of the endpoint's subject: the stream keeps at
-	// most MaxAttemptsKept of them, so all of them are read and the last
-	// n kept.
-	cons, err := s.js.CreateConsumer(ctx, contracts.AttemptsStream, jetstream.ConsumerConfig{
-		FilterSubject:     contracts.AttemptSubject(id),
-		DeliverPolicy:     jetstream.DeliverAllPolicy,
-		AckPolicy:         jetstream.AckNonePolicy,
-		MemoryStorage:     true,
-		Replicas:          1,
-		InactiveThreshold: time.Minute,
-	})
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return []contracts.DeliveryAttempt{}, nil
-	}
+	all, err := s.deliveries.Attempts(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("read attempts of %s: %w", id, err)
+		return nil, err
 	}
-	defer func() {
-		// The consumer goes by itself after InactiveThreshold if this
-		// fails.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), attemptsWait)
-		defer cancel()
-		_ = s.js.DeleteConsumer(dctx, contracts.AttemptsStream, cons.CachedInfo().Name)
-	}()
-	pending := int(cons.CachedInfo().NumPending)
-	out := make([]contracts.DeliveryAttempt, 0, min(pending, n))
-	if pending == 0 {
-		return out, nil
-	}
-	batch, err := cons.Fetch(pending, jetstream.FetchMaxWait(attemptsWait))
-	if err != nil {
-		return nil, fmt.Errorf("read attempts of %s: %w", id, err)
-	}
-	var all []contracts.DeliveryAttempt
-	for msg := range batch.Messages() {
-		var a contracts.DeliveryAttempt
-		if err := json.Unmarshal(msg.Data(), &a); err != nil {
-			continue // not one of notify's records; nothing to show
-		}
-		all = append(all, a)
-	}
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
-		return nil, fmt.Errorf("read attempts of %s: %w", id, err)
-	}
+	out := make([]contracts.DeliveryAttempt, 0, min(len(all), n))
 	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
 		out = append(out, all[i])
 	}
@@ -511,13 +387,8 @@ func (s *Store) Ping(ctx context.Context, owner, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg := &nats.Msg{Subject: contracts.DeliverySubject(id), Data: body, Header: nats.Header{
-		contracts.HeaderMsgID:     []string{delivery},
-		contracts.HeaderWebhookID: []string{delivery},
-		contracts.HeaderEvent:     []string{string(contracts.EventPing)},
-	}}
-	if _, err := s.js.PublishMsg(ctx, msg); err != nil {
-		return "", fmt.Errorf("queue a ping to %s: %w", id, err)
+	if err := s.deliveries.Queue(ctx, bus.Delivery{Webhook: id, ID: delivery, Event: contracts.EventPing, Body: body}); err != nil {
+		return "", err
 	}
 	return delivery, nil
 }

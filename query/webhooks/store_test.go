@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
@@ -123,7 +124,7 @@ func TestOwnersApart(t *testing.T) {
 func storeWithOne(t *testing.T, now func() time.Time) (*webhooks.Store, webhooks.Created) {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
-	s := webhooks.NewStore(webhooks.Config{}, js, now)
+	s := webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), now)
 	c, err := s.Create(context.Background(), owner, registration, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/replay"
-	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -279,7 +278,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err != nil {
 		return nil, nil, err
 	}
-	hooks := webhooks.NewStore(q.Webhooks, js, time.Now)
+	hooks := newWebhooks(q.Webhooks, js)
 	subs, err := q.Subscribe.Service(js, log.With("part", "subscribe"), reg)
 	if err != nil {
 		return nil, nil, err
@@ -293,7 +292,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if subs != nil {
 		parts = append(parts, subs.Run)
 		if q.Subscribe.Alerts {
-			parts = append(parts, subscribe.NewAlerts(subs, js, time.Minute).Run)
+			parts = append(parts, newAlerts(subs, js).Run)
 		}
 	}
 	if q.MetricsAddr != "" {

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // TextValue is a setting that reads and writes itself as text.
@@ -60,5 +63,11 @@ func registerLimitFlags(fs *flag.FlagSet, getenv Env, c *access.Config, names Fl
 
 // newKeys is the query service's mirror of the API keys bucket.
 func newKeys(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg prometheus.Registerer) (*access.Keys, error) {
-	return access.NewKeys(js, q.Server.Limits.Tiers, log.With("part", "keys"), reg)
+	return access.NewKeys(bus.Keys(js), q.Server.Limits.Tiers, log.With("part", "keys"), reg)
+}
+
+// newWebhooks is the query service's store of webhook registrations, of
+// which --webhook-endpoints limits how many a key may have.
+func newWebhooks(cfg webhooks.Config, js jetstream.JetStream) *webhooks.Store {
+	return webhooks.NewStore(cfg, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
 }

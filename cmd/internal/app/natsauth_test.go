@@ -460,7 +460,7 @@ func TestNATSPermissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, err := access.NewKeys(reader.js, nil, log, prometheus.NewRegistry())
+		keys, err := access.NewKeys(bus.Keys(reader.js), nil, log, prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +489,7 @@ func TestNATSPermissions(t *testing.T) {
 	t.Run("query pod serves the webhook API", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
 		reg := prometheus.NewRegistry()
-		keys, err := access.NewKeys(reader.js, access.DefaultConfig().Tiers, log, reg)
+		keys, err := access.NewKeys(bus.Keys(reader.js), access.DefaultConfig().Tiers, log, reg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,7 +503,7 @@ func TestNATSPermissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := api.NewServer(api.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, reader.js, time.Now), log, reg, reg)
+		srv, err := api.NewServer(api.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, bus.Webhooks(reader.js), bus.NewDeliveries(reader.js), time.Now), log, reg, reg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -553,7 +553,7 @@ func TestNATSPermissions(t *testing.T) {
 	})
 
 	t.Run("zoneprice-admin manages webhooks", func(t *testing.T) {
-		store := webhooks.NewStore(webhooks.Config{}, reader.js, time.Now)
+		store := webhooks.NewStore(webhooks.Config{}, bus.Webhooks(reader.js), bus.NewDeliveries(reader.js), time.Now)
 		created, err := store.Create(ctx, "4d930e71934acb20", webhooks.Registration{URL: "https://hooks.example.com/",
 			Events: []contracts.EventType{contracts.EventPing}}, 1)
 		if err != nil {

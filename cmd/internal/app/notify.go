@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/notify"
 )
 
@@ -114,5 +116,12 @@ func Notify(js jetstream.JetStream, f *NotifyFlags, log *slog.Logger, reg promet
 	if err := f.Config.Validate(); err != nil {
 		return nil, f.Names.Explain(err)
 	}
-	return notify.New(js, f.Config, log.With("part", "notify"), reg, time.Now)
+	b := notify.Bus{
+		Webhooks:   bus.Webhooks(js),
+		State:      bus.NewReaders(js),
+		Dispatch:   bus.NewDurable(js, contracts.HistoryStream, bus.DispatchConsumerConfig()),
+		Deliver:    bus.NewDurable(js, contracts.DeliveriesStream, bus.DeliverConsumerConfig(f.Config.AckWait)),
+		Deliveries: bus.NewDeliveries(js),
+	}
+	return notify.New(b, f.Config, log.With("part", "notify"), reg, time.Now)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
@@ -193,7 +195,7 @@ func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg p
 	} else {
 		log.Info("subscription mails go through the relay", "relay", c.Mail.String())
 	}
-	return subscribe.New(*c, subscribe.NewStore(js), mailer, log, reg, time.Now)
+	return subscribe.New(*c, subscribe.NewStore(bus.Subscribers(js)), mailer, log, reg, time.Now)
 }
 
 // Digests composes the price-drop digests on js (zoneprice-notify runs
@@ -203,7 +205,13 @@ func (f *SubscribeFlags) Digests(js jetstream.JetStream, log *slog.Logger, reg p
 	if err != nil || s == nil {
 		return nil, err
 	}
-	return subscribe.NewAlerts(s, js, time.Minute).Run, nil
+	return newAlerts(s, js).Run, nil
+}
+
+// newAlerts is the price-drop digests of s's subscribers, collected by
+// subscribe.AlertsConsumer on js's history stream.
+func newAlerts(s *subscribe.Service, js jetstream.JetStream) *subscribe.Alerts {
+	return subscribe.NewAlerts(s, bus.NewDurable(js, contracts.HistoryStream, bus.AlertsConsumerConfig()), time.Minute)
 }
 
 // errNoMail is a command that must send mail without a way to.

@@ -220,7 +220,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	digested := make(chan error, 1)
 	go func() { digested <- digests(dctx) }()
 	defer func() { stopDigests(); <-digested }()
-	store, key := subscribe.NewStore(reader.js), contracts.SubscriberKey("ann@example.org")
+	store, key := subscribe.NewStore(bus.Subscribers(reader.js)), contracts.SubscriberKey("ann@example.org")
 	price := int64(1_000_000)
 	querytest.Until(t, "a drop in ann's digest", func() bool {
 		// The consumer starts at the changes after its creation: publish

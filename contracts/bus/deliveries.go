@@ -1,0 +1,198 @@
+package bus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zoneprice/zoneprice/contracts"
+)
+
+// Deliveries is the webhook deliveries' two streams: contracts.DeliveriesStream,
+// where each waits to be sent (DeliverConsumer hands them to the
+// workers), and contracts.AttemptsStream, where every attempt is
+// recorded for the subscriber to read.
+type Deliveries struct{ js jetstream.JetStream }
+
+// NewDeliveries returns the deliveries' streams on js.
+func NewDeliveries(js jetstream.JetStream) *Deliveries { return &Deliveries{js: js} }
+
+// Delivery is one delivery to queue: a webhook payload for one endpoint.
+type Delivery struct {
+	// Webhook is the endpoint's webhook ID.
+	Webhook string
+	// ID is the delivery's ID: its webhook-id header, and its message
+	// ID, so that a delivery queued twice within the stream's duplicate
+	// window is kept once.
+	ID    string
+	Event contracts.EventType
+	Body  []byte
+}
+
+// message is d as the deliveries stream holds it.
+func (d *Delivery) message() *nats.Msg {
+	m := nats.NewMsg(contracts.DeliverySubject(d.Webhook))
+	m.Data = d.Body
+	m.Header.Set(contracts.HeaderMsgID, d.ID)
+	m.Header.Set(contracts.HeaderWebhookID, d.ID)
+	m.Header.Set(contracts.HeaderEvent, string(d.Event))
+	return m
+}
+
+// Queue queues one delivery, once the stream has accepted it.
+func (q *Deliveries) Queue(ctx context.Context, d Delivery) error {
+	if _, err := q.js.PublishMsg(ctx, d.message()); err != nil {
+		return fmt.Errorf("queue delivery to %s: %w", d.Webhook, err)
+	}
+	return nil
+}
+
+// batchSize is how many deliveries a Batch publishes before it waits for
+// their acknowledgements: below the client's limit of pending async
+// publishes (4,000 by default), above which publishing stalls.
+const batchSize = 1024
+
+// ackTimeout bounds a Batch's wait for the acknowledgements of a batch.
+const ackTimeout = 30 * time.Second
+
+// Batch queues many deliveries without waiting for each: it waits for
+// the stream's acknowledgements every batchSize deliveries, and in Wait.
+// It is not safe for concurrent use.
+type Batch struct {
+	ctx     context.Context
+	js      jetstream.JetStream
+	futures []jetstream.PubAckFuture
+	errs    []error
+}
+
+// Batch starts a batch of deliveries; ctx bounds its waits.
+func (q *Deliveries) Batch(ctx context.Context) *Batch {
+	return &Batch{ctx: ctx, js: q.js}
+}
+
+// Add publishes d. An error is a publish that could not start; one the
+// stream refuses later is Wait's.
+func (b *Batch) Add(d Delivery) error {
+	f, err := b.js.PublishMsgAsync(d.message())
+	if err != nil {
+		return fmt.Errorf("queue delivery to %s: %w", d.Webhook, err)
+	}
+	b.futures = append(b.futures, f)
+	if len(b.futures) == batchSize {
+		b.await()
+	}
+	return nil
+}
+
+// Wait waits for the stream to acknowledge every delivery added, and
+// returns every error of the batch's publishes.
+func (b *Batch) Wait() error {
+	b.await()
+	return errors.Join(b.errs...)
+}
+
+// await waits for the acknowledgements of the publishes under way.
+func (b *Batch) await() {
+	timeout := time.NewTimer(ackTimeout)
+	defer timeout.Stop()
+	defer func() { b.futures = b.futures[:0] }()
+	for _, f := range b.futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			b.errs = append(b.errs, fmt.Errorf("queue delivery on %s: %w", f.Msg().Subject, err))
+		case <-timeout.C:
+			b.errs = append(b.errs, fmt.Errorf("the deliveries stream did not acknowledge within %v", ackTimeout))
+			return
+		case <-b.ctx.Done():
+			b.errs = append(b.errs, b.ctx.Err())
+			return
+		}
+	}
+}
+
+// QueueState is what the deliveries stream holds.
+type QueueState struct {
+	// Msgs is how many deliveries wait: to be sent, in flight, or for a
+	// retry. Oldest is when the oldest of them was queued.
+	Msgs   uint64
+	Oldest time.Time
+}
+
+// State asks the server what the deliveries stream holds.
+func (q *Deliveries) State(ctx context.Context) (QueueState, error) {
+	s, err := q.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return QueueState{}, err
+	}
+	st := s.CachedInfo().State
+	return QueueState{Msgs: st.Msgs, Oldest: st.FirstTime}, nil
+}
+
+// Record records an attempt of a delivery to webhook.
+func (q *Deliveries) Record(ctx context.Context, webhook string, a *contracts.DeliveryAttempt) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	_, err = q.js.Publish(ctx, contracts.AttemptSubject(webhook), b)
+	return err
+}
+
+// attemptsWait bounds a read of an endpoint's attempts.
+const attemptsWait = 5 * time.Second
+
+// Attempts returns the recorded attempts of deliveries to webhook, oldest
+// first: at most contracts.MaxAttemptsKept, all the stream keeps. A record
+// that does not decode is not one of notify's, and is skipped. No stream
+// is no attempts.
+func (q *Deliveries) Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error) {
+	// An ephemeral consumer of the endpoint's subject, which reads every
+	// attempt the stream holds for it in one fetch.
+	cons, err := q.js.CreateConsumer(ctx, contracts.AttemptsStream, jetstream.ConsumerConfig{
+		FilterSubject:     contracts.AttemptSubject(webhook),
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: time.Minute,
+	})
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read attempts of %s: %w", webhook, err)
+	}
+	defer func() {
+		// The consumer goes by itself after InactiveThreshold if this
+		// fails.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), attemptsWait)
+		defer cancel()
+		_ = q.js.DeleteConsumer(dctx, contracts.AttemptsStream, cons.CachedInfo().Name)
+	}()
+	pending := int(cons.CachedInfo().NumPending)
+	if pending == 0 {
+		return nil, nil
+	}
+	batch, err := cons.Fetch(pending, jetstream.FetchMaxWait(attemptsWait))
+	if err != nil {
+		return nil, fmt.Errorf("read attempts of %s: %w", webhook, err)
+	}
+	all := make([]contracts.DeliveryAttempt, 0, pending)
+	for msg := range batch.Messages() {
+		var a contracts.DeliveryAttempt
+		if err := json.Unmarshal(msg.Data(), &a); err != nil {
+			continue
+		}
+		all = append(all, a)
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
+		return nil, fmt.Errorf("read attempts of %s: %w", webhook, err)
+	}
+	return all, nil
+}
