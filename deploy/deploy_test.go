@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
@@ -41,7 +42,7 @@ func exported(t *testing.T) map[string]bool {
 	}
 	url := startQuery(t, js, reg, true)
 	// A query pod's key store registers its metrics when it is made.
-	if _, err := access.NewKeys(js, nil, log, reg); err != nil {
+	if _, err := access.NewKeys(bus.Keys(js), nil, log, reg); err != nil {
 		t.Fatal(err)
 	}
 	// A webhook sender registers its metrics, every labelled series at 0,
