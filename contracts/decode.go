@@ -201,6 +201,14 @@ func decodeWith(data []byte, d *Decoder, w *wire, blk *priceBlock, wd *Withdrawa
 	case KindRates:
 		ev = &Rates{V: w.V, Kind: w.Kind, Base: w.Base, Date: w.Date, Rates: w.Rates,
 			ObservedAt: w.ObservedAt, Source: w.Source}
+	case KindRegistrarStatus:
+		// Rare (one per registrar and round) and wide: encoding/json
+		// reads it whole.
+		st := new(RegistrarStatus)
+		if err := json.Unmarshal(data, st); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedJSON, err)
+		}
+		ev = st
 	case KindPriceChange:
 		if cblk == nil {
 			cblk = new(changeBlock)

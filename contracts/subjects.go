@@ -19,6 +19,7 @@ import (
 //	rates.v1.EUR          the EUR-based reference rates
 //	changes.v1.porkbun.*  every change of porkbun's prices (history)
 //	changes.v1.*.co_uk    every change of any registrar's .co.uk
+//	status.v1.porkbun     what porkbun's ingester last knew of it
 const (
 	PriceSubjectPrefix  = "prices.v1."
 	ZoneSubjectPrefix   = "zones.v1."
@@ -40,7 +41,7 @@ const StateStream = "ZONEPRICE_STATE"
 // StateSubjects returns the subjects StateStream captures. A later history
 // stream can source from StateStream without overlapping them.
 func StateSubjects() []string {
-	return []string{PriceSubjectPrefix + "*.*", ZoneSubjectPrefix + "*", RatesSubjectPrefix + "*"}
+	return []string{PriceSubjectPrefix + "*.*", ZoneSubjectPrefix + "*", RatesSubjectPrefix + "*", StatusSubjectPrefix + "*"}
 }
 
 // HistoryStream is the stream of price changes: every change of every
