@@ -19,8 +19,8 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/replay"
@@ -54,7 +54,7 @@ func publish(t testing.TB, js jetstream.JetStream, events ...contracts.Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
 		t.Fatalf("publish: %v", err)
 	}
 }

@@ -365,13 +365,13 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(reference.js).Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".net", time.Now(), "USD", 999)); err == nil {
+		if _, err := bus.NewPublisher(reference.js).Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".net", time.Now(), "USD", 999)); err == nil {
 			t.Error("the reference ingester published porkbun's .net")
 		}
 	})
 
 	t.Run("ingester publishes its registrar", func(t *testing.T) {
-		pub := ingest.NewPublisher(porkbunUser.js)
+		pub := bus.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if _, err := pub.Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
@@ -428,7 +428,7 @@ func TestNATSPermissions(t *testing.T) {
 	})
 
 	t.Run("ingester refused another registrar", func(t *testing.T) {
-		pub := ingest.NewPublisher(porkbunUser.js)
+		pub := bus.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		if _, err := pub.Publish(pctx, eventtest.RegisterOnly("namecheap", ".com", time.Now(), "USD", 999)); err == nil {
@@ -440,7 +440,7 @@ func TestNATSPermissions(t *testing.T) {
 		cfg := ingest.DefaultRunnerConfig()
 		cfg.Interval, cfg.Timeout = 0, 2*time.Second
 		src := ingest.NewFileSource(ovhcloud.Name, "../../../ingest/ovhcloud/testdata/catalog_fr.json", ovhcloud.Parse, time.Now)
-		r, err := ingest.NewRunner(src, porkbunUser.js, cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+		r, err := ingest.NewRunner(src, bus.NewStreams(porkbunUser.js), bus.NewPublisher(porkbunUser.js), cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +580,7 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		refused := map[string]func(context.Context) error{
 			"publish a price": func(ctx context.Context) error {
-				_, err := ingest.NewPublisher(reader.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 999))
+				_, err := bus.NewPublisher(reader.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 999))
 				return err
 			},
 			"update the stream": func(ctx context.Context) error {
@@ -608,7 +608,7 @@ func TestNATSPermissions(t *testing.T) {
 	t.Run("admin cannot publish prices or delete the stream", func(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(admin.js).Publish(pctx, eventtest.RegisterOnly("forged", ".info", time.Now(), "USD", 999)); err == nil {
+		if _, err := bus.NewPublisher(admin.js).Publish(pctx, eventtest.RegisterOnly("forged", ".info", time.Now(), "USD", 999)); err == nil {
 			t.Error("admin published a price")
 		}
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)

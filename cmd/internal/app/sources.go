@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 )
@@ -136,7 +137,7 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 				return nil, fmt.Errorf("source %s: %w", name, err)
 			}
 			if wrapFallback && spec.Fallback {
-				fb := ingest.NewFallback(src, js, deps.Log)
+				fb := ingest.NewFallback(src, bus.NewStreams(js), deps.Log)
 				fb.ZonesElsewhere = slices.ContainsFunc(selected, func(n string) bool { return c.Registry[n].Zones })
 				src = fb
 			}
@@ -145,7 +146,7 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 		if err != nil {
 			return nil, err
 		}
-		r, err := ingest.NewRunner(src, js, cfg, deps.Log, reg, deps.Now)
+		r, err := ingest.NewRunner(src, bus.NewStreams(js), bus.NewPublisher(js), cfg, deps.Log, reg, deps.Now)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
@@ -195,7 +196,7 @@ func Registry() map[string]app.SourceSpec {
 					RootDBURL: d.Getenv("ZONEPRICE_IANA_ROOTDB_URL"),
 					Offline:   offline,
 					LiveHeld: func(ctx context.Context) (bool, error) {
-						return ingest.HeldBy(ctx, d.JS, contracts.ZoneSubjectPrefix+"*", iana.Name)
+						return ingest.HeldBy(ctx, bus.NewStreams(d.JS), contracts.ZoneSubjectPrefix+"*", iana.Name)
 					},
 				}, d.Client, d.Log, d.Now)
 			},
