@@ -151,7 +151,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 // returns it once it has caught up.
 func runConsumer(t testing.TB, js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) *replay.Consumer {
 	t.Helper()
-	c, err := replay.New(js, replay.DefaultConfig(), log, reg, clock)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}

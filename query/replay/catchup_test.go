@@ -43,7 +43,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	})
 	b.Run("query", func(b *testing.B) {
 		for b.Loop() {
-			c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+			c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -271,7 +271,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	cons, err := replay.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
+	cons, err := replay.New(bus.NewStreams(js), q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, err
 	}

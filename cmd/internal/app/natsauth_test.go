@@ -456,7 +456,7 @@ func TestNATSPermissions(t *testing.T) {
 
 	t.Run("query pod reads", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
-		pod, err := replay.New(reader.js, replay.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
+		pod, err := replay.New(bus.NewStreams(reader.js), replay.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,7 +499,7 @@ func TestNATSPermissions(t *testing.T) {
 		defer func() { stop(); <-done }()
 		sum := contracts.HashAPIKey(key)
 		querytest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
-		cons, err := replay.New(reader.js, replay.DefaultConfig(), log, reg, time.Now)
+		cons, err := replay.New(bus.NewStreams(reader.js), replay.DefaultConfig(), log, reg, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
