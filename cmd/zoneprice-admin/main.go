@@ -178,7 +178,13 @@ func run(ctx context.Context, args []string, getenv app.Env, stdout, stderr io.W
 	case noun == "stream" && verb == "check" && len(operands) == 0:
 		cmd = func(ctx context.Context, js jetstream.JetStream) error { return checkStream(ctx, js, stdout) }
 	case noun == "stream" && verb == "republish" && len(operands) == 0:
-		cmd = func(ctx context.Context, js jetstream.JetStream) error { return republish(ctx, js.Conn(), stdout) }
+		cmd = func(ctx context.Context, js jetstream.JetStream) error {
+			heard, err := bus.Republish(ctx, js.Conn())
+			if err == nil {
+				fmt.Fprintf(stdout, "%d ingesters publish their whole lists now: %s\n", len(heard), strings.Join(heard, "; "))
+			}
+			return err
+		}
 	case noun == "stream":
 		fs.Usage()
 		return fmt.Errorf("stream %s %s: not a command", verb, strings.Join(operands, " "))
@@ -266,39 +272,6 @@ func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) 
 	}
 	fmt.Fprintln(stdout, "repair:", bus.Repair)
 	return fmt.Errorf("stream %s is damaged", h.Stream)
-}
-
-// republishWait is how long republish listens for ingesters' answers.
-const republishWait = 2 * time.Second
-
-// republish asks every running ingester to publish its whole list now
-// (contracts.RepublishSubject) and prints who answered.
-func republish(ctx context.Context, nc *nats.Conn, stdout io.Writer) error {
-	inbox := nats.NewInbox()
-	answers, err := nc.SubscribeSync(inbox)
-	if err != nil {
-		return err
-	}
-	defer answers.Unsubscribe()
-	if err := nc.PublishRequest(contracts.RepublishSubject, inbox, nil); err != nil {
-		return fmt.Errorf("ask the ingesters: %w", err)
-	}
-	var heard []string
-	wctx, cancel := context.WithTimeout(ctx, republishWait)
-	defer cancel()
-	for {
-		m, err := answers.NextMsgWithContext(wctx)
-		if err != nil {
-			break
-		}
-		heard = append(heard, string(m.Data))
-	}
-	if len(heard) == 0 {
-		return fmt.Errorf("no ingester answered within %v: is any running, and may it subscribe to %s?", republishWait, contracts.RepublishSubject)
-	}
-	slices.Sort(heard)
-	fmt.Fprintf(stdout, "%d ingesters publish their whole lists now: %s\n", len(heard), strings.Join(heard, "; "))
-	return nil
 }
 
 // helpIsNoError is nil for the error of -h or --help, whose usage the flag

@@ -11,11 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
@@ -196,33 +194,16 @@ func Ingest(js jetstream.JetStream, names, file string, c IngestConfig, log *slo
 		}}
 		return out, nil
 	}
+	answer := strings.Join(selected, ",")
 	out.Parts = append(out.Parts, func(ctx context.Context) error {
-		return answerRepublish(ctx, js.Conn(), out.Runners, selected, deps.Log)
+		return bus.AnswerRepublish(ctx, js.Conn(), answer, func() {
+			deps.Log.Warn("republish requested: every source publishes its whole list now", "sources", answer)
+			for _, r := range out.Runners {
+				r.Republish()
+			}
+		})
 	})
 	return out, nil
-}
-
-// answerRepublish asks every runner for a whole-list round whenever
-// zoneprice-admin stream republish asks (contracts.RepublishSubject), and
-// answers with the sources this process runs, so that the admin command
-// can say who heard it.
-func answerRepublish(ctx context.Context, nc *nats.Conn, runners []*ingest.Runner, names []string, log *slog.Logger) error {
-	answer := []byte(strings.Join(names, ","))
-	sub, err := nc.Subscribe(contracts.RepublishSubject, func(m *nats.Msg) {
-		log.Warn("republish requested: every source publishes its whole list now", "sources", string(answer))
-		for _, r := range runners {
-			r.Republish()
-		}
-		if m.Reply != "" {
-			_ = m.Respond(answer)
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("subscribe %s: %w", contracts.RepublishSubject, err)
-	}
-	<-ctx.Done()
-	_ = sub.Unsubscribe()
-	return nil
 }
 
 // selectSources returns the source names to run, in a stable order. A
