@@ -50,7 +50,7 @@ func startQuery(t *testing.T, js jetstream.JetStream, env map[string]string) str
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	consumer, parts, err := app.Query(js, q, slog.New(slog.DiscardHandler), app.Registry())
+	consumer, parts, err := app.Query(js, q, slog.New(slog.DiscardHandler), app.NewMetricsRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,9 +85,9 @@ func Logger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format (ZONEPRICE_LOG_FORMAT): %q is not json or text", format)
 }
 
-// Registry returns a private metrics registry with the Go, process and build
-// collectors.
-func Registry() *prometheus.Registry {
+// NewMetricsRegistry returns a new private Prometheus registry with the
+// Go, process and build collectors, for a command's metrics.
+func NewMetricsRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	version, rev := build()
 	reg.MustRegister(
@@ -300,15 +299,6 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, q.Profiles, log.With("part", "metrics")).Run)
 	}
 	return cons, parts, nil
-}
-
-func known(registry map[string]SourceSpec) string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
 
 // RunAll runs each part until ctx ends or one fails, then waits for all.

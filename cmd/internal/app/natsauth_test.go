@@ -227,7 +227,11 @@ func ingestOnce(t *testing.T, c *client, env map[string]string, args ...string) 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewJSONHandler(c.log, nil))
-	ingesters, err := ing.Ingesters(ctx, c.js, sources.Registry(), getenv, log, prometheus.NewRegistry())
+	sel, err := sources.Select(ing, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingesters, err := ing.Ingesters(ctx, c.js, sel, getenv, log, prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,8 +409,12 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		ictx, stop := context.WithCancel(ctx)
 		defer stop()
-		ingesters, err := ing.Ingesters(ictx, porkbunUser.js, sources.Registry(), func(string) string { return "" },
-			slog.New(slog.NewJSONHandler(porkbunUser.log, nil)), prometheus.NewRegistry())
+		noEnv := func(string) string { return "" }
+		sel, err := sources.Select(ing, noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ingesters, err := ing.Ingesters(ictx, porkbunUser.js, sel, noEnv, slog.New(slog.NewJSONHandler(porkbunUser.log, nil)), prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}
