@@ -33,7 +33,7 @@ func exported(t *testing.T) map[string]bool {
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	r, err := ingest.NewRunner(sample.New(time.Now), js, ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5}, log, reg, time.Now)
+	r, err := ingest.NewRunner(sample.New(time.Now), bus.NewStreams(js), bus.NewPublisher(js), ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5}, log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/querytest"
@@ -212,7 +213,7 @@ func queryRoutes(t *testing.T, paths ...string) map[string]bool {
 func startQuery(t *testing.T, js jetstream.JetStream, reg *prometheus.Registry, catchUp bool) string {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	c, err := replay.New(js, replay.DefaultConfig(), log, reg, time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 )
@@ -23,9 +21,9 @@ import (
 // (contracts.SampleRegistrarPrefix), so nothing mixes while the withdrawals
 // are on their way.
 type Fallback struct {
-	src Source
-	js  jetstream.JetStream
-	log *slog.Logger
+	src     Source
+	streams StateReader
+	log     *slog.Logger
 	// ZonesElsewhere says a zone metadata source runs beside the
 	// fallback, which then publishes none of its own.
 	ZonesElsewhere bool
@@ -33,9 +31,19 @@ type Fallback struct {
 
 var _ Source = (*Fallback)(nil)
 
-// NewFallback wraps the stand-in source src.
-func NewFallback(src Source, js jetstream.JetStream, log *slog.Logger) *Fallback {
-	return &Fallback{src: src, js: js, log: log.With("source", src.Name())}
+// StateReader is what a Fallback reads of the streams (bus.Streams): the
+// last message on each subject, and on one subject.
+type StateReader interface {
+	LastReader
+	// LastMsg returns the last message on subject; an error that is
+	// bus.ErrNoMessage when the subject holds none.
+	LastMsg(ctx context.Context, stream, subject string) (bus.Msg, error)
+}
+
+// NewFallback wraps the stand-in source src, which steps aside for what
+// streams holds.
+func NewFallback(src Source, streams StateReader, log *slog.Logger) *Fallback {
+	return &Fallback{src: src, streams: streams, log: log.With("source", src.Name())}
 }
 
 // Name implements Source.
@@ -47,7 +55,7 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 	if err != nil {
 		return nil, err
 	}
-	real, err := realPriceExists(ctx, f.js)
+	real, err := realPriceExists(ctx, f.streams)
 	if err != nil {
 		return nil, fmt.Errorf("look for real prices: %w", err)
 	}
@@ -68,14 +76,10 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 	if !f.ZonesElsewhere {
 		out.Zones = list.Zones
 	}
-	state, err := f.js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		return nil, fmt.Errorf("look for other rates: %w", err)
-	}
 	for _, r := range list.Rates {
-		free, err := ratesFree(ctx, state, r.Subject(), r.Source)
+		free, err := ratesFree(ctx, f.streams, r.Subject(), r.Source)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("look for other rates: %w", err)
 		}
 		if free {
 			out.Rates = append(out.Rates, r)
@@ -87,9 +91,9 @@ func (f *Fallback) Fetch(ctx context.Context) (*List, error) {
 // realPriceExists reports whether the stream holds a live price set of a
 // registrar that is not a sample registrar, judged as query pods judge it:
 // a document they would reject is not a real price.
-func realPriceExists(ctx context.Context, js jetstream.JetStream) (bool, error) {
+func realPriceExists(ctx context.Context, streams LastReader) (bool, error) {
 	found := false
-	err := bus.ReadLast(ctx, js, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + ">"}}, func(msg bus.Msg) bool {
+	err := streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + ">"}}, func(msg bus.Msg) bool {
 		reg, _, ok := contracts.ParsePriceSubject(msg.Subject)
 		if !ok || contracts.IsSampleRegistrar(reg) {
 			return true
@@ -104,13 +108,13 @@ func realPriceExists(ctx context.Context, js jetstream.JetStream) (bool, error) 
 
 // ratesFree reports whether subject is empty or holds a document from
 // source itself, so that publishing there overwrites nobody else's.
-func ratesFree(ctx context.Context, s jetstream.Stream, subject, source string) (bool, error) {
-	msg, err := s.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
+func ratesFree(ctx context.Context, streams StateReader, subject, source string) (bool, error) {
+	msg, err := streams.LastMsg(ctx, contracts.StateStream, subject)
+	if errors.Is(err, bus.ErrNoMessage) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", subject, err)
+		return false, err
 	}
 	ev, err := contracts.Decode(msg.Data)
 	if err != nil {
@@ -123,9 +127,9 @@ func ratesFree(ctx context.Context, s jetstream.Stream, subject, source string) 
 // HeldBy reports whether any subject matching filter holds a document from
 // source. A stand-in (the builtin zone catalog) asks it before replacing
 // what a live source published earlier, perhaps before a restart.
-func HeldBy(ctx context.Context, js jetstream.JetStream, filter, source string) (bool, error) {
+func HeldBy(ctx context.Context, streams LastReader, filter, source string) (bool, error) {
 	held := false
-	err := bus.ReadLast(ctx, js, contracts.StateStream, bus.ReaderConfig{Filters: []string{filter}}, func(msg bus.Msg) bool {
+	err := streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{filter}}, func(msg bus.Msg) bool {
 		if ev, err := contracts.Decode(msg.Data); err == nil {
 			held = eventSource(ev) == source
 		}

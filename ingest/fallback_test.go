@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -26,8 +27,8 @@ func rates(source, usd string) contracts.Rates {
 
 func fallbackRunner(t *testing.T, h *harness, src ingest.Source) *ingest.Runner {
 	t.Helper()
-	fb := ingest.NewFallback(src, h.js, slog.New(slog.DiscardHandler))
-	r, err := ingest.NewRunner(fb, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+	fb := ingest.NewFallback(src, bus.NewStreams(h.js), slog.New(slog.DiscardHandler))
+	r, err := ingest.NewRunner(fb, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestHeldBy(t *testing.T) {
 		source string
 		want   bool
 	}{{"test", true}, {"iana", false}} {
-		got, err := ingest.HeldBy(context.Background(), h.js, contracts.PriceSubjectPrefix+">", tt.source)
+		got, err := ingest.HeldBy(context.Background(), bus.NewStreams(h.js), contracts.PriceSubjectPrefix+">", tt.source)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func TestFallbackZonesOnlyWithoutZoneSource(t *testing.T) {
 			Zones:  []contracts.ZoneMeta{meta},
 		}}
 		_, js := bustest.Provisioned(t)
-		fb := ingest.NewFallback(stand, js, slog.New(slog.DiscardHandler))
+		fb := ingest.NewFallback(stand, bus.NewStreams(js), slog.New(slog.DiscardHandler))
 		fb.ZonesElsewhere = elsewhere
 		l, err := fb.Fetch(context.Background())
 		if err != nil {

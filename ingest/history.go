@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 )
@@ -49,7 +47,7 @@ func (r *Runner) recorded(ctx context.Context, list *List) (map[string]*recorded
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	err := bus.ReadLast(ctx, r.js, contracts.HistoryStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
+	err := r.streams.ReadLast(ctx, contracts.HistoryStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
 		ev, err := contracts.Decode(msg.Data)
 		c, ok := ev.(*contracts.PriceChange)
 		if err != nil || !ok || !contracts.OnSubject(c, msg.Subject) {
@@ -62,7 +60,7 @@ func (r *Runner) recorded(ctx context.Context, list *List) (map[string]*recorded
 		return true
 	})
 	switch {
-	case errors.Is(err, jetstream.ErrStreamNotFound):
+	case errors.Is(err, bus.ErrNoStream):
 		r.log.Error("no history stream: prices are published, their changes are not recorded until it is provisioned", "stream", contracts.HistoryStream)
 		return nil, nil
 	case errors.Is(err, bus.ErrIncomplete):
@@ -162,7 +160,7 @@ func (r *Runner) changes(pl *plan, stored map[string]storedEvent, recorded map[s
 // A change that does not validate is a bug in building it, not bad input:
 // the round fails rather than record a change it cannot vouch for.
 func (r *Runner) addChange(pl *plan, c *contracts.PriceChange, previous uint64) error {
-	m, err := Encode(c)
+	m, err := contracts.Encode(c)
 	if err != nil {
 		return fmt.Errorf("change of %s: %w", c.Subject(), err)
 	}

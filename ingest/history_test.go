@@ -147,7 +147,7 @@ func TestChangesByKind(t *testing.T) {
 // refreshes observed_at: neither is a change.
 func TestNoChangeOnRepublish(t *testing.T) {
 	h := newHarness(t)
-	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, Refresh: time.Minute},
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, Refresh: time.Minute},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestChangesExactlyOnceAcrossCrash(t *testing.T) {
 	// The restart, a round later: past the duplicate window as far as
 	// the runner is concerned, since its list has a new observed_at.
 	reg := prometheus.NewRegistry()
-	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), reg, func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestChangesExactlyOnceAcrossCrash(t *testing.T) {
 // price is recorded once as its first known period, then changes follow.
 func TestFirstKnownPeriods(t *testing.T) {
 	h := newHarness(t)
-	pub := ingest.NewPublisher(h.js)
+	pub := bus.NewPublisher(h.js)
 	old := t0.Add(-48 * time.Hour)
 	for _, ev := range []contracts.Event{
 		eventtest.RegisterOnly("a", ".com", old, "USD", 100),

@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -63,6 +60,22 @@ func (c RunnerConfig) Validate() error {
 // ErrShrunk is returned when a list lost too many zones to be trusted.
 var ErrShrunk = errors.New("price list shrank suspiciously")
 
+// LastReader reads the last message on every subject of a stream that
+// matches cfg.Filters (bus.Streams): how a runner learns what the state
+// and history streams hold, and the stand-ins whether someone else
+// publishes. It returns an error that is bus.ErrNoStream when the stream
+// is not provisioned, and one that is bus.ErrIncomplete when the stream
+// lost messages it still counts (fn has then had what survived).
+type LastReader interface {
+	ReadLast(ctx context.Context, stream string, cfg bus.ReaderConfig, fn func(bus.Msg) bool) error
+}
+
+// Sender publishes encoded events and waits for the streams'
+// acknowledgements, keeping at most window in flight (bus.Publisher.Send).
+type Sender interface {
+	Send(ctx context.Context, msgs []contracts.Message, window int) (published, duplicates int, err error)
+}
+
 // Runner fetches one Source on its interval and publishes what changed:
 // new or changed price sets, zone metadata and rates, and withdrawals for
 // zones that disappeared from a registrar's list. Each round compares the
@@ -71,8 +84,8 @@ var ErrShrunk = errors.New("price list shrank suspiciously")
 // needs no memory of earlier rounds.
 type Runner struct {
 	src       Source
-	js        jetstream.JetStream
-	pub       *Publisher
+	streams   LastReader
+	pub       Sender
 	cfg       RunnerConfig
 	log       *slog.Logger
 	now       func() time.Time
@@ -104,13 +117,28 @@ type runnerMetrics struct {
 	changes     *prometheus.CounterVec
 }
 
-// NewRunner returns a Runner for src. Metrics are labelled with the
+// NewRunner returns a Runner for src that reads what the streams hold
+// from streams and publishes with pub. Metrics are labelled with the
 // source's name and registered on reg.
-func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Runner, error) {
+func NewRunner(src Source, streams LastReader, pub Sender, cfg RunnerConfig, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("source %s: %w", src.Name(), err)
 	}
-	labels := prometheus.Labels{"source": src.Name()}
+	m, err := newRunnerMetrics(src.Name(), cfg, reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{
+		src: src, streams: streams, pub: pub, cfg: cfg, log: log.With("source", src.Name()), now: now, m: m,
+		first: make(chan struct{}),
+		wake:  make(chan struct{}, 1),
+	}, nil
+}
+
+// newRunnerMetrics makes a source's metrics, every series of a label
+// present at zero from the start, and registers them on reg.
+func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer) (*runnerMetrics, error) {
+	labels := prometheus.Labels{"source": source}
 	m := &runnerMetrics{
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_fetches_total", Help: "Price list fetches by outcome.", ConstLabels: labels,
@@ -162,15 +190,10 @@ func NewRunner(src Source, js jetstream.JetStream, cfg RunnerConfig, log *slog.L
 	}
 	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess, m.interval, m.changes} {
 		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("register metrics of source %s: %w", src.Name(), err)
+			return nil, fmt.Errorf("register metrics of source %s: %w", source, err)
 		}
 	}
-	return &Runner{
-		src: src, pub: NewPublisher(js), cfg: cfg, log: log.With("source", src.Name()), now: now, m: m,
-		js:    js,
-		first: make(chan struct{}),
-		wake:  make(chan struct{}, 1),
-	}, nil
+	return m, nil
 }
 
 // Run fetches and publishes until ctx ends, or once when the interval is
@@ -363,7 +386,7 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	err := bus.ReadLast(ctx, r.js, contracts.StateStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
+	err := r.streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: filters}, func(msg bus.Msg) bool {
 		var st storedEvent
 		if ev, err := contracts.Decode(msg.Data); err == nil && contracts.OnSubject(ev, msg.Subject) {
 			st.fp = fingerprint(ev)
@@ -388,206 +411,4 @@ func (r *Runner) stored(ctx context.Context, list *List) (map[string]storedEvent
 		return nil, err
 	}
 	return out, nil
-}
-
-// plan is what one run publishes: the changes to the history stream,
-// then the messages to the state stream.
-type plan struct {
-	changes   []Message
-	messages  []Message
-	withdrawn int
-	invalid   int
-	// offered are the list's valid price sets, published or not, and
-	// gone the price subjects of listed or retired registrars that the
-	// list no longer has: what changes are found in.
-	offered []*contracts.PriceSet
-	gone    []string
-	// changeCounts counts the changes by kind.
-	changeCounts map[contracts.Change]int
-}
-
-// diff returns the events that differ from what the stream holds, plus a
-// withdrawal for every live price of a listed registrar that the list no
-// longer has. It refuses the list if a registrar shrank below MinKeepRatio
-// of what the stream holds for it. An event that fails validation is
-// skipped and counted; its zone still counts as listed, so a bad row never
-// withdraws a good price.
-func (r *Runner) diff(list *List, stored map[string]storedEvent, recorded map[string]*recordedChange, all bool) (*plan, error) {
-	now := r.now()
-	pl := &plan{}
-	listed := map[string]bool{}    // price subjects in the list
-	registrars := map[string]int{} // zones listed per registrar
-	for i := range list.Prices {
-		p := &list.Prices[i]
-		if !contracts.ValidRegistrar(p.Registrar) || !contracts.IsCanonicalZone(p.Zone) {
-			continue
-		}
-		if s := p.Subject(); !listed[s] {
-			listed[s] = true
-			registrars[p.Registrar]++
-		}
-	}
-	// A kept subject counts as listed, so it is not withdrawn, and
-	// toward its registrar's count for the shrink guard only if the
-	// stream holds a live price there to keep.
-	for _, s := range list.Keep {
-		if reg, _, ok := contracts.ParsePriceSubject(s); ok && !listed[s] {
-			listed[s] = true
-			if stored[s].live {
-				registrars[reg]++
-			}
-		}
-	}
-	live := map[string]int{} // live prices the stream holds per registrar
-	for subject, st := range stored {
-		if reg, _, ok := contracts.ParsePriceSubject(subject); ok && st.live {
-			live[reg]++
-		}
-	}
-	for reg, n := range registrars {
-		if prev := live[reg]; prev > 0 && float64(n) < r.cfg.MinKeepRatio*float64(prev) {
-			return nil, fmt.Errorf("%w: registrar %s lists %d zones, the stream holds %d", ErrShrunk, reg, n, prev)
-		}
-	}
-	retired := map[string]bool{}
-	for _, reg := range list.Retired {
-		if registrars[reg] > 0 {
-			return nil, fmt.Errorf("registrar %s is both listed and retired", reg)
-		}
-		retired[reg] = true
-	}
-	// Every event is validated here, once: what is invalid is skipped
-	// and counted, and the rest is encoded for the publisher as it is.
-	valid := func(ev contracts.Event) bool {
-		if err := ev.Validate(); err != nil {
-			pl.invalid++
-			r.m.invalid.Inc()
-			r.log.Warn("event skipped: invalid", "subject", ev.Subject(), "err", err)
-			return false
-		}
-		return true
-	}
-	publish := func(ev contracts.Event) error {
-		m, err := encodeValid(ev)
-		if err != nil {
-			return err
-		}
-		pl.messages = append(pl.messages, m)
-		return nil
-	}
-	add := func(ev contracts.Event) error {
-		if !valid(ev) {
-			return nil
-		}
-		// Query pods refuse a document observed ahead of when the
-		// stream stored it; the runner does not publish one.
-		if err := contracts.CheckObserved(ev, now); err != nil {
-			r.m.refused.WithLabelValues("future").Inc()
-			r.log.Warn("event skipped: observed in the future (is this machine's or the source's clock wrong?)", "subject", ev.Subject(), "err", err)
-			return nil
-		}
-		if p, ok := ev.(*contracts.PriceSet); ok {
-			pl.offered = append(pl.offered, p)
-		}
-		st, ok := stored[ev.Subject()]
-		stale := r.cfg.Refresh > 0 && now.Sub(st.observed) >= r.cfg.Refresh
-		if all || !ok || st.fp != fingerprint(ev) || stale {
-			return publish(ev)
-		}
-		return nil
-	}
-	for i := range list.Prices {
-		if err := add(&list.Prices[i]); err != nil {
-			return nil, err
-		}
-	}
-	for i := range list.Zones {
-		if err := add(&list.Zones[i]); err != nil {
-			return nil, err
-		}
-	}
-	for i := range list.Rates {
-		rates := &list.Rates[i]
-		// A stale copy (a cache serving yesterday's file) never
-		// replaces the same source's newer rates; another source's
-		// (the sample's fixed ones) are no reason to hold back.
-		st, ok := stored[rates.Subject()]
-		if ok && st.source == rates.Source && st.ratesDate > rates.Date {
-			r.m.refused.WithLabelValues("older_rates").Inc()
-			r.log.Warn("rates older than the stream's skipped", "base", rates.Base, "date", rates.Date, "stream_date", st.ratesDate)
-			continue
-		}
-		// A rate that moved by more than a factor of MaxRateJump since
-		// the same source's rates for the base on the stream is a broken
-		// feed more likely than a market: the last good rates stay until
-		// an operator looks (and, if the move is real, removes the old
-		// rates). Another source's rates there are no yardstick: the
-		// sample's, or a document nobody should have published.
-		if ok && st.rates != nil && st.source == rates.Source {
-			if code, from, to := contracts.RateJump(st.rates, rates); code != "" {
-				r.m.refused.WithLabelValues("rate_jump").Inc()
-				r.log.Error("rates refused: a rate jumped; the last good rates stay", "base", rates.Base, "currency", code,
-					"from", from, "to", to, "max_factor", contracts.MaxRateJump)
-				continue
-			}
-		}
-		if err := add(rates); err != nil {
-			return nil, err
-		}
-	}
-	gone := func(subject string) (reg, zone string, ok bool) {
-		reg, zone, ok = contracts.ParsePriceSubject(subject)
-		return reg, zone, ok && !listed[subject] && (registrars[reg] > 0 || retired[reg])
-	}
-	for subject := range recorded {
-		if _, _, ok := gone(subject); ok {
-			pl.gone = append(pl.gone, subject)
-		}
-	}
-	for subject, st := range stored {
-		reg, zone, ok := gone(subject)
-		if ok && recorded[subject] == nil {
-			pl.gone = append(pl.gone, subject)
-		}
-		// Anything but a withdrawal, including a document that does not
-		// decode, is withdrawn once the list no longer has it: otherwise
-		// garbage there would outlive the zone.
-		if !ok || st.withdrawn {
-			continue
-		}
-		w := &contracts.Withdrawal{
-			V: contracts.SchemaVersion, Kind: contracts.KindWithdrawal, Registrar: reg, Zone: zone,
-			ObservedAt: now, Source: r.src.Name(),
-		}
-		if !valid(w) {
-			continue // a subject no valid document can be on
-		}
-		if err := publish(w); err != nil {
-			return nil, err
-		}
-		pl.withdrawn++
-	}
-	return pl, nil
-}
-
-// fingerprint hashes an event without its observed_at, so that the same
-// prices observed again compare equal.
-func fingerprint(ev contracts.Event) [32]byte {
-	var v any = ev
-	switch e := ev.(type) {
-	case *contracts.PriceSet:
-		c := *e
-		c.ObservedAt = time.Time{}
-		v = &c
-	case *contracts.ZoneMeta:
-		c := *e
-		c.ObservedAt = time.Time{}
-		v = &c
-	case *contracts.Rates:
-		c := *e
-		c.ObservedAt = time.Time{}
-		v = &c
-	}
-	b, _ := json.Marshal(v)
-	return sha256.Sum256(b)
 }

@@ -17,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/ingest"
@@ -57,7 +58,7 @@ func newHarness(t *testing.T) *harness {
 	srv, js := bustest.Provisioned(t)
 	h := &harness{srv: srv, js: js, src: &listSource{}, reg: prometheus.NewRegistry(), now: t0}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
-	r, err := ingest.NewRunner(h.src, js, cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(js), bus.NewPublisher(js), cfg, slog.New(slog.DiscardHandler), h.reg, func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestRunnerRestartUsesStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	restarted := &harness{js: h.js, src: &listSource{}, reg: prometheus.NewRegistry(), now: h.now}
-	r, err := ingest.NewRunner(restarted.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+	r, err := ingest.NewRunner(restarted.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), restarted.reg, func() time.Time { return restarted.now })
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +303,7 @@ func TestRunnerMetricNames(t *testing.T) {
 // stream's copy is older than Refresh, so observed_at stays meaningful.
 func TestRunnerRefreshesUnchanged(t *testing.T) {
 	h := newHarness(t)
-	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, Refresh: time.Hour},
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, Refresh: time.Hour},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)
@@ -389,7 +390,7 @@ func TestRunnerRefusesListedAndRetired(t *testing.T) {
 func TestRunnerWakeAndAfterSuccess(t *testing.T) {
 	h := newHarness(t)
 	h.src.list = list(set("a", ".com", 1))
-	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Interval: time.Hour, Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Interval: time.Hour, Timeout: 10 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -590,7 +591,7 @@ func TestRunnerDamagedStream(t *testing.T) {
 	}
 	srv := bustest.Damage(t, h.srv, contracts.StateStream, bustest.Garbage)
 	_, h.js = bustest.Connect(t, srv)
-	r, err := ingest.NewRunner(h.src, h.js, ingest.RunnerConfig{Timeout: 30 * time.Second, MinKeepRatio: 0.5},
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 30 * time.Second, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
 	if err != nil {
 		t.Fatal(err)

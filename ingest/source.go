@@ -1,6 +1,9 @@
-// Package ingest turns registrar price lists into events on the state stream:
-// a Source fetches and normalises a list, a Runner publishes what changed
-// since the last run and withdraws what disappeared.
+// Package ingest turns registrar price lists into events on the state
+// stream, and their changes into events on the history stream: a Source
+// fetches and normalises a list, a Runner publishes what changed since the
+// last run and withdraws what disappeared. It reads the streams and
+// publishes through the small interfaces it declares (LastReader,
+// StateReader, Sender), which package bus implements on JetStream.
 package ingest
 
 import (

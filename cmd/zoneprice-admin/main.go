@@ -325,35 +325,13 @@ func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) 
 	return fmt.Errorf("stream %s is damaged", h.Stream)
 }
 
-// republishWait is how long republish listens for ingesters' answers.
-const republishWait = 2 * time.Second
-
 // republish asks every running ingester to publish its whole list now
-// (contracts.RepublishSubject) and prints who answered.
+// (bus.Republish) and prints who answered.
 func republish(ctx context.Context, nc *nats.Conn, stdout io.Writer) error {
-	inbox := nats.NewInbox()
-	answers, err := nc.SubscribeSync(inbox)
+	heard, err := bus.Republish(ctx, nc)
 	if err != nil {
 		return err
 	}
-	defer answers.Unsubscribe()
-	if err := nc.PublishRequest(contracts.RepublishSubject, inbox, nil); err != nil {
-		return fmt.Errorf("ask the ingesters: %w", err)
-	}
-	var heard []string
-	wctx, cancel := context.WithTimeout(ctx, republishWait)
-	defer cancel()
-	for {
-		m, err := answers.NextMsgWithContext(wctx)
-		if err != nil {
-			break
-		}
-		heard = append(heard, string(m.Data))
-	}
-	if len(heard) == 0 {
-		return fmt.Errorf("no ingester answered within %v: is any running, and may it subscribe to %s?", republishWait, contracts.RepublishSubject)
-	}
-	slices.Sort(heard)
 	fmt.Fprintf(stdout, "%d ingesters publish their whole lists now: %s\n", len(heard), strings.Join(heard, "; "))
 	return nil
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
@@ -51,7 +50,7 @@ func startQuery(t *testing.T, js jetstream.JetStream, env map[string]string) str
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	consumer, parts, err := app.Query(js, q, slog.New(slog.DiscardHandler), app.Registry())
+	consumer, parts, err := app.Query(js, q, slog.New(slog.DiscardHandler), app.NewMetricsRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +100,7 @@ func TestKeysEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := eventtest.RegisterOnly("alpha", ".com", time.Now(), "USD", 999)
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, []contracts.Event{ps}, 1); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, []contracts.Event{ps}, 1); err != nil {
 		t.Fatal(err)
 	}
 	addr := startQuery(t, js, map[string]string{"ZONEPRICE_RATE_LIMIT": "2/h", "ZONEPRICE_TIERS": "pro=5/h"})
@@ -302,7 +301,7 @@ func TestStreamCheck(t *testing.T) {
 	for i := range 2000 {
 		evs = append(evs, eventtest.RegisterOnly("porkbun", fmt.Sprintf(".z%04d", i), time.Now(), "USD", 999))
 	}
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
 		t.Fatal(err)
 	}
 	srv = bustest.Damage(t, srv, contracts.StateStream, bustest.Garbage)

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/replay"
 )
 
@@ -140,7 +141,7 @@ func bareCatchup(ctx context.Context, js jetstream.JetStream, name string, deliv
 func realCatchup(ctx context.Context, js jetstream.JetStream, prices int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, catchupTimeout)
 	defer cancel()
-	c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		return 0, err
 	}

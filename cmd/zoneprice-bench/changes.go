@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
 
@@ -475,15 +475,15 @@ func (b *bench) publishHistory(ctx context.Context, env *natsEnv, res *results) 
 		"generated_in", hr.generated.Round(time.Millisecond))
 
 	start = time.Now()
-	batches := make(chan []ingest.Message, 2)
+	batches := make(chan []contracts.Message, 2)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
 		for lo := 0; lo < len(h.recs); lo += historyBatch {
-			msgs := make([]ingest.Message, min(historyBatch, len(h.recs)-lo))
+			msgs := make([]contracts.Message, min(historyBatch, len(h.recs)-lo))
 			for i := range msgs {
 				var err error
-				if msgs[i], err = ingest.Encode(h.change(lo + i)); err != nil {
+				if msgs[i], err = contracts.Encode(h.change(lo + i)); err != nil {
 					return fmt.Errorf("change %d: %w", lo+i, err)
 				}
 			}
@@ -497,7 +497,7 @@ func (b *bench) publishHistory(ctx context.Context, env *natsEnv, res *results) 
 	})
 	published := 0
 	g.Go(func() error {
-		pub := ingest.NewPublisher(env.js)
+		pub := bus.NewPublisher(env.js)
 		for msgs := range batches {
 			n, _, err := pub.Send(gctx, msgs, publishWindow)
 			published += n

@@ -7,7 +7,6 @@ import (
 
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
 
@@ -50,7 +49,7 @@ func TestHistoryShape(t *testing.T) {
 	promos, ends := 0, 0
 	for i := range h.recs {
 		c := h.change(i)
-		m, err := ingest.Encode(c)
+		m, err := contracts.Encode(c)
 		if err != nil {
 			t.Fatalf("change %d: %v", i, err)
 		}

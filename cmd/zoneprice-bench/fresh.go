@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 const (
@@ -48,7 +48,7 @@ type freshProbe struct {
 // history are under load: price sets for a zone's comparison, and change
 // documents for the feed of changes.
 func (b *bench) freshness(ctx context.Context, q *child, env *natsEnv, res *results) error {
-	pub := ingest.NewPublisher(env.js)
+	pub := bus.NewPublisher(env.js)
 	exp, _ := contracts.CurrencyExponent("USD")
 	zone := env.zones[1] // not the zone the throughput runs compared
 	prices := freshProbe{

@@ -375,7 +375,7 @@ func (res *results) writeWebhooks(r *report) {
 	if !r.section("Webhooks", w != nil) {
 		return
 	}
-	r.line("The real zoneprice-notify process delivers to receivers in the bench's process, which verify each delivery's signature with the Standard Webhooks library's Verify and count each webhook-id once. Changes are published on the history stream as an ingester publishes them (ingest.Publisher), by a registrar of the bench's; endpoints are registered through query/webhooks' store, each run's on a zone of its own.")
+	r.line("The real zoneprice-notify process delivers to receivers in the bench's process, which verify each delivery's signature with the Standard Webhooks library's Verify and count each webhook-id once. Changes are published on the history stream as an ingester publishes them (bus.Publisher), by a registrar of the bench's; endpoints are registered through query/webhooks' store, each run's on a zone of its own.")
 	r.line("")
 	r.line("| Measure | Value | Target | Result |")
 	r.line("|---|--:|---|---|")
@@ -509,13 +509,13 @@ func (res *results) writeIngest(r *report) {
 	}
 	r.line("| Measure | Value | Target | Result |")
 	r.line("|---|--:|---|---|")
-	r.line("| Events published (ingest.Publisher.PublishAll, window %d, encode and validate included) | %s | — | info |", publishWindow, fmtInt(int64(in.events())))
+	r.line("| Events published (bus.Publisher.PublishAll, window %d, encode and validate included) | %s | — | info |", publishWindow, fmtInt(int64(in.events())))
 	r.line("| Time to the last acknowledgement | %s | — | info |", fmtSeconds(in.took))
 	r.line("| Ingest throughput | %s events/s | — | info |", fmtRate(float64(in.events())/in.took.Seconds()))
 	if h := res.history; h != nil {
 		r.line("| History: %s changes generated (plans drawn, trimmed to the count, sorted) | %s | — | info |", fmtInt(int64(h.changes)), fmtSeconds(h.generated))
 		if h.published > 0 {
-			r.line("| History: encoded, validated and published (ingest.Encode, Publisher.Send, window %d), to the last acknowledgement | %s (%s changes/s) | — | info |",
+			r.line("| History: encoded, validated and published (contracts.Encode, Publisher.Send, window %d), to the last acknowledgement | %s (%s changes/s) | — | info |",
 				publishWindow, fmtSeconds(h.published), fmtRate(float64(h.changes)/h.published.Seconds()))
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 )
 
@@ -101,7 +100,7 @@ func (b *bench) setup(ctx context.Context, res *results) (env *natsEnv, err erro
 
 	b.log.Info("publishing", "price_sets", ir.prices, "zone_metas", ir.metas, "rates", ir.rates)
 	start := time.Now()
-	published, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, publishWindow)
+	published, _, err := bus.NewPublisher(js).PublishAll(ctx, events, publishWindow)
 	ir.took = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("publish the data set: %w", err)

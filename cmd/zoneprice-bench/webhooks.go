@@ -20,7 +20,6 @@ import (
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/notify"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
@@ -251,7 +250,7 @@ func (b *bench) webhooks(ctx context.Context, env *natsEnv, res *results) error 
 		return err
 	}
 
-	pub := ingest.NewPublisher(env.js)
+	pub := bus.NewPublisher(env.js)
 	if err := b.hookLatency(ctx, pub, recv, latencyZone, wr); err != nil {
 		return err
 	}
@@ -420,9 +419,9 @@ func changeIndex(body []byte) (int, error) {
 }
 
 // hookLatency publishes hookLatencyChanges changes one at a time, as an
-// ingester does (ingest.Publisher), and times each from just before its
+// ingester does (bus.Publisher), and times each from just before its
 // publish to its verified arrival at the one endpoint that wants it.
-func (b *bench) hookLatency(ctx context.Context, pub *ingest.Publisher, recv *hookReceiver, zone string, wr *webhookResult) error {
+func (b *bench) hookLatency(ctx context.Context, pub *bus.Publisher, recv *hookReceiver, zone string, wr *webhookResult) error {
 	b.log.Info("webhooks: latency", "changes", hookLatencyChanges)
 	arrived := make(chan hookDelivery, 16)
 	recv.nextRun(func(d hookDelivery) { arrived <- d })
@@ -478,7 +477,7 @@ func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 tim
 // the last delivery's arrival is the replica's time. Then a bare Go client
 // posts the same bodies, signed the same way, with as many requests at
 // once as the replica has workers, to the same receivers: the baseline.
-func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *ingest.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
+func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
 	total := hookChanges * len(eps)
 	wr.deliveries = total
 	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
@@ -542,32 +541,42 @@ func (a *hookArrivals) delivered() []hookDelivery {
 // queueHooks publishes hookChanges changes on zone and waits until the
 // deliveries stream holds total deliveries, or hookQueueWait passes;
 // wr.queued is what it held.
-func queueHooks(ctx context.Context, env *natsEnv, pub *ingest.Publisher, zone string, total int, wr *webhookResult) error {
+func queueHooks(ctx context.Context, env *natsEnv, pub *bus.Publisher, zone string, total int, wr *webhookResult) error {
 	events := make([]contracts.Event, hookChanges)
 	for i := range events {
 		events[i] = hookChange(zone, 1+i)
 	}
-	if _, _, err := pub.PublishAll(ctx, events, publishWindow); err != nil {
-		return err
-	}
-	s, err := env.js.Stream(ctx, contracts.DeliveriesStream)
+	_, _, err := pub.PublishAll(ctx, events, publishWindow)
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(hookQueueWait)
-	for time.Now().Before(deadline) {
+	if wr.queued, err = waitQueued(ctx, env, total); err != nil {
+		return err
+	}
+	return nil
+}
+
+// waitQueued waits until the deliveries stream holds total deliveries, or
+// hookQueueWait passes, and returns how many it holds.
+func waitQueued(ctx context.Context, env *natsEnv, total int) (int, error) {
+	s, err := env.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return 0, err
+	}
+	queued := 0
+	for deadline := time.Now().Add(hookQueueWait); time.Now().Before(deadline); {
 		info, err := s.Info(ctx)
 		if err != nil {
-			return err
+			return queued, err
 		}
-		if wr.queued = int(info.State.Msgs); wr.queued >= total {
+		if queued = int(info.State.Msgs); queued >= total {
 			break
 		}
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
-			return err
+			return queued, err
 		}
 	}
-	return nil
+	return queued, nil
 }
 
 // bareHooks posts each delivery's body again, signed at sending as
@@ -640,7 +649,7 @@ func bareHooks(ctx context.Context, recv *hookReceiver, eps []hookEndpoint, sent
 
 // hookFanout publishes one change that endpoints endpoints want and times
 // it to the first and to the last delivery.
-func (b *bench) hookFanout(ctx context.Context, pub *ingest.Publisher, recv *hookReceiver, zone string, endpoints int, fr *fanoutResult) {
+func (b *bench) hookFanout(ctx context.Context, pub *bus.Publisher, recv *hookReceiver, zone string, endpoints int, fr *fanoutResult) {
 	b.log.Info("webhooks: fan-out", "endpoints", endpoints, "where", fr.where)
 	var (
 		mu          sync.Mutex

@@ -12,7 +12,6 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 )
 
 // TestHookReceiver checks the bench's receiver the way notify reaches it:
@@ -35,7 +34,7 @@ func TestHookReceiver(t *testing.T) {
 		}
 		got = append(got, i)
 	})
-	m, err := ingest.Encode(hookChange(".com", 7))
+	m, err := contracts.Encode(hookChange(".com", 7))
 	if err != nil {
 		t.Fatal(err)
 	}

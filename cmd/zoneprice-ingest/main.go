@@ -59,8 +59,12 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		log.Info("stream and keys bucket provisioned; --provision only, so exiting", "replicas", ing.Replicas)
 		return nil
 	}
-	reg := app.Registry()
-	ingesters, err := ing.Ingesters(ctx, js, sources.Registry(), getenv, log, reg)
+	sel, err := sources.Select(ing, getenv)
+	if err != nil {
+		return err
+	}
+	reg := app.NewMetricsRegistry()
+	ingesters, err := ing.Ingesters(ctx, js, sel, getenv, log, reg)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	defer nc.Close()
-	reg := app.Registry()
+	reg := app.NewMetricsRegistry()
 	n, err := app.Notify(js, nf, log, reg)
 	if err != nil {
 		return err

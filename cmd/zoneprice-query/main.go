@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		return err
 	}
 	defer nc.Close()
-	consumer, parts, err := app.Query(js, q, log, app.Registry())
+	consumer, parts, err := app.Query(js, q, log, app.NewMetricsRegistry())
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
@@ -21,7 +22,7 @@ import (
 // server that an ingester has filled, and checks it becomes ready and serves.
 func TestJoinsExistingNATS(t *testing.T) {
 	srv, js := bustest.Provisioned(t)
-	r, err := ingest.NewRunner(sample.New(time.Now), js,
+	r, err := ingest.NewRunner(sample.New(time.Now), bus.NewStreams(js), bus.NewPublisher(js),
 		ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5}, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		t.Fatal(err)

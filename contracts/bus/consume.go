@@ -13,26 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrTimeout is a wait for a message that ended without one
-// (Reader.NextWithin).
-var ErrTimeout = nats.ErrTimeout
-
-// Readers opens Readers of the streams of one JetStream by name, for a
-// package that reads a stream without holding JetStream itself.
-type Readers struct{ js jetstream.JetStream }
-
-// NewReaders returns the readers of js's streams.
-func NewReaders(js jetstream.JetStream) *Readers { return &Readers{js: js} }
-
-// Open starts reading the named stream (Open).
-func (r *Readers) Open(ctx context.Context, stream string, cfg ReaderConfig) (*Reader, error) {
-	s, err := r.js.Stream(ctx, stream)
-	if err != nil {
-		return nil, err
-	}
-	return Open(ctx, s, cfg)
-}
-
 // The durable consumers the replicas of a service share, so that the
 // server hands each message to one of them: their names, which the NATS
 // permissions name too, and their configurations.

@@ -68,11 +68,7 @@ func CheckState(info *jetstream.StreamInfo) Health {
 
 // Check asks the server for the state stream's info and judges it.
 func Check(ctx context.Context, js jetstream.JetStream) (Health, error) {
-	s, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		return Health{}, fmt.Errorf("stream %s: %w", contracts.StateStream, err)
-	}
-	return checkStream(ctx, s)
+	return NewStreams(js).Health(ctx, contracts.StateStream)
 }
 
 func checkStream(ctx context.Context, s jetstream.Stream) (Health, error) {

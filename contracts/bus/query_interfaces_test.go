@@ -18,7 +18,7 @@ var (
 	_ webhooks.Deliveries = (*bus.Deliveries)(nil)
 
 	_ notify.WebhookRecords = (*bus.Records[contracts.Webhook])(nil)
-	_ notify.StateReaders   = (*bus.Readers)(nil)
+	_ notify.StateReaders   = (*bus.Streams)(nil)
 	_ notify.Consumer       = (*bus.Durable)(nil)
 	_ notify.WorkQueue      = (*bus.Durable)(nil)
 	_ notify.Deliveries     = (*bus.Deliveries)(nil)

@@ -25,10 +25,42 @@ type Msg struct {
 	Pending uint64
 }
 
-// ErrNoMetadata is a delivered message without readable JetStream
-// metadata. Next returns it with the message's subject; the reader goes on
-// with the next message.
-var ErrNoMetadata = errors.New("message without JetStream metadata")
+// The errors of reading a stream that its readers act on; anything else
+// is JetStream's, wrapped with what was being done.
+var (
+	// ErrNoMetadata is a delivered message without readable JetStream
+	// metadata. Next returns it with the message's subject; the reader
+	// goes on with the next message.
+	ErrNoMetadata = errors.New("message without JetStream metadata")
+	// ErrTimeout is a wait that ended before a message came
+	// (Reader.NextWithin). It is nats.ErrTimeout, so that errors.Is
+	// finds either.
+	ErrTimeout = fmt.Errorf("%w", nats.ErrTimeout)
+	// ErrNoStream is a stream that has not been provisioned (yet).
+	ErrNoStream = errors.New("stream does not exist")
+	// ErrNoMessage is a subject that holds no message.
+	ErrNoMessage = errors.New("no message on the subject")
+)
+
+// notFound is JetStream's error for a stream or a message that is not
+// there, which errors.Is also finds as the bus's sentinel for it (is):
+// readers test for ErrNoStream or ErrNoMessage without naming JetStream,
+// and the message stays JetStream's.
+type notFound struct{ err, is error }
+
+func (e *notFound) Error() string   { return e.err.Error() }
+func (e *notFound) Unwrap() []error { return []error{e.err, e.is} }
+
+// translate makes JetStream's not-found errors the bus's sentinels.
+func translate(err error) error {
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return &notFound{err: err, is: ErrNoStream}
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return &notFound{err: err, is: ErrNoMessage}
+	}
+	return err
+}
 
 // ReaderConfig says what a Reader reads.
 type ReaderConfig struct {
@@ -167,10 +199,12 @@ func (r *Reader) reopen() error {
 // only what was stored later.
 func (r *Reader) CaughtUp() bool { return r.caughtUp }
 
-// Next returns the next message, waiting for one; opts bound the wait
-// (jetstream.NextMaxWait, after which it returns nats.ErrTimeout). After
-// Stop it returns jetstream.ErrMsgIteratorClosed.
-func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
+// Next returns the next message, waiting for one as long as it takes.
+// After Stop it returns jetstream.ErrMsgIteratorClosed.
+func (r *Reader) Next() (Msg, error) { return r.next() }
+
+// next is Next, with opts bounding the wait (NextWithin's context).
+func (r *Reader) next(opts ...jetstream.NextOpt) (Msg, error) {
 	msg, err := r.it.Next(opts...)
 	for err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrMsgIteratorClosed) &&
 		!errors.Is(err, jetstream.ErrInvalidOption) && !errors.Is(err, context.Canceled) {
@@ -185,6 +219,9 @@ func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 		msg, err = r.it.Next(opts...)
 	}
 	if err != nil {
+		if errors.Is(err, nats.ErrTimeout) {
+			err = ErrTimeout // a wait the client bounded itself
+		}
 		return Msg{}, err
 	}
 	meta, err := msg.Metadata()
@@ -199,7 +236,7 @@ func (r *Reader) Next(opts ...jetstream.NextOpt) (Msg, error) {
 }
 
 // NextWithin is Next waiting at most d, after which it returns
-// nats.ErrTimeout; it allocates nothing while messages arrive in time.
+// ErrTimeout; it allocates nothing while messages arrive in time.
 func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 	w := &r.wait
 	if w.ctx == nil {
@@ -212,13 +249,13 @@ func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 	} else {
 		w.timer.Reset(d)
 	}
-	msg, err := r.Next(w.opts...)
+	msg, err := r.next(w.opts...)
 	waited := !w.timer.Stop()
 	if waited {
 		w.ctx = nil // canceled, or about to be
 	}
 	if waited && errors.Is(err, context.Canceled) {
-		return msg, fmt.Errorf("no message within %v: %w", d, nats.ErrTimeout)
+		return msg, fmt.Errorf("no message within %v: %w", d, ErrTimeout)
 	}
 	return msg, err
 }
@@ -247,6 +284,67 @@ func (r *Reader) Close() {
 	_ = r.stream.DeleteConsumer(ctx, info.Name) // else the inactive threshold removes it
 }
 
+// Streams is the service's streams on one JetStream connection, as their
+// readers see them: a Reader of one (Open), the last message on each of
+// its subjects (ReadLast) or on one (LastMsg), its health, and whether the
+// connection is up. Query pods, ingesters and the stand-in sources read
+// through it; the Publisher writes.
+type Streams struct {
+	js jetstream.JetStream
+}
+
+// NewStreams returns the streams on js.
+func NewStreams(js jetstream.JetStream) *Streams { return &Streams{js: js} }
+
+// stream binds the named stream, asking the server for its info.
+func (s *Streams) stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	st, err := s.js.Stream(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", name, translate(err))
+	}
+	return st, nil
+}
+
+// Open starts reading the named stream (Reader); ErrNoStream when it is
+// not provisioned.
+func (s *Streams) Open(ctx context.Context, stream string, cfg ReaderConfig) (*Reader, error) {
+	st, err := s.stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, st, cfg)
+}
+
+// LastMsg returns the last message on subject in the named stream;
+// ErrNoMessage when the subject holds none, ErrNoStream when there is no
+// such stream. Its Pending is 0.
+func (s *Streams) LastMsg(ctx context.Context, stream, subject string) (Msg, error) {
+	st, err := s.stream(ctx, stream)
+	if err != nil {
+		return Msg{}, err
+	}
+	m, err := st.GetLastMsgForSubject(ctx, subject)
+	if err != nil {
+		return Msg{}, fmt.Errorf("read %s: %w", subject, translate(err))
+	}
+	return Msg{Subject: m.Subject, Data: m.Data, Seq: m.Sequence, Stored: m.Time}, nil
+}
+
+// Health asks the server for the named stream's info and judges it
+// (CheckState); its LastSeq is the stream's head. ErrNoStream when there
+// is no such stream.
+func (s *Streams) Health(ctx context.Context, stream string) (Health, error) {
+	st, err := s.stream(ctx, stream)
+	if err != nil {
+		return Health{}, err
+	}
+	return CheckState(st.CachedInfo()), nil // fetched just now, by binding it
+}
+
+// Connected reports whether the connection is up: while it is not, readers
+// wait and serve what they read.
+func (s *Streams) Connected() bool { return s.js.Conn().IsConnected() }
+
 // readTimeout bounds ReadLast when its context has no deadline.
 const readTimeout = time.Minute
 
@@ -265,20 +363,22 @@ var ErrIncomplete = errors.New("the stream lost messages it still counts")
 // or every one of them has been read; it does not wait for new messages.
 // Messages whose metadata cannot be read are skipped. A message replaced
 // while it runs is skipped by the server and its replacement read instead.
-func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg ReaderConfig, fn func(Msg) bool) error {
+// It returns an error that is ErrNoStream when there is no such stream, and
+// ErrIncomplete when the stream lost messages it still counts.
+func (s *Streams) ReadLast(ctx context.Context, name string, cfg ReaderConfig, fn func(Msg) bool) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, readTimeout)
 		defer cancel()
 	}
-	s, err := js.Stream(ctx, name)
+	st, err := s.stream(ctx, name)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", name, err)
+		return err
 	}
 	if cfg.InactiveThreshold == 0 {
 		cfg.InactiveThreshold = time.Minute
 	}
-	r, err := Open(ctx, s, cfg)
+	r, err := Open(ctx, st, cfg)
 	if err != nil {
 		return err
 	}
@@ -290,10 +390,10 @@ func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg Read
 		switch {
 		case errors.Is(err, ErrNoMetadata):
 			continue
-		case errors.Is(err, nats.ErrTimeout):
+		case errors.Is(err, ErrTimeout):
 			// A damaged stream may count messages it cannot deliver;
 			// waiting for them would only end at the deadline.
-			if h, herr := checkStream(ctx, s); herr == nil && !h.Healthy() {
+			if h, herr := checkStream(ctx, st); herr == nil && !h.Healthy() {
 				return fmt.Errorf("read %s: %w: %s", name, ErrIncomplete, h)
 			}
 			continue
@@ -307,4 +407,9 @@ func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg Read
 		}
 	}
 	return nil
+}
+
+// ReadLast is Streams.ReadLast on js's streams.
+func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg ReaderConfig, fn func(Msg) bool) error {
+	return NewStreams(js).ReadLast(ctx, name, cfg, fn)
 }

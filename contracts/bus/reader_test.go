@@ -114,7 +114,7 @@ func TestReaderFollows(t *testing.T) {
 	if r.CaughtUp() {
 		t.Fatal("CaughtUp before reading a stream that holds a message")
 	}
-	m, err := r.Next(jetstream.NextMaxWait(5 * time.Second))
+	m, err := r.NextWithin(5 * time.Second)
 	if err != nil || string(m.Data) != "current" || m.Subject != com || m.Seq != 2 || m.Stored.IsZero() {
 		t.Fatalf("first message = %+v (err %v), want the current one on %s at sequence 2", m, err, com)
 	}
@@ -122,7 +122,7 @@ func TestReaderFollows(t *testing.T) {
 		t.Fatal("not CaughtUp after the last message on every subject")
 	}
 	publish(ctx, t, js, com, "next")
-	m, err = r.Next(jetstream.NextMaxWait(5 * time.Second))
+	m, err = r.NextWithin(5 * time.Second)
 	if err != nil || string(m.Data) != "next" || m.Seq != 3 {
 		t.Fatalf("followed message = %+v (err %v), want the next one at sequence 3", m, err)
 	}
@@ -137,8 +137,8 @@ func TestNextWithin(t *testing.T) {
 	t.Cleanup(cancel)
 	r := openState(ctx, t, js)
 	for range 2 {
-		if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
-			t.Fatalf("NextWithin on an empty stream = %+v, %v; want nats.ErrTimeout", m, err)
+		if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, bus.ErrTimeout) || !errors.Is(err, nats.ErrTimeout) {
+			t.Fatalf("NextWithin on an empty stream = %+v, %v; want bus.ErrTimeout, which is nats.ErrTimeout", m, err)
 		}
 	}
 	com := contracts.PriceSubject("porkbun", ".com")
@@ -149,22 +149,54 @@ func TestNextWithin(t *testing.T) {
 			t.Fatalf("NextWithin = %+v, %v; want %q at sequence %d", m, err, data, i+1)
 		}
 	}
-	if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, nats.ErrTimeout) {
-		t.Fatalf("NextWithin after the last message = %+v, %v; want nats.ErrTimeout", m, err)
+	if m, err := r.NextWithin(50 * time.Millisecond); !errors.Is(err, bus.ErrTimeout) {
+		t.Fatalf("NextWithin after the last message = %+v, %v; want bus.ErrTimeout", m, err)
 	}
 }
 
 // openState opens a reader of the state stream, closed when the test ends.
 func openState(ctx context.Context, t *testing.T, js jetstream.JetStream) *bus.Reader {
 	t.Helper()
-	s, err := js.Stream(ctx, contracts.StateStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := bus.Open(ctx, s, bus.ReaderConfig{})
+	r, err := bus.NewStreams(js).Open(ctx, contracts.StateStream, bus.ReaderConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
 	return r
+}
+
+// TestStreamsNotFound says what is not there with the bus's sentinels,
+// which are still JetStream's errors to a caller that tests for those.
+func TestStreamsNotFound(t *testing.T) {
+	_, js := bustest.Connect(t, bustest.Server(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	streams := bus.NewStreams(js)
+	_, openErr := streams.Open(ctx, contracts.StateStream, bus.ReaderConfig{})
+	_, lastErr := streams.LastMsg(ctx, contracts.StateStream, contracts.PriceSubject("porkbun", ".com"))
+	_, healthErr := streams.Health(ctx, contracts.StateStream)
+	readErr := streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{}, func(bus.Msg) bool { return true })
+	for name, err := range map[string]error{"Open": openErr, "LastMsg": lastErr, "Health": healthErr, "ReadLast": readErr} {
+		if !errors.Is(err, bus.ErrNoStream) || !errors.Is(err, jetstream.ErrStreamNotFound) {
+			t.Errorf("%s of an unprovisioned stream: %v, want bus.ErrNoStream (and jetstream.ErrStreamNotFound)", name, err)
+		}
+	}
+
+	if err := bus.Provision(ctx, js, bus.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	com := contracts.PriceSubject("porkbun", ".com")
+	_, err := streams.LastMsg(ctx, contracts.StateStream, com)
+	if !errors.Is(err, bus.ErrNoMessage) || !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("LastMsg of an empty subject: %v, want bus.ErrNoMessage (and jetstream.ErrMsgNotFound)", err)
+	}
+	publish(ctx, t, js, com, "old")
+	publish(ctx, t, js, com, "current")
+	m, err := streams.LastMsg(ctx, contracts.StateStream, com)
+	if err != nil || m.Subject != com || string(m.Data) != "current" || m.Seq != 2 || m.Stored.IsZero() {
+		t.Errorf("LastMsg = %+v, %v; want the current message at sequence 2", m, err)
+	}
+	if h, err := streams.Health(ctx, contracts.StateStream); err != nil || !h.Healthy() || h.LastSeq != 2 {
+		t.Errorf("Health = %v, %v; want a healthy stream whose last sequence is 2", h, err)
+	}
 }

@@ -1,9 +1,14 @@
-// Package bus is where the service's streams meet JetStream: the
-// declared configuration of the state and history streams and of the API
-// keys bucket, named in package contracts, their provisioning, and the one
-// reader of the last message on each subject that ingesters, query pods and
-// the stand-in sources share. Package contracts says what the streams and
-// their documents mean and does no I/O; this package does the I/O.
+// Package bus is where the service's streams meet JetStream: the declared
+// configuration of the streams and buckets named in package contracts and
+// their provisioning; the Publisher that ingesters publish events with;
+// Streams and its Reader, the one reader of the last message on each
+// subject (then of what follows) that ingesters, query pods and the
+// stand-in sources share; the records of the key-value buckets, with their
+// one compare-and-set loop (Records); and the republish protocol between
+// zoneprice-admin and the ingesters. Package contracts says what the
+// streams and their documents mean and does no I/O; this package does the
+// I/O. The packages that read and publish through it declare the small
+// interfaces they use; its tests prove it satisfies them.
 package bus
 
 import (

@@ -19,7 +19,7 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // The scenarios, in the order they run: the quick ones first.
@@ -41,7 +41,7 @@ func TestPermissions(t *testing.T) {
 		default:
 		}
 	}))
-	pub := ingest.NewPublisher(js)
+	pub := bus.NewPublisher(js)
 	const zone = ".fsperm"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -122,7 +122,7 @@ func TestNodeLoss(t *testing.T) {
 	}
 	_, js := c.connect(userPorkbun)
 	leadersNC, leadersJS := c.connect(userLeaders)
-	pub := ingest.NewPublisher(js)
+	pub := bus.NewPublisher(js)
 	zones := testZones(50)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -273,7 +273,7 @@ func TestRollingRestart(t *testing.T) {
 	zones := testZones(50)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if err := seedPrices(ctx, ingest.NewPublisher(js), "porkbun", zones, newRecorder()); err != nil {
+	if err := seedPrices(ctx, bus.NewPublisher(js), "porkbun", zones, newRecorder()); err != nil {
 		t.Fatal(err)
 	}
 	pods := []*pod{c.startPod("query-1", podOptions{}), c.startPod("query-2", podOptions{})}
@@ -415,7 +415,7 @@ func TestPartition(t *testing.T) {
 	}
 	_, js := c.connect(userPorkbun)
 	_, adminJS := c.connect(userAdmin)
-	pub := ingest.NewPublisher(js)
+	pub := bus.NewPublisher(js)
 	zones := testZones(50)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -555,7 +555,7 @@ func TestColdStart(t *testing.T) {
 	// The window stays below the JetStream context's limit of pending
 	// asynchronous publishes (4,000 by default): above it PublishMsgAsync
 	// stalls and PublishAll gives up.
-	published, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 2048)
+	published, _, err := bus.NewPublisher(js).PublishAll(ctx, events, 2048)
 	if err != nil {
 		t.Fatalf("publish %d prices: %v (after %d)", len(events), err, published)
 	}

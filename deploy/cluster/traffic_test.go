@@ -26,7 +26,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 )
 
 // priceSet is a registrar's USD register price for a zone, its source
@@ -145,7 +144,7 @@ func (r *recorder) ack(ev contracts.Event) {
 // leader election, a lost node) is retried with the same content, and
 // therefore the same message id, until the stream acknowledges it; only
 // then is it recorded. It gives up when ctx ends.
-func (r *recorder) publish(ctx context.Context, pub *ingest.Publisher, ev contracts.Event) error {
+func (r *recorder) publish(ctx context.Context, pub *bus.Publisher, ev contracts.Event) error {
 	for {
 		r.mu.Lock()
 		r.published++
@@ -175,7 +174,7 @@ func (r *recorder) publish(ctx context.Context, pub *ingest.Publisher, ev contra
 // until stop is closed, each preceded by its change, as an ingester
 // records a change before the price it leads to (recorder.publish). It
 // gives up when ctx ends.
-func steadyPublish(ctx context.Context, stop <-chan struct{}, pub *ingest.Publisher, registrar string, zones []string, interval time.Duration, rec *recorder) error {
+func steadyPublish(ctx context.Context, stop <-chan struct{}, pub *bus.Publisher, registrar string, zones []string, interval time.Duration, rec *recorder) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for n := 0; ; n++ {
@@ -203,7 +202,7 @@ func steadyPublish(ctx context.Context, stop <-chan struct{}, pub *ingest.Publis
 // seedPrices publishes a first price for every zone, so that the
 // comparisons a load asks for exist from the start, after the changes
 // that add them, and records them.
-func seedPrices(ctx context.Context, pub *ingest.Publisher, registrar string, zones []string, rec *recorder) error {
+func seedPrices(ctx context.Context, pub *bus.Publisher, registrar string, zones []string, rec *recorder) error {
 	prices := make([]contracts.Event, len(zones))
 	changes := make([]contracts.Event, len(zones))
 	for i, z := range zones {

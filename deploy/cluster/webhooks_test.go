@@ -25,7 +25,6 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
@@ -84,7 +83,7 @@ func TestWebhookLeaderLoss(t *testing.T) {
 	notifiers := []*dockertest.Resource{c.startNotify("notify-1", port, gateway), c.startNotify("notify-2", port, gateway)}
 
 	_, js := c.connect(userPorkbun)
-	pub := ingest.NewPublisher(js)
+	pub := bus.NewPublisher(js)
 	// The notifiers' dispatch consumer starts at the changes stored after
 	// it is made (DeliverNew): a probe is published until one arrives,
 	// and only changes after that are expected.

@@ -9,24 +9,28 @@ package ingesttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
 // Harness is a Runner for one source on a fresh provisioned stream.
 type Harness struct {
-	JS       jetstream.JetStream
-	Runner   *ingest.Runner
-	Registry *prometheus.Registry
+	// Streams and Publisher are the stream's, for a test that runs
+	// another Runner beside Runner.
+	Streams   *bus.Streams
+	Publisher *bus.Publisher
+	Runner    *ingest.Runner
+	Registry  *prometheus.Registry
 }
 
 // New starts a server and a Runner for src with a ten-second timeout and
@@ -34,13 +38,14 @@ type Harness struct {
 func New(t testing.TB, src ingest.Source) *Harness {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
-	reg := prometheus.NewRegistry()
+	h := &Harness{Streams: bus.NewStreams(js), Publisher: bus.NewPublisher(js), Registry: prometheus.NewRegistry()}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
-	r, err := ingest.NewRunner(src, js, cfg, slog.New(slog.DiscardHandler), reg, time.Now)
+	r, err := ingest.NewRunner(src, h.Streams, h.Publisher, cfg, slog.New(slog.DiscardHandler), h.Registry, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Harness{JS: js, Runner: r, Registry: reg}
+	h.Runner = r
+	return h
 }
 
 // Once runs one round.
@@ -58,25 +63,22 @@ func (h *Harness) Events(t testing.TB, filter string) map[string]contracts.Event
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := h.JS.Stream(ctx, contracts.StateStream)
+	out := map[string]contracts.Event{}
+	var bad error
+	err := h.Streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{filter}}, func(m bus.Msg) bool {
+		ev, err := contracts.Decode(m.Data)
+		if err != nil {
+			bad = fmt.Errorf("decode %s: %w", m.Subject, err)
+			return false
+		}
+		out[m.Subject] = ev
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
 	if err != nil {
 		t.Fatal(err)
-	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]contracts.Event, len(info.State.Subjects))
-	for subject := range info.State.Subjects {
-		msg, err := s.GetLastMsgForSubject(ctx, subject)
-		if err != nil {
-			t.Fatalf("get %s: %v", subject, err)
-		}
-		ev, err := contracts.Decode(msg.Data)
-		if err != nil {
-			t.Fatalf("decode %s: %v", subject, err)
-		}
-		out[subject] = ev
 	}
 	return out
 }

@@ -36,7 +36,7 @@ func (s *fixedSource) Fetch(context.Context) (*ingest.List, error) {
 func runner(t *testing.T, h *ingesttest.Harness, src ingest.Source) func() error {
 	t.Helper()
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
-	r, err := ingest.NewRunner(src, h.JS, cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+	r, err := ingest.NewRunner(src, h.Streams, h.Publisher, cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

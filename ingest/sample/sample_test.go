@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/iana"
@@ -307,7 +308,7 @@ func TestRunnerEndToEnd(t *testing.T) {
 	list := fetch(t, fixedClock)
 	want := uint64(len(list.Prices) + len(list.Zones) + len(list.Rates))
 
-	r, err := ingest.NewRunner(src, js,
+	r, err := ingest.NewRunner(src, bus.NewStreams(js), bus.NewPublisher(js),
 		ingest.RunnerConfig{Interval: 0, Timeout: time.Minute, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), fixedClock)
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/replay"
@@ -55,7 +54,7 @@ func publish(t testing.TB, js jetstream.JetStream, events ...contracts.Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, events, 256); err != nil {
 		t.Fatalf("publish: %v", err)
 	}
 }
@@ -152,7 +151,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 // returns it once it has caught up.
 func runConsumer(t testing.TB, js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) *replay.Consumer {
 	t.Helper()
-	c, err := replay.New(js, replay.DefaultConfig(), log, reg, clock)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), log, reg, clock)
 	if err != nil {
 		t.Fatalf("new consumer: %v", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
@@ -42,7 +43,7 @@ var generous = access.Rate{Limit: 1_000_000, Window: time.Hour, Burst: 1_000_000
 // a zone without metadata, whose type is then null.
 func publishSample(t *testing.T, js jetstream.JetStream) {
 	t.Helper()
-	r, err := ingest.NewRunner(sample.New(clock), js, ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5},
+	r, err := ingest.NewRunner(sample.New(clock), bus.NewStreams(js), bus.NewPublisher(js), ingest.RunnerConfig{Timeout: time.Minute, MinKeepRatio: 0.5},
 		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), clock)
 	if err != nil {
 		t.Fatal(err)

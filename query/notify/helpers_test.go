@@ -99,7 +99,7 @@ func (h *harness) start(t *testing.T, cfg Config, now func() time.Time) *replica
 func busOn(js jetstream.JetStream, cfg Config) Bus {
 	return Bus{
 		Webhooks:   bus.Webhooks(js),
-		State:      bus.NewReaders(js),
+		State:      bus.NewStreams(js),
 		Dispatch:   bus.NewDurable(js, contracts.HistoryStream, bus.DispatchConsumerConfig()),
 		Deliver:    bus.NewDurable(js, contracts.DeliveriesStream, bus.DeliverConsumerConfig(cfg.AckWait)),
 		Deliveries: bus.NewDeliveries(js),

@@ -16,7 +16,7 @@ import (
 type Bus struct {
 	// Webhooks is the registrations' bucket (bus.Webhooks).
 	Webhooks WebhookRecords
-	// State reads the zone metadata on the state stream (bus.NewReaders).
+	// State reads the zone metadata on the state stream (bus.NewStreams).
 	State StateReaders
 	// Dispatch is bus.DispatchConsumer on the history stream.
 	Dispatch Consumer

@@ -28,7 +28,7 @@ type Zones struct {
 	caughtUpOnce sync.Once
 }
 
-// StateReaders opens readers of the state stream (bus.Readers).
+// StateReaders opens readers of the state stream (bus.Streams).
 type StateReaders interface {
 	Open(ctx context.Context, stream string, cfg bus.ReaderConfig) (*bus.Reader, error)
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/query/replay"
 )
@@ -43,7 +43,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	})
 	b.Run("query", func(b *testing.B) {
 		for b.Loop() {
-			c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+			c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func publishAll(b *testing.B, js jetstream.JetStream, events []contracts.Event) 
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, events, 4096); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, events, 4096); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/query/querytest"
@@ -29,7 +30,7 @@ type running struct {
 func start(t *testing.T, js jetstream.JetStream) *running {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestDamagedStream(t *testing.T) {
 
 	var logs querytest.LogBuffer
 	reg := prometheus.NewRegistry()
-	c, err := replay.New(js, replay.DefaultConfig(), slog.New(slog.NewJSONHandler(&logs, nil)), reg, time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.NewJSONHandler(&logs, nil)), reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

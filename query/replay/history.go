@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/cache"
@@ -33,96 +31,115 @@ const historyPublishEvery = 4096
 // exist, and outlives NATS outages like the state's reader: the last view
 // keeps being served.
 func (c *Consumer) runHistory(ctx context.Context) error {
-	var s jetstream.Stream
-	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 30*time.Second) {
-		var err error
-		s, err = c.js.Stream(ctx, contracts.HistoryStream)
-		if err == nil {
-			break
-		}
-		c.log.Warn("history stream not available yet; the history endpoints answer 503", "stream", contracts.HistoryStream, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
+	if _, ok := c.await(ctx, contracts.HistoryStream, 30*time.Second, "history stream not available yet; the history endpoints answer 503"); !ok {
+		return nil
 	}
 	start := time.Now()
-	r, err := bus.Open(ctx, s, bus.ReaderConfig{All: true, Batch: c.cfg.PullBatch})
+	r, err := c.open(ctx, contracts.HistoryStream, bus.ReaderConfig{All: true, Batch: c.cfg.PullBatch})
 	if err != nil {
 		return err
 	}
 	stop := context.AfterFunc(ctx, r.Stop)
 	defer stop()
 	defer r.Stop()
-	var dec contracts.Decoder
-	loaded := r.CaughtUp()
-	if loaded {
+	l := &historyLoad{c: c, r: r, start: start, loaded: r.CaughtUp()}
+	if l.loaded {
 		c.historyLoaded(start)
 	}
-	unpublished := 0
 	for {
-		var msg bus.Msg
-		var err error
-		if unpublished > 0 && loaded {
-			msg, err = r.NextWithin(c.cfg.Quiet)
-		} else {
-			msg, err = r.NextWithin(bus.StallWait)
-		}
+		msg, err := r.NextWithin(l.wait())
 		switch {
 		case err == nil:
 		case errors.Is(err, bus.ErrNoMetadata):
 			c.rejectChange(msg, "no_metadata", err)
 			continue
-		case errors.Is(err, nats.ErrTimeout):
-			if unpublished > 0 && loaded {
-				c.hist.Publish()
-				unpublished = 0
-			}
-			if !loaded {
-				// A damaged stream may count changes it can no longer
-				// deliver: what arrived is all there is.
-				if h, herr := r.Health(ctx); herr == nil && !h.Healthy() {
-					c.log.Error("history stream damaged: it lost changes; serving what survived", "health", h.String(), "repair", bus.Repair)
-					loaded = true
-					c.historyLoaded(start)
-				}
-			}
+		case errors.Is(err, bus.ErrTimeout):
+			l.quiet(ctx)
 			continue
 		case ctx.Err() != nil:
 			return nil
 		default:
 			return fmt.Errorf("consume %s: %w", contracts.HistoryStream, err)
 		}
-		c.hm.lastSeq.Set(float64(msg.Seq))
-		change, err := dec.DecodeChange(msg.Data)
-		switch {
-		case err != nil:
-			c.rejectChange(msg, rejectReason(err), err)
-		case !contracts.OnSubject(change, msg.Subject):
-			c.rejectChange(msg, "subject_mismatch", fmt.Errorf("change belongs on %s", change.Subject()))
-		case future(change, msg.Stored) != nil:
-			c.rejectChange(msg, "future", future(change, msg.Stored))
-		default:
-			if err := c.hist.Add(msg.Seq, change); err != nil {
-				c.rejectChange(msg, "invalid", err)
-				break
-			}
-			unpublished++
+		l.add(msg)
+	}
+}
+
+// historyLoad is runHistory's read of the history stream: loading it
+// until the reader caught up, then following it.
+type historyLoad struct {
+	c     *Consumer
+	r     Reader
+	dec   contracts.Decoder
+	start time.Time
+	// loaded says the history read has caught up; unpublished counts the
+	// changes added since the view was last published.
+	loaded      bool
+	unpublished int
+}
+
+// wait is how long the next read waits: until the stream is quiet, to
+// publish a burst, or else StallWait, after which a load asks whether
+// the stream can still deliver what it counts.
+func (l *historyLoad) wait() time.Duration {
+	if l.unpublished > 0 && l.loaded {
+		return l.c.cfg.Quiet
+	}
+	return bus.StallWait
+}
+
+// quiet is a read that waited in vain: a burst followed is published, and
+// a load from a damaged stream ends with what it delivered.
+func (l *historyLoad) quiet(ctx context.Context) {
+	c := l.c
+	if l.unpublished > 0 && l.loaded {
+		c.hist.Publish()
+		l.unpublished = 0
+	}
+	if l.loaded {
+		return
+	}
+	// A damaged stream may count changes it can no longer deliver: what
+	// arrived is all there is.
+	if h, herr := l.r.Health(ctx); herr == nil && !h.Healthy() {
+		c.log.Error("history stream damaged: it lost changes; serving what survived", "health", h.String(), "repair", bus.Repair)
+		l.loaded = true
+		c.historyLoaded(l.start)
+	}
+}
+
+// add decodes and adds one change, rejecting what is not a change of its
+// subject, and publishes the view once the load is done or a burst ends
+// (or grows past historyPublishEvery).
+func (l *historyLoad) add(msg bus.Msg) {
+	c := l.c
+	c.hm.lastSeq.Set(float64(msg.Seq))
+	change, err := l.dec.DecodeChange(msg.Data)
+	switch {
+	case err != nil:
+		c.rejectChange(msg, rejectReason(err), err)
+	case !contracts.OnSubject(change, msg.Subject):
+		c.rejectChange(msg, "subject_mismatch", fmt.Errorf("change belongs on %s", change.Subject()))
+	case future(change, msg.Stored) != nil:
+		c.rejectChange(msg, "future", future(change, msg.Stored))
+	default:
+		if err := c.hist.Add(msg.Seq, change); err != nil {
+			c.rejectChange(msg, "invalid", err)
+			break
 		}
-		if !loaded {
-			if !r.CaughtUp() {
-				continue
-			}
-			loaded = true
-			c.historyLoaded(start)
-			unpublished = 0
-			continue
+		l.unpublished++
+	}
+	if !l.loaded {
+		if l.r.CaughtUp() {
+			l.loaded = true
+			c.historyLoaded(l.start)
+			l.unpublished = 0
 		}
-		if msg.Pending == 0 || unpublished >= historyPublishEvery {
-			c.hist.Publish()
-			unpublished = 0
-		}
+		return
+	}
+	if msg.Pending == 0 || l.unpublished >= historyPublishEvery {
+		c.hist.Publish()
+		l.unpublished = 0
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
@@ -33,7 +32,7 @@ func publishChanges(t *testing.T, js jetstream.JetStream, cs ...*contracts.Price
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, _, err := ingest.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,9 +1,10 @@
 // Package replay keeps a query pod's data current: it replays the state
 // stream into the authoritative cache.Index (the last message per subject,
-// read through package bus), then follows it, and after each burst of
-// updates renders a new immutable cache.Snapshot and swaps it in; it loads
-// and follows the history stream the same way. The HTTP API (package api)
-// only ever asks it for the current snapshot and whether it is ready.
+// read through the Streams and Reader it declares, which package bus
+// implements), then follows it, and after each burst of updates renders a
+// new immutable cache.Snapshot and swaps it in; it loads and follows the
+// history stream the same way. The HTTP API (package api) only ever asks
+// it for the current snapshot and whether it is ready.
 package replay
 
 import (
@@ -18,8 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/cache"
@@ -61,11 +60,52 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Reader is one read of a stream, in stream order (bus.Reader): the last
+// message on each subject, or with bus.ReaderConfig.All every message, and
+// then each one stored later.
+type Reader interface {
+	// Next waits for the next message as long as it takes.
+	Next() (bus.Msg, error)
+	// NextWithin waits at most d, then returns an error that is
+	// bus.ErrTimeout. An error that is bus.ErrNoMetadata comes with the
+	// message's subject; the read goes on after it.
+	NextWithin(d time.Duration) (bus.Msg, error)
+	// CaughtUp reports whether the reader has delivered what the stream
+	// held when it was opened.
+	CaughtUp() bool
+	// Health judges the stream being read.
+	Health(ctx context.Context) (bus.Health, error)
+	// Stop ends the read: a Next waiting returns.
+	Stop()
+}
+
+// Streams is the bus as a consumer reads it (bus.Streams): it opens
+// readers R of the state and history streams, and says how far a stream
+// reaches and whether the connection is up. R is a type parameter because
+// Go's interfaces do not match a method returning *bus.Reader to one
+// returning Reader; New turns it into a Reader.
+type Streams[R Reader] interface {
+	// Open starts reading a stream.
+	Open(ctx context.Context, stream string, cfg bus.ReaderConfig) (R, error)
+	Heads
+}
+
+// Heads says how far the streams reach and whether the bus is there.
+type Heads interface {
+	// Health judges a stream from the server's info on it, whose LastSeq
+	// is the stream's head; an error that is bus.ErrNoStream while it is
+	// not provisioned.
+	Health(ctx context.Context, stream string) (bus.Health, error)
+	// Connected reports whether the connection to the bus is up.
+	Connected() bool
+}
+
 // Consumer replays the state stream into a cache.Index with one ordered
 // consumer (last message per subject), then follows live updates. After each
 // burst of updates it renders a new snapshot and swaps it in atomically.
 type Consumer struct {
-	js    jetstream.JetStream
+	open  func(ctx context.Context, stream string, cfg bus.ReaderConfig) (Reader, error)
+	heads Heads
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
@@ -86,8 +126,8 @@ type Consumer struct {
 	hm         *historyMetrics
 }
 
-// New returns a consumer reading from js.
-func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Consumer, error) {
+// New returns a consumer reading streams.
+func New[R Reader](streams Streams[R], cfg Config, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Consumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -98,7 +138,7 @@ func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Re
 	connected := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "zoneprice_nats_connected", Help: "1 while the NATS connection is up.",
 	}, func() float64 {
-		if js.Conn().IsConnected() {
+		if streams.Connected() {
 			return 1
 		}
 		return 0
@@ -106,7 +146,14 @@ func New(js jetstream.JetStream, cfg Config, log *slog.Logger, reg prometheus.Re
 	if err := reg.Register(connected); err != nil {
 		return nil, fmt.Errorf("register consumer metrics: %w", err)
 	}
-	c := &Consumer{js: js, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory()}
+	open := func(ctx context.Context, stream string, cfg bus.ReaderConfig) (Reader, error) {
+		r, err := streams.Open(ctx, stream, cfg)
+		if err != nil {
+			return nil, err // not a Reader holding a nil R
+		}
+		return r, nil
+	}
+	c := &Consumer{open: open, heads: streams, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory()}
 	if c.hm, err = newHistoryMetrics(reg, c.hist); err != nil {
 		return nil, err
 	}
@@ -135,25 +182,15 @@ func (c *Consumer) IsReady() bool {
 // being served; the client reconnects and the ordered consumer resumes after
 // the last sequence it delivered.
 func (c *Consumer) Run(ctx context.Context) error {
-	var s jetstream.Stream
-	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 5*time.Second) {
-		var err error
-		s, err = c.js.Stream(ctx, contracts.StateStream)
-		if err == nil {
-			break
-		}
-		c.log.Warn("state stream not available yet", "stream", contracts.StateStream, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
+	head, ok := c.await(ctx, contracts.StateStream, 5*time.Second, "state stream not available yet")
+	if !ok {
+		return nil
 	}
 	// The replay is timed on the real clock, from the moment the stream is
 	// there; c.now is the data clock, which tests may fix.
 	start := time.Now()
-	c.m.headSeq.Set(float64(s.CachedInfo().State.LastSeq))
-	r, err := bus.Open(ctx, s, bus.ReaderConfig{Batch: c.cfg.PullBatch})
+	c.m.headSeq.Set(float64(head.LastSeq))
+	r, err := c.open(ctx, contracts.StateStream, bus.ReaderConfig{Batch: c.cfg.PullBatch})
 	if err != nil {
 		return err
 	}
@@ -177,7 +214,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	// one; the history is loaded beside it, after the state.
 	wctx, stopWatch := context.WithCancel(ctx)
 	var watching sync.WaitGroup
-	watching.Go(func() { c.watchHead(wctx, s) })
+	watching.Go(func() { c.watchHead(wctx) })
 	watching.Go(func() {
 		if err := c.runHistory(wctx); err != nil {
 			c.log.Error("history stopped; its endpoints serve what was read", "err", err)
@@ -188,12 +225,30 @@ func (c *Consumer) Run(ctx context.Context) error {
 	return c.follow(ctx, r, idx)
 }
 
+// await waits for stream to exist, asking again after a backoff that
+// grows to maxBackoff, and returns its health then; false when ctx ended
+// first.
+func (c *Consumer) await(ctx context.Context, stream string, maxBackoff time.Duration, warning string) (bus.Health, bool) {
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, maxBackoff) {
+		h, err := c.heads.Health(ctx, stream)
+		if err == nil {
+			return h, true
+		}
+		c.log.Warn(warning, "stream", stream, "err", err)
+		select {
+		case <-ctx.Done():
+			return bus.Health{}, false
+		case <-time.After(backoff):
+		}
+	}
+}
+
 // headInterval is how often a pod asks the stream for its last sequence.
 const headInterval = 15 * time.Second
 
 // watchHead exports the stream's last sequence until ctx ends. Lag is that
 // minus zoneprice_consumer_applied_sequence.
-func (c *Consumer) watchHead(ctx context.Context, s jetstream.Stream) {
+func (c *Consumer) watchHead(ctx context.Context) {
 	tick := time.NewTicker(headInterval)
 	defer tick.Stop()
 	for {
@@ -203,13 +258,13 @@ func (c *Consumer) watchHead(ctx context.Context, s jetstream.Stream) {
 		case <-tick.C:
 		}
 		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		info, err := s.Info(ictx)
+		h, err := c.heads.Health(ictx, contracts.StateStream)
 		cancel()
 		if err != nil {
 			continue // NATS away: the gauge keeps its last value, nats_connected says why
 		}
-		c.m.headSeq.Set(float64(info.State.LastSeq))
-		c.noteHealth(bus.CheckState(info))
+		c.m.headSeq.Set(float64(h.LastSeq))
+		c.noteHealth(h)
 	}
 }
 
@@ -261,88 +316,30 @@ type item struct {
 // catchBatch is how many messages catch-up decodes at once across cores.
 const catchBatch = 1024
 
+// batch is catchBatch messages of a catch-up, or the error that ended it;
+// last marks the batch that caught up.
+type batch struct {
+	items []item
+	last  bool
+	err   error
+}
+
 // catchUp replays the stream until the reader has caught up with what it
 // held at start. Three stages overlap: a reader collects batches of
-// messages, a decoder decodes each batch on every core, and this goroutine
-// applies them in stream order. It reports done when ctx ended.
-func (c *Consumer) catchUp(ctx context.Context, r *bus.Reader, idx *cache.Index) (done bool, err error) {
-	type batch struct {
-		items []item
-		last  bool
-		err   error
-	}
+// messages (collect), a decoder decodes each batch on every core
+// (decodeBatches), and this goroutine applies them in stream order. It
+// reports done when ctx ended.
+func (c *Consumer) catchUp(ctx context.Context, r Reader, idx *cache.Index) (done bool, err error) {
 	batches := make(chan batch, 2)
 	// free holds applied batches for reuse: at most the two in the
 	// channels, one being decoded, one being applied and one being read
 	// are in use at once.
 	free := make(chan []item, 5)
-	go func() {
-		defer close(batches)
-		for {
-			var items []item
-			select {
-			case items = <-free:
-			default:
-				items = make([]item, 0, catchBatch)
-			}
-			b := batch{items: items[:0]}
-			for len(b.items) < catchBatch && !b.last {
-				msg, err := r.NextWithin(bus.StallWait)
-				if errors.Is(err, bus.ErrNoMetadata) {
-					c.reject(msg.Subject, 0, "no_metadata", err)
-					continue
-				}
-				if errors.Is(err, nats.ErrTimeout) {
-					// A damaged stream may count messages it can no
-					// longer deliver: what arrived is all there is.
-					if h, herr := r.Health(ctx); herr == nil && !h.Healthy() {
-						c.noteHealth(h)
-						b.last = true
-					}
-					continue
-				}
-				if err != nil {
-					batches <- batch{err: err}
-					return
-				}
-				// A recycled item's slot is left as it is: decoding
-				// resets what it uses.
-				if n := len(b.items); n < cap(b.items) {
-					b.items = b.items[:n+1]
-				} else {
-					b.items = append(b.items, item{})
-				}
-				it := &b.items[len(b.items)-1]
-				it.msg, it.ev, it.err = msg, nil, nil
-				b.last = r.CaughtUp()
-				if b.last || len(b.items) == catchBatch {
-					c.m.pending.Set(float64(msg.Pending))
-				}
-			}
-			batches <- b
-			if b.last {
-				return
-			}
-		}
-	}()
-	// A second stage decodes each batch while this goroutine applies the
-	// previous one.
+	go c.collect(ctx, r, batches, free)
 	decoded := make(chan batch, 1)
-	go func() {
-		defer close(decoded)
-		decoders := make([]*contracts.Decoder, runtime.GOMAXPROCS(0))
-		for i := range decoders {
-			decoders[i] = &contracts.Decoder{}
-		}
-		for b := range batches {
-			if b.err == nil {
-				decodeAll(b.items, decoders)
-			}
-			decoded <- b
-		}
-	}()
+	go decodeBatches(batches, decoded)
 	// Both stages end after the last batch or an error; wait for them
-	// either way, so that follow owns the iterator alone.
+	// either way, so that follow owns the reader alone.
 	defer func() {
 		for range decoded {
 		}
@@ -368,6 +365,80 @@ func (c *Consumer) catchUp(ctx context.Context, r *bus.Reader, idx *cache.Index)
 	return ctx.Err() != nil, nil
 }
 
+// collect is catch-up's first stage: it reads the stream into batches,
+// reusing those free hands back, until one is the last or fails.
+func (c *Consumer) collect(ctx context.Context, r Reader, batches chan<- batch, free <-chan []item) {
+	defer close(batches)
+	for {
+		var items []item
+		select {
+		case items = <-free:
+		default:
+			items = make([]item, 0, catchBatch)
+		}
+		b := c.fill(ctx, r, items[:0])
+		batches <- b
+		if b.last || b.err != nil {
+			return
+		}
+	}
+}
+
+// fill reads up to catchBatch messages into items, fewer when the reader
+// catches up with them (the batch is then the last).
+func (c *Consumer) fill(ctx context.Context, r Reader, items []item) batch {
+	b := batch{items: items}
+	for len(b.items) < catchBatch && !b.last {
+		msg, err := r.NextWithin(bus.StallWait)
+		if errors.Is(err, bus.ErrNoMetadata) {
+			c.reject(msg.Subject, 0, "no_metadata", err)
+			continue
+		}
+		if errors.Is(err, bus.ErrTimeout) {
+			// A damaged stream may count messages it can no longer
+			// deliver: what arrived is all there is.
+			if h, herr := r.Health(ctx); herr == nil && !h.Healthy() {
+				c.noteHealth(h)
+				b.last = true
+			}
+			continue
+		}
+		if err != nil {
+			return batch{err: err}
+		}
+		// A recycled item's slot is left as it is: decoding resets what
+		// it uses.
+		if n := len(b.items); n < cap(b.items) {
+			b.items = b.items[:n+1]
+		} else {
+			b.items = append(b.items, item{})
+		}
+		it := &b.items[len(b.items)-1]
+		it.msg, it.ev, it.err = msg, nil, nil
+		b.last = r.CaughtUp()
+		if b.last || len(b.items) == catchBatch {
+			c.m.pending.Set(float64(msg.Pending))
+		}
+	}
+	return b
+}
+
+// decodeBatches is catch-up's second stage: it decodes each batch while
+// the one before is applied.
+func decodeBatches(batches <-chan batch, decoded chan<- batch) {
+	defer close(decoded)
+	decoders := make([]*contracts.Decoder, runtime.GOMAXPROCS(0))
+	for i := range decoders {
+		decoders[i] = &contracts.Decoder{}
+	}
+	for b := range batches {
+		if b.err == nil {
+			decodeAll(b.items, decoders)
+		}
+		decoded <- b
+	}
+}
+
 // decodeAll decodes a batch on every core: decoding dominates replay, and
 // each message decodes independently.
 // Each worker has its own decoder, whose shared strings it keeps across
@@ -391,7 +462,7 @@ func decodeAll(batch []item, decoders []*contracts.Decoder) {
 // follow applies live updates as they arrive. A burst is rendered once it
 // has been quiet for Quiet, or after MaxDelay at the latest; a promotion's
 // end triggers a render too.
-func (c *Consumer) follow(ctx context.Context, r *bus.Reader, idx *cache.Index) error {
+func (c *Consumer) follow(ctx context.Context, r Reader, idx *cache.Index) error {
 	dec := &contracts.Decoder{}
 	nextExpiry := idx.NextExpiry()
 	var dirtySince time.Time
@@ -408,7 +479,7 @@ func (c *Consumer) follow(ctx context.Context, r *bus.Reader, idx *cache.Index) 
 		case errors.Is(err, bus.ErrNoMetadata):
 			c.reject(msg.Subject, 0, "no_metadata", err)
 			continue
-		case errors.Is(err, nats.ErrTimeout):
+		case errors.Is(err, bus.ErrTimeout):
 			idx.Expire(c.now())
 			nextExpiry = c.publish(idx)
 			dirtySince = time.Time{}

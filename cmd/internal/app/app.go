@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,9 +84,9 @@ func Logger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format (ZONEPRICE_LOG_FORMAT): %q is not json or text", format)
 }
 
-// Registry returns a private metrics registry with the Go, process and build
-// collectors.
-func Registry() *prometheus.Registry {
+// NewMetricsRegistry returns a new private Prometheus registry with the
+// Go, process and build collectors, for a command's metrics.
+func NewMetricsRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	version, rev := build()
 	reg.MustRegister(
@@ -270,7 +269,7 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	cons, err := replay.New(js, q.Consumer, log.With("part", "consumer"), reg, time.Now)
+	cons, err := replay.New(bus.NewStreams(js), q.Consumer, log.With("part", "consumer"), reg, time.Now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,15 +298,6 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 		parts = append(parts, NewMetricsServer(q.MetricsAddr, reg, q.Profiles, log.With("part", "metrics")).Run)
 	}
 	return cons, parts, nil
-}
-
-func known(registry map[string]SourceSpec) string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
 
 // RunAll runs each part until ctx ends or one fails, then waits for all.

@@ -133,9 +133,24 @@ func (f *IngestFlags) StreamOptions() bus.Options {
 	return bus.Options{Replicas: f.Replicas, HistoryRetention: f.HistoryRetention}
 }
 
+// RunnerConfig is the runners' configuration the flags set: fetches every
+// --interval, spread by a jitter of at most a tenth of it, or one round
+// with --once.
+func (f *IngestFlags) RunnerConfig() ingest.RunnerConfig {
+	cfg := ingest.DefaultRunnerConfig()
+	cfg.Interval = f.Interval
+	// Jitter spreads sources started together; a tenth of the interval
+	// does that without making a short interval long.
+	cfg.Jitter = min(cfg.Jitter, f.Interval/10)
+	if f.Once {
+		cfg.Interval = 0
+	}
+	return cfg
+}
+
 // Ingesters provisions the streams (or, with --provision off, waits for
-// them) and builds the runners of the selected sources from registry.
-func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, registry map[string]SourceSpec, getenv Env, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
+// them) and builds the runners of the selected sources.
+func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, sel Selection, getenv Env, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
 	var err error
 	if f.Provision == ProvisionOff {
 		err = WaitForStream(ctx, js, log)
@@ -145,13 +160,5 @@ func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, reg
 	if err != nil {
 		return nil, err
 	}
-	cfg := ingest.DefaultRunnerConfig()
-	cfg.Interval = f.Interval
-	// Jitter spreads sources started together; a tenth of the interval
-	// does that without making a short interval long.
-	cfg.Jitter = min(cfg.Jitter, f.Interval/10)
-	if f.Once {
-		cfg.Interval = 0
-	}
-	return Ingest(js, f.Sources, f.File, IngestConfig{Registry: registry, Getenv: getenv, Runner: cfg}, log, reg)
+	return Ingest(js, sel, IngestConfig{Getenv: getenv, Runner: f.RunnerConfig()}, log, reg)
 }

@@ -30,7 +30,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/query/querytest"
 )
@@ -171,7 +170,7 @@ func TestLocalNATSKeepsAnEarlierStore(t *testing.T) {
 	if err := app.Provision(ctx, js, bus.Options{}, quiet); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ingest.NewPublisher(js).Publish(ctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
+	if _, err := bus.NewPublisher(js).Publish(ctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
 		t.Fatal(err)
 	}
 	nc.Close()
@@ -538,12 +537,12 @@ func TestLocalAdminAndQueryUsers(t *testing.T) {
 	}
 	refused := map[string]func(context.Context) error{
 		"admin publishes a price": func(ctx context.Context) error {
-			_, err := ingest.NewPublisher(admin.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 1))
+			_, err := bus.NewPublisher(admin.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 1))
 			return err
 		},
 		"admin purges the stream": func(ctx context.Context) error { return state.Purge(ctx) },
 		"query publishes a price": func(ctx context.Context) error {
-			_, err := ingest.NewPublisher(query.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 1))
+			_, err := bus.NewPublisher(query.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 1))
 			return err
 		},
 		"query writes a key": func(ctx context.Context) error { _, err := qkv.Put(ctx, "key2", []byte("{}")); return err },

@@ -227,7 +227,11 @@ func ingestOnce(t *testing.T, c *client, env map[string]string, args ...string) 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewJSONHandler(c.log, nil))
-	ingesters, err := ing.Ingesters(ctx, c.js, sources.Registry(), getenv, log, prometheus.NewRegistry())
+	sel, err := sources.Select(ing, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingesters, err := ing.Ingesters(ctx, c.js, sel, getenv, log, prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,13 +369,13 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(reference.js).Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".net", time.Now(), "USD", 999)); err == nil {
+		if _, err := bus.NewPublisher(reference.js).Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".net", time.Now(), "USD", 999)); err == nil {
 			t.Error("the reference ingester published porkbun's .net")
 		}
 	})
 
 	t.Run("ingester publishes its registrar", func(t *testing.T) {
-		pub := ingest.NewPublisher(porkbunUser.js)
+		pub := bus.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if _, err := pub.Publish(pctx, eventtest.RegisterOnly(porkbun.Name, ".com", time.Now(), "USD", 999)); err != nil {
@@ -405,8 +409,12 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		ictx, stop := context.WithCancel(ctx)
 		defer stop()
-		ingesters, err := ing.Ingesters(ictx, porkbunUser.js, sources.Registry(), func(string) string { return "" },
-			slog.New(slog.NewJSONHandler(porkbunUser.log, nil)), prometheus.NewRegistry())
+		noEnv := func(string) string { return "" }
+		sel, err := sources.Select(ing, noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ingesters, err := ing.Ingesters(ictx, porkbunUser.js, sel, noEnv, slog.New(slog.NewJSONHandler(porkbunUser.log, nil)), prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +436,7 @@ func TestNATSPermissions(t *testing.T) {
 	})
 
 	t.Run("ingester refused another registrar", func(t *testing.T) {
-		pub := ingest.NewPublisher(porkbunUser.js)
+		pub := bus.NewPublisher(porkbunUser.js)
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		if _, err := pub.Publish(pctx, eventtest.RegisterOnly("namecheap", ".com", time.Now(), "USD", 999)); err == nil {
@@ -440,7 +448,7 @@ func TestNATSPermissions(t *testing.T) {
 		cfg := ingest.DefaultRunnerConfig()
 		cfg.Interval, cfg.Timeout = 0, 2*time.Second
 		src := ingest.NewFileSource(ovhcloud.Name, "../../../ingest/ovhcloud/testdata/catalog_fr.json", ovhcloud.Parse, time.Now)
-		r, err := ingest.NewRunner(src, porkbunUser.js, cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
+		r, err := ingest.NewRunner(src, bus.NewStreams(porkbunUser.js), bus.NewPublisher(porkbunUser.js), cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +464,7 @@ func TestNATSPermissions(t *testing.T) {
 
 	t.Run("query pod reads", func(t *testing.T) {
 		log := slog.New(slog.NewJSONHandler(reader.log, nil))
-		pod, err := replay.New(reader.js, replay.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
+		pod, err := replay.New(bus.NewStreams(reader.js), replay.DefaultConfig(), log, prometheus.NewRegistry(), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,7 +507,7 @@ func TestNATSPermissions(t *testing.T) {
 		defer func() { stop(); <-done }()
 		sum := contracts.HashAPIKey(key)
 		querytest.Within(t, 10*time.Second, "the admin's key to reach the query pod", func() bool { return keys.Lookup(&sum) != nil })
-		cons, err := replay.New(reader.js, replay.DefaultConfig(), log, reg, time.Now)
+		cons, err := replay.New(bus.NewStreams(reader.js), replay.DefaultConfig(), log, reg, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +588,7 @@ func TestNATSPermissions(t *testing.T) {
 		}
 		refused := map[string]func(context.Context) error{
 			"publish a price": func(ctx context.Context) error {
-				_, err := ingest.NewPublisher(reader.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 999))
+				_, err := bus.NewPublisher(reader.js).Publish(ctx, eventtest.RegisterOnly("forged", ".com", time.Now(), "USD", 999))
 				return err
 			},
 			"update the stream": func(ctx context.Context) error {
@@ -608,7 +616,7 @@ func TestNATSPermissions(t *testing.T) {
 	t.Run("admin cannot publish prices or delete the stream", func(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if _, err := ingest.NewPublisher(admin.js).Publish(pctx, eventtest.RegisterOnly("forged", ".info", time.Now(), "USD", 999)); err == nil {
+		if _, err := bus.NewPublisher(admin.js).Publish(pctx, eventtest.RegisterOnly("forged", ".info", time.Now(), "USD", 999)); err == nil {
 			t.Error("admin published a price")
 		}
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)

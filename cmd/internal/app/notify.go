@@ -118,7 +118,7 @@ func Notify(js jetstream.JetStream, f *NotifyFlags, log *slog.Logger, reg promet
 	}
 	b := notify.Bus{
 		Webhooks:   bus.Webhooks(js),
-		State:      bus.NewReaders(js),
+		State:      bus.NewStreams(js),
 		Dispatch:   bus.NewDurable(js, contracts.HistoryStream, bus.DispatchConsumerConfig()),
 		Deliver:    bus.NewDurable(js, contracts.DeliveriesStream, bus.DeliverConsumerConfig(f.Config.AckWait)),
 		Deliveries: bus.NewDeliveries(js),

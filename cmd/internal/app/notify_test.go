@@ -19,7 +19,6 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/query/notify"
 	"github.com/zoneprice/zoneprice/query/querytest"
 )
@@ -111,7 +110,7 @@ func TestNotifyNATSPermissions(t *testing.T) {
 
 	refused := map[string]func(context.Context) error{
 		"publish a price": func(ctx context.Context) error {
-			_, err := ingest.NewPublisher(notifier.js).Publish(ctx, eventtest.RegisterOnly("porkbun", ".org", time.Now(), "USD", 999))
+			_, err := bus.NewPublisher(notifier.js).Publish(ctx, eventtest.RegisterOnly("porkbun", ".org", time.Now(), "USD", 999))
 			return err
 		},
 		"record a change": func(ctx context.Context) error {

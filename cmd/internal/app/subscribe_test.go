@@ -153,7 +153,7 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	defer func() { stop(); <-mailed }()
 	cfg := api.DefaultConfig()
 	cfg.Subscriptions = svc
-	cons, err := replay.New(reader.js, replay.DefaultConfig(), log, reg, time.Now)
+	cons, err := replay.New(bus.NewStreams(reader.js), replay.DefaultConfig(), log, reg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 // Package sources is the table of ingest sources the commands know, by
-// name: the one place a new registrar adapter is registered. It lives
-// apart from the commands so that zoneprice and zoneprice-ingest, which both
-// run ingesters, register the same sources. Each source reads its settings
+// name: the one place a new registrar adapter is registered, and the rules
+// that pick which of them run and how often (Select). It lives apart from
+// the commands so that zoneprice and zoneprice-ingest, which both run
+// ingesters, register and pick the same sources; package app runs what it
+// picks. Each source reads its settings
 // from the environment here; credentials come from the variable or from the
 // file its _FILE form names (app.Secret), never from flags.
 package sources
@@ -195,7 +197,7 @@ func Registry() map[string]app.SourceSpec {
 					RootDBURL: d.Getenv("ZONEPRICE_IANA_ROOTDB_URL"),
 					Offline:   offline,
 					LiveHeld: func(ctx context.Context) (bool, error) {
-						return ingest.HeldBy(ctx, d.JS, contracts.ZoneSubjectPrefix+"*", iana.Name)
+						return ingest.HeldBy(ctx, d.Streams, contracts.ZoneSubjectPrefix+"*", iana.Name)
 					},
 				}, d.Client, d.Log, d.Now)
 			},

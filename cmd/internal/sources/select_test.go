@@ -1,14 +1,15 @@
-package app
+package sources
 
 import (
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/zoneprice/zoneprice/cmd/internal/app"
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
-func TestSourceRunnerConfig(t *testing.T) {
+func TestRunnerConfig(t *testing.T) {
 	base := ingest.DefaultRunnerConfig()
 	tests := []struct {
 		name         string
@@ -31,7 +32,7 @@ func TestSourceRunnerConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := sourceRunnerConfig(tt.in, "ecb", tt.own, func(k string) string { return tt.env[k] })
+			got, err := runnerConfig(tt.in, "ecb", tt.own, func(k string) string { return tt.env[k] })
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
@@ -43,7 +44,7 @@ func TestSourceRunnerConfig(t *testing.T) {
 }
 
 func TestSelectSources(t *testing.T) {
-	registry := map[string]SourceSpec{
+	registry := map[string]app.SourceSpec{
 		"porkbun":        {Auto: true},
 		"epik":           {Auto: true},
 		"namecheap":      {Auto: true, Switch: []string{"KEY"}},
@@ -70,7 +71,7 @@ func TestSelectSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := selectSources(tt.sources, registry, func(k string) string { return tt.env[k] })
+			got, _, err := selectNames(tt.sources, registry, func(k string) string { return tt.env[k] })
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}

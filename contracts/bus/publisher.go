@@ -1,10 +1,7 @@
-package ingest
+package bus
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/nats-io/nats.go"
@@ -14,8 +11,8 @@ import (
 )
 
 // Publisher validates events and publishes them on their subjects with a
-// content-derived Nats-Msg-Id, so a retried publish of the same document is
-// dropped by the server's duplicate window.
+// content-derived Nats-Msg-Id (contracts.Encode), so a retried publish of
+// the same document is dropped by the server's duplicate window.
 type Publisher struct {
 	js jetstream.JetStream
 }
@@ -25,45 +22,8 @@ func NewPublisher(js jetstream.JetStream) *Publisher {
 	return &Publisher{js: js}
 }
 
-// Message is an event ready to publish: validated once, encoded, with its
-// subject, the stream that must store it and its content-derived message
-// id.
-type Message struct {
-	Subject string
-	Body    []byte
-	ID      string
-	Stream  string
-}
-
-// Encode validates ev and encodes it: whatever holds a Message holds a
-// valid event.
-func Encode(ev contracts.Event) (Message, error) {
-	if err := ev.Validate(); err != nil {
-		return Message{}, fmt.Errorf("invalid event: %w", err)
-	}
-	return encodeValid(ev)
-}
-
-// encodeValid encodes an event its caller has validated, so that nothing
-// validates an event twice on its way to the stream.
-func encodeValid(ev contracts.Event) (Message, error) {
-	body, err := json.Marshal(ev)
-	if err != nil {
-		return Message{}, fmt.Errorf("encode event: %w", err)
-	}
-	if len(body) > contracts.MaxEventSize {
-		return Message{}, fmt.Errorf("encode event: %w: %d bytes, at most %d", contracts.ErrTooLarge, len(body), contracts.MaxEventSize)
-	}
-	subject := ev.Subject()
-	sum := sha256.Sum256(append([]byte(subject+"\n"), body...))
-	m := Message{Subject: subject, Body: body, ID: hex.EncodeToString(sum[:16]), Stream: contracts.StateStream}
-	if _, ok := ev.(*contracts.PriceChange); ok {
-		m.Stream = contracts.HistoryStream
-	}
-	return m, nil
-}
-
-func (m Message) nats() *nats.Msg {
+// natsMsg is m as JetStream publishes it.
+func natsMsg(m contracts.Message) *nats.Msg {
 	msg := &nats.Msg{Subject: m.Subject, Data: m.Body, Header: nats.Header{}}
 	msg.Header.Set(jetstream.MsgIDHeader, m.ID)
 	return msg
@@ -72,11 +32,11 @@ func (m Message) nats() *nats.Msg {
 // Publish publishes one event and waits for the stream's acknowledgement.
 // It reports whether the server dropped it as a duplicate.
 func (p *Publisher) Publish(ctx context.Context, ev contracts.Event) (duplicate bool, err error) {
-	m, err := Encode(ev)
+	m, err := contracts.Encode(ev)
 	if err != nil {
 		return false, err
 	}
-	ack, err := p.js.PublishMsg(ctx, m.nats(), jetstream.WithExpectStream(m.Stream))
+	ack, err := p.js.PublishMsg(ctx, natsMsg(m), jetstream.WithExpectStream(m.Stream))
 	if err != nil {
 		return false, fmt.Errorf("publish %s: %w", m.Subject, err)
 	}
@@ -92,9 +52,9 @@ const maxWindow = 2048
 // PublishAll encodes events and sends them (Send). It is how a large list
 // is loaded without a round trip per event.
 func (p *Publisher) PublishAll(ctx context.Context, events []contracts.Event, window int) (published, duplicates int, err error) {
-	msgs := make([]Message, len(events))
+	msgs := make([]contracts.Message, len(events))
 	for i, ev := range events {
-		if msgs[i], err = Encode(ev); err != nil {
+		if msgs[i], err = contracts.Encode(ev); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -103,7 +63,7 @@ func (p *Publisher) PublishAll(ctx context.Context, events []contracts.Event, wi
 
 // Send publishes encoded events asynchronously, keeping at most window
 // (at most maxWindow) in flight, and waits for every acknowledgement.
-func (p *Publisher) Send(ctx context.Context, msgs []Message, window int) (published, duplicates int, err error) {
+func (p *Publisher) Send(ctx context.Context, msgs []contracts.Message, window int) (published, duplicates int, err error) {
 	if window < 1 {
 		window = 256
 	}
@@ -127,7 +87,7 @@ func (p *Publisher) Send(ctx context.Context, msgs []Message, window int) (publi
 		return nil
 	}
 	for _, m := range msgs {
-		f, err := p.js.PublishMsgAsync(m.nats(), jetstream.WithExpectStream(m.Stream))
+		f, err := p.js.PublishMsgAsync(natsMsg(m), jetstream.WithExpectStream(m.Stream))
 		if err != nil {
 			return published, duplicates, fmt.Errorf("publish %s: %w", m.Subject, err)
 		}
