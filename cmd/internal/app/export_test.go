@@ -1,5 +1,5 @@
 package app
 
-// LocalPermissions exposes localPermissions to the tests that hold it to
-// deploy/nats/accounts.conf.
+// LocalPermissions exposes localPermissions to the test that holds it to
+// its role on the bus.
 var LocalPermissions = localPermissions

@@ -9,16 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/query/notify"
-	"github.com/zoneprice/zoneprice/query/subscribe"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // LocalUser is a user of the all-in-one's embedded NATS that the separate
@@ -35,16 +32,16 @@ const (
 	// and the keys bucket (--provision on is the default), publishes
 	// prices, zone metadata and rates of any source, and reads the state
 	// stream. It may not touch the API keys.
-	LocalIngest LocalUser = "ingest"
+	LocalIngest = LocalUser(bus.RoleIngest)
 	// LocalAdmin is zoneprice-admin's: accounts.conf's ADMIN, which
 	// provisions and manages the API keys but publishes no data.
-	LocalAdmin LocalUser = "admin"
+	LocalAdmin = LocalUser(bus.RoleAdmin)
 	// LocalQuery is zoneprice-query's: accounts.conf's QUERY, which reads
 	// the state stream and watches the keys.
-	LocalQuery LocalUser = "query"
+	LocalQuery = LocalUser(bus.RoleQuery)
 	// LocalNotify is zoneprice-notify's: accounts.conf's NOTIFY, which
 	// follows the history and sends the webhook deliveries.
-	LocalNotify LocalUser = "notify"
+	LocalNotify = LocalUser(bus.RoleNotify)
 )
 
 // localUserOf is the user the command named (as its flag set is) signs in
@@ -213,135 +210,18 @@ func ownerOnly(path string, info fs.FileInfo, fix, why string) error {
 	return nil
 }
 
-// localPermissions is what user may do: allow lists, as in
-// deploy/nats/accounts.conf, whose ADMIN and QUERY these are (a test holds
-// them equal). Every user subscribes to _INBOX.> for the JetStream API's
-// replies and its consumers' deliveries.
+// localPermissions is what user may do: its role's allow lists on the bus
+// (bus.PermissionsOf), which a test holds to deploy/nats/accounts.conf.
+// Ingesters answer zoneprice-admin's republish request, one answer within
+// a minute.
 func localPermissions(user LocalUser) *server.Permissions {
-	state, history, keys := contracts.StateStream, contracts.HistoryStream, "KV_"+contracts.KeysBucket
-	provision := []string{"$JS.API.INFO"}
-	read := []string{}
-	subscribers := "KV_" + contracts.SubscribersBucket
-	provisioned := []string{state, history, keys, contracts.DeliveriesStream, contracts.AttemptsStream, "KV_" + contracts.WebhooksBucket, subscribers}
-	for _, s := range provisioned {
-		provision = append(provision, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
-	}
-	for _, s := range []string{state, history} {
-		read = append(read, "$JS.API.STREAM.INFO."+s, "$JS.API.CONSUMER.CREATE."+s+".>",
-			"$JS.API.CONSUMER.MSG.NEXT."+s+".>", "$JS.API.CONSUMER.DELETE."+s+".>")
-	}
-	// A key-value watch reads through a consumer and answers its flow
-	// control; unanswered, the watch stalls.
-	watchKeys := []string{
-		"$JS.API.STREAM.INFO." + keys,
-		"$JS.API.CONSUMER.CREATE." + keys + ".>",
-		"$JS.API.CONSUMER.DELETE." + keys + ".>",
-		"$JS.FC." + keys + ".>",
-	}
-	// The webhook API's: the registrations read, listed and changed, test
-	// deliveries queued, and an endpoint's attempts read.
-	webhooks, attempts := "KV_"+contracts.WebhooksBucket, contracts.AttemptsStream
-	webhookAPI := []string{
-		"$JS.API.STREAM.INFO." + webhooks,
-		"$JS.API.DIRECT.GET." + webhooks + ".>",
-		"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
-		"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
-		"$JS.FC." + webhooks + ".>",
-		"$KV." + contracts.WebhooksBucket + ".>",
-		contracts.DeliverySubjectPrefix + ">",
-		"$JS.API.CONSUMER.CREATE." + attempts + ".>",
-		"$JS.API.CONSUMER.MSG.NEXT." + attempts + ".>",
-		"$JS.API.CONSUMER.DELETE." + attempts + ".>",
-	}
-	// The subscription form's: an address's record read and written
-	// (compare and set), never listed.
-	subscribeForm := []string{
-		"$JS.API.STREAM.INFO." + subscribers,
-		"$JS.API.DIRECT.GET." + subscribers + ".>",
-		"$KV." + contracts.SubscribersBucket + ".>",
-	}
-	var publish []string
-	switch user {
-	case LocalIngest:
-		publish = slices.Concat(provision, read, []string{
-			contracts.PriceSubjectPrefix + ">", contracts.ChangeSubjectPrefix + ">",
-			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">",
-			"$JS.API.DIRECT.GET." + state + ".>",
-		})
-	case LocalAdmin:
-		publish = slices.Concat(provision, watchKeys, []string{
-			"$JS.API.DIRECT.GET." + keys + ".>",
-			"$KV." + contracts.KeysBucket + ".>",
-			contracts.RepublishSubject,
-			// zoneprice-admin webhooks.
-			"$JS.API.DIRECT.GET." + webhooks + ".>",
-			"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
-			"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
-			"$JS.FC." + webhooks + ".>",
-			"$KV." + contracts.WebhooksBucket + ".>",
-			// zoneprice-admin announce reads the subscribers.
-			"$JS.API.DIRECT.GET." + subscribers + ".>",
-			"$JS.API.CONSUMER.CREATE." + subscribers + ".>",
-			"$JS.API.CONSUMER.DELETE." + subscribers + ".>",
-			"$JS.FC." + subscribers + ".>",
-		})
-	case LocalQuery:
-		publish = slices.Concat(read, watchKeys, webhookAPI, subscribeForm)
-	case LocalNotify:
-		publish = notifyPermissions()
-	}
-	slices.Sort(publish)
+	perms := bus.PermissionsOf(bus.Role(user))
 	p := &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: slices.Compact(publish)},
-		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+		Publish:   &server.SubjectPermission{Allow: perms.Publish},
+		Subscribe: &server.SubjectPermission{Allow: perms.Subscribe},
 	}
-	if user == LocalIngest {
-		// Ingesters hear zoneprice-admin stream republish, and answer it.
-		p.Subscribe.Allow = append(p.Subscribe.Allow, contracts.RepublishSubject)
+	if perms.Respond {
 		p.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	}
 	return p
-}
-
-// notifyPermissions is what zoneprice-notify publishes to: accounts.conf's
-// NOTIFY. Its consumers on the history and the deliveries are its own
-// durable ones, named; the zones are read from the state stream as a query
-// pod reads it; the webhooks bucket is watched, and written where notify
-// records an endpoint's failures.
-func notifyPermissions() []string {
-	state, history, deliveries := contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream
-	webhooks, subscribers := "KV_"+contracts.WebhooksBucket, "KV_"+contracts.SubscribersBucket
-	return []string{
-		"$JS.API.STREAM.INFO." + state,
-		"$JS.API.CONSUMER.CREATE." + state + ".>",
-		"$JS.API.CONSUMER.MSG.NEXT." + state + ".>",
-		"$JS.API.CONSUMER.DELETE." + state + ".>",
-		"$JS.API.CONSUMER.CREATE." + history + "." + notify.DispatchConsumer,
-		"$JS.API.CONSUMER.MSG.NEXT." + history + "." + notify.DispatchConsumer,
-		"$JS.ACK." + history + "." + notify.DispatchConsumer + ".>",
-		contracts.DeliverySubjectPrefix + ">",
-		"$JS.API.STREAM.INFO." + deliveries,
-		"$JS.API.CONSUMER.CREATE." + deliveries + "." + notify.DeliverConsumer,
-		"$JS.API.CONSUMER.INFO." + deliveries + "." + notify.DeliverConsumer,
-		"$JS.API.CONSUMER.MSG.NEXT." + deliveries + "." + notify.DeliverConsumer,
-		"$JS.ACK." + deliveries + "." + notify.DeliverConsumer + ".>",
-		contracts.AttemptSubjectPrefix + ">",
-		"$JS.API.STREAM.INFO." + webhooks,
-		"$JS.API.CONSUMER.CREATE." + webhooks + ".>",
-		"$JS.API.CONSUMER.DELETE." + webhooks + ".>",
-		"$JS.FC." + webhooks + ".>",
-		"$JS.API.DIRECT.GET." + webhooks + ".>",
-		"$KV." + contracts.WebhooksBucket + ".>",
-		// The price-drop digests: their own durable consumer of the
-		// history, and the subscribers watched and their records written.
-		"$JS.API.CONSUMER.CREATE." + history + "." + subscribe.AlertsConsumer,
-		"$JS.API.CONSUMER.MSG.NEXT." + history + "." + subscribe.AlertsConsumer,
-		"$JS.ACK." + history + "." + subscribe.AlertsConsumer + ".>",
-		"$JS.API.STREAM.INFO." + subscribers,
-		"$JS.API.CONSUMER.CREATE." + subscribers + ".>",
-		"$JS.API.CONSUMER.DELETE." + subscribers + ".>",
-		"$JS.FC." + subscribers + ".>",
-		"$JS.API.DIRECT.GET." + subscribers + ".>",
-		"$KV." + contracts.SubscribersBucket + ".>",
-	}
 }

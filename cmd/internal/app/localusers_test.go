@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
@@ -413,87 +412,21 @@ func TestLocalIngestUser(t *testing.T) {
 	}
 }
 
-// TestLocalPermissionsMatchAccountsConf holds the all-in-one's admin,
-// query and notify users to the cluster's, in deploy/nats/accounts.conf, so that a
-// command that works beside `make run` works in the cluster and the other
-// way round; and the ingest user to every right of the cluster's ingesters
-// (TestLocalIngestUser checks the ones it must not have).
-func TestLocalPermissionsMatchAccountsConf(t *testing.T) {
-	cluster := clusterPermissions(t)
-	for user, local := range map[string]app.LocalUser{"ADMIN": app.LocalAdmin, "QUERY": app.LocalQuery, "NOTIFY": app.LocalNotify} {
-		got, want := app.LocalPermissions(local), cluster[user]
-		if want == nil {
-			t.Fatalf("accounts.conf has no %s user", user)
-		}
-		if !sameSubjects(got.Publish, want.Publish) || !sameSubjects(got.Subscribe, want.Subscribe) {
-			t.Errorf("%s: publish %v, subscribe %v; accounts.conf's %s: publish %v, subscribe %v",
-				local, got.Publish, got.Subscribe, user, want.Publish, want.Subscribe)
+// TestLocalPermissionsAreTheRoles: each local user of the all-in-one's
+// NATS may do what its role on the bus may (bus.PermissionsOf, which
+// contracts/bus's TestPermissionsMatchAccountsConf holds to the cluster's
+// accounts.conf), and the ingest user answers requests.
+func TestLocalPermissionsAreTheRoles(t *testing.T) {
+	for _, user := range []app.LocalUser{app.LocalIngest, app.LocalAdmin, app.LocalQuery, app.LocalNotify} {
+		got, role := app.LocalPermissions(user), bus.PermissionsOf(bus.Role(user))
+		if !slices.Equal(got.Publish.Allow, role.Publish) || !slices.Equal(got.Subscribe.Allow, role.Subscribe) || (got.Response != nil) != role.Respond {
+			t.Errorf("local user %s: publish %v, subscribe %v, responds %v; want its role's %+v", user,
+				got.Publish.Allow, got.Subscribe.Allow, got.Response != nil, role)
 		}
 	}
-	ingestUser := app.LocalPermissions(app.LocalIngest)
-	for user, perms := range cluster {
-		if !strings.HasPrefix(user, "INGEST_") {
-			continue
-		}
-		for _, subject := range perms.Publish.Allow {
-			if !slices.ContainsFunc(ingestUser.Publish.Allow, func(s string) bool { return covers(s, subject) }) {
-				t.Errorf("accounts.conf's %s may publish to %s, the local ingest user may not", user, subject)
-			}
-		}
+	if len(bus.PermissionsOf(bus.RoleIngest).Publish) == 0 {
+		t.Error("the ingest role may publish nothing")
 	}
-}
-
-// covers reports whether the allowed subject pattern covers subject, for
-// the patterns accounts.conf uses (a trailing ">").
-func covers(pattern, subject string) bool {
-	if prefix, ok := strings.CutSuffix(pattern, ">"); ok {
-		return strings.HasPrefix(subject, prefix)
-	}
-	return pattern == subject
-}
-
-func sameSubjects(a, b *server.SubjectPermission) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
-	return slices.Equal(sorted(a.Allow), sorted(b.Allow)) && slices.Equal(sorted(a.Deny), sorted(b.Deny))
-}
-
-// clusterPermissions reads accounts.conf's users' permissions, as a
-// server loading it does.
-func clusterPermissions(t *testing.T) map[string]*server.Permissions {
-	t.Helper()
-	dir := t.TempDir()
-	users := map[string]string{}
-	for _, user := range natsUsers(t) {
-		kp, err := nkeys.CreateUser()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pub, _ := kp.PublicKey()
-		t.Setenv("ZONEPRICE_NKEY_"+user, pub)
-		users[pub] = user
-	}
-	b, err := os.ReadFile(filepath.Join(natsDir, "accounts.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := filepath.Join(dir, "server.conf")
-	for name, content := range map[string][]byte{"accounts.conf": b, "server.conf": []byte("include accounts.conf\n")} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	opts, err := server.ProcessConfigFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perms := map[string]*server.Permissions{}
-	for _, u := range opts.Nkeys {
-		perms[users[u.Nkey]] = u.Permissions
-	}
-	return perms
 }
 
 // TestLocalAdminAndQueryUsers checks that zoneprice-admin's user manages
