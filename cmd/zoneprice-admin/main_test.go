@@ -325,12 +325,45 @@ func TestStreamRepublishUnheard(t *testing.T) {
 // timeout, stops once no record has come for a while and says what the
 // bucket's stream holds and how to repair it, as a query pod logs it.
 func TestKeysListDamagedBucket(t *testing.T) {
-	srv := bustest.Server(t)
-	for range 2 {
-		if _, errOut, err := admin(t, srv, "keys", "create", "--tier", "pro"); err != nil {
-			t.Fatalf("create: %v\n%s", err, errOut)
-		}
+	for _, tc := range []struct {
+		name   string
+		damage func(testing.TB, *server.Server, string, []byte) *server.Server
+		says   string
+	}{
+		{"a record flipped", bustest.DamageValue, "no record for 300ms"},
+		{"the tail cut", bustest.Truncate, "are lost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := bustest.Server(t)
+			for range 2 {
+				if _, errOut, err := admin(t, srv, "keys", "create", "--tier", "pro"); err != nil {
+					t.Fatalf("create: %v\n%s", err, errOut)
+				}
+			}
+			name, value := lastKeyRecord(t, srv)
+			srv = tc.damage(t, srv, name, value)
+
+			defer func(d time.Duration) { stallAfter = d }(stallAfter)
+			stallAfter = 300 * time.Millisecond
+			out, _, err := admin(t, srv, "keys", "list")
+			if err == nil {
+				t.Fatalf("list of a damaged bucket succeeded:\n%s", out)
+			}
+			for _, want := range []string{tc.says, name, "nats kv rm " + contracts.KeysBucket, "zoneprice-admin keys create"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q: want it to say %q", err, want)
+				}
+			}
+		})
 	}
+}
+
+// lastKeyRecord returns the keys bucket's stream and the value of its
+// newest record: cut there, the stream keeps the records before it, which
+// a list must not take for the whole bucket (a stream cut before its first
+// record looks like one emptied on purpose).
+func lastKeyRecord(t *testing.T, srv *server.Server) (stream string, value []byte) {
+	t.Helper()
 	_, js := bustest.Connect(t, srv)
 	ctx := context.Background()
 	kv, err := js.KeyValue(ctx, contracts.KeysBucket)
@@ -341,27 +374,19 @@ func TestKeysListDamagedBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := kv.Get(ctx, <-ids.Keys())
-	if err != nil {
-		t.Fatal(err)
+	var last jetstream.KeyValueEntry
+	for id := range ids.Keys() {
+		e, err := kv.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last == nil || e.Revision() > last.Revision() {
+			last = e
+		}
 	}
-	_ = ids.Stop()
 	st, err := kv.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name
-	srv = bustest.DamageValue(t, srv, name, e.Value())
-
-	defer func(d time.Duration) { stallAfter = d }(stallAfter)
-	stallAfter = 300 * time.Millisecond
-	out, _, err := admin(t, srv, "keys", "list")
-	if err == nil {
-		t.Fatalf("list of a damaged bucket succeeded:\n%s", out)
-	}
-	for _, want := range []string{"no record for 300ms", name, "nats kv rm " + contracts.KeysBucket, "zoneprice-admin keys create"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q: want it to say %q", err, want)
-		}
-	}
+	return st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Name, last.Value()
 }

@@ -292,24 +292,83 @@ func (r *Records[T]) List(ctx context.Context, filter string, loadTimeout time.D
 	if err != nil {
 		return nil, err
 	}
-	w, err := kv.Watch(ctx, cmp.Or(filter, ">"), jetstream.IgnoreDeletes())
+	// A whole bucket's list reads the deletion markers too, to see that
+	// it got to the bucket's last revision (end); a filtered one cannot
+	// tell, and skips them.
+	var end uint64
+	opts := []jetstream.WatchOpt{jetstream.IgnoreDeletes()}
+	if filter == "" {
+		if end, err = r.end(ctx, kv); err != nil {
+			return nil, err
+		}
+		opts = nil
+	}
+	w, err := kv.Watch(ctx, cmp.Or(filter, ">"), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", r.bucket, err)
 	}
 	defer w.Stop()
-	var out []Entry[T]
-	l := loader{timeout: cmp.Or(loadTimeout, DefaultLoadTimeout)}
+	all, err := r.load(ctx, kv, w, cmp.Or(loadTimeout, DefaultLoadTimeout), end)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, e := range all {
+		if e.Value != nil || e.Err != nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// end is the last revision the bucket's stream holds, before a load: its
+// last message, which no later write can have removed (a deletion is a
+// record too), so a load that ends short of it has lost records (a
+// message block cut short by a crash, which leaves nothing else to
+// tell). 0 when it holds none. A stream cut before its first record
+// looks like one emptied on purpose (purged): that one is not told apart.
+func (r *Records[T]) end(ctx context.Context, kv jetstream.KeyValue) (uint64, error) {
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read %s's state: %w", r.bucket, err)
+	}
+	bs, ok := st.(*jetstream.KeyValueBucketStatus)
+	if !ok {
+		return 0, nil
+	}
+	// A stream emptied on purpose (purged) starts after its last
+	// sequence; one whose every record was cut still spans them, and
+	// counts them deleted.
+	if state := bs.StreamInfo().State; state.FirstSeq <= state.LastSeq {
+		return state.LastSeq, nil
+	}
+	return 0, nil
+}
+
+// load reads a watch's initial records, every kind of entry, until their
+// end; it fails with a *StalledError when none came for timeout, or when
+// the last revision read is short of end.
+func (r *Records[T]) load(ctx context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, timeout time.Duration, end uint64) ([]Entry[T], error) {
+	var all []Entry[T]
+	var last uint64
+	l := loader{timeout: timeout}
 	defer l.stop()
 	for {
 		e, err := l.next(ctx, w)
 		if err != nil {
-			return nil, r.stalled(ctx, kv, err, len(out), l)
+			return nil, r.stalled(ctx, kv, err, len(all), l)
 		}
 		if e == nil {
-			return out, nil
+			break
 		}
-		out = append(out, r.entry(e))
+		last = max(last, e.Revision())
+		all = append(all, r.entry(e))
 	}
+	if last < end {
+		return nil, r.stalledError(ctx, kv, fmt.Sprintf("load %s: %d records read, the last at revision %d, while the bucket's stream ends at revision %d: "+
+			"the records after it are lost", r.bucket, len(all), last, end))
+	}
+	return all, nil
 }
 
 // loader reads a watch's initial records, giving up once none came for
@@ -370,7 +429,9 @@ func (r *Records[T]) stalled(ctx context.Context, kv jetstream.KeyValue, err err
 	return r.stall(ctx, kv, records, l.last, l.timeout)
 }
 
-// StalledError is a read of a bucket that stopped before the bucket's end.
+// StalledError is a read of a bucket that did not get all the records its
+// stream says it holds: it stopped before the bucket's end (a record the
+// server cannot read), or the bucket's end was gone (records lost).
 type StalledError struct {
 	msg     string
 	bucket  string
@@ -397,15 +458,20 @@ func (r *Records[T]) stall(ctx context.Context, kv jetstream.KeyValue, records i
 	if last != nil {
 		msg += fmt.Sprintf(" (the last, revision %d, with %d more announced)", last.Revision(), last.Delta())
 	}
+	return r.stalledError(ctx, kv, msg)
+}
+
+// stalledError is a *StalledError saying msg and what the bucket's stream
+// says it holds. The stream's state costs one request, made only when a
+// load has failed; without it the error says less, but is still right.
+func (r *Records[T]) stalledError(ctx context.Context, kv jetstream.KeyValue, msg string) *StalledError {
 	err := &StalledError{msg: msg, bucket: r.bucket, rebuild: r.rebuild}
-	// The stream's state costs one request, made only when a load has
-	// failed; without it the error says less, but is still right.
 	st, serr := kv.Status(ctx)
 	if bs, ok := st.(*jetstream.KeyValueBucketStatus); serr == nil && ok {
 		info := bs.StreamInfo()
 		err.stream = info.Config.Name
-		err.msg += fmt.Sprintf("; stream %s holds %d messages, revisions %d to %d",
-			info.Config.Name, info.State.Msgs, info.State.FirstSeq, info.State.LastSeq)
+		err.msg += fmt.Sprintf("; stream %s holds %d messages, revisions %d to %d, %d deleted",
+			info.Config.Name, info.State.Msgs, info.State.FirstSeq, info.State.LastSeq, info.State.NumDeleted)
 		if lost := info.State.Lost; lost != nil {
 			err.msg += fmt.Sprintf(", and reports %d lost", len(lost.Msgs))
 		}
@@ -468,23 +534,18 @@ func (r *Records[T]) Follow(ctx context.Context, cfg FollowConfig, f Follower[T]
 // in batches of those that arrived together. loaded says whether the load
 // ended before follow returned.
 func (r *Records[T]) follow(ctx context.Context, kv jetstream.KeyValue, loadTimeout time.Duration, f Follower[T]) (loaded bool, err error) {
+	end, err := r.end(ctx, kv)
+	if err != nil {
+		return false, err
+	}
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
 		return false, fmt.Errorf("watch %s: %w", r.bucket, err)
 	}
 	defer w.Stop()
-	var all []Entry[T]
-	l := loader{timeout: loadTimeout}
-	defer l.stop()
-	for {
-		e, err := l.next(ctx, w)
-		if err != nil {
-			return false, r.stalled(ctx, kv, err, len(all), l)
-		}
-		if e == nil {
-			break
-		}
-		all = append(all, r.entry(e))
+	all, err := r.load(ctx, kv, w, loadTimeout, end)
+	if err != nil {
+		return false, err
 	}
 	f.Loaded(all)
 	for {

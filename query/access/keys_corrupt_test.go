@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -18,12 +19,13 @@ import (
 	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
-// TestKeysCorruptBucket damages one record of the keys bucket in the NATS
-// server's file store while the server is down, as bit rot or a torn
-// write would, and starts a pod on it. The server does not notice at
-// start: its index of the stream still counts the record, but a consumer
-// skips it without an error, so a watch of the bucket never gets to the
-// end of its initial values. The pod must not wait for it forever: it
+// TestKeysCorruptBucket damages the keys bucket in the NATS server's file
+// store while the server is down, and starts a pod on it: one record's
+// bytes flipped, as bit rot would (the server still counts the record,
+// but a consumer skips it without an error, so a watch of the bucket never
+// gets to the end of its initial values), or the block cut in the middle
+// of a record, as a crash would (the server counts what was cut as
+// deleted, so a watch ends early, short of the stream's last revision). The pod must not wait for it forever: it
 // gives up the load, is ready with keys unavailable, says in its log what
 // is wrong and how to repair it, and once the bucket is repaired it loads
 // the keys.
@@ -31,10 +33,16 @@ func TestKeysCorruptBucket(t *testing.T) {
 	tests := []struct {
 		name    string
 		damaged int // which of the three records
+		damage  func(testing.TB, *server.Server, string, []byte) *server.Server
+		says    string
 	}{
-		{"first record", 0},
-		{"middle record", 1},
-		{"last record", 2},
+		{"first record", 0, bustest.DamageValue, "no record for"},
+		{"middle record", 1, bustest.DamageValue, "no record for"},
+		{"last record", 2, bustest.DamageValue, "no record for"},
+		// A crash that cut the last block in the middle of a record: the
+		// server counts the records from there on as deleted, and says
+		// nothing else.
+		{"tail cut in the middle record", 1, bustest.Truncate, "are lost"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +63,7 @@ func TestKeysCorruptBucket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv = bustest.DamageValue(t, srv, name, value)
+			srv = tt.damage(t, srv, name, value)
 			_, js = bustest.Connect(t, srv)
 
 			var logs querytest.LogBuffer
@@ -82,8 +90,8 @@ func TestKeysCorruptBucket(t *testing.T) {
 			if got := logged["bucket"]; got != contracts.KeysBucket {
 				t.Errorf("the error's bucket: got %v, want %s", got, contracts.KeysBucket)
 			}
-			if got, _ := logged["err"].(string); !strings.Contains(got, "no record for") || !strings.Contains(got, name) {
-				t.Errorf("the error's err: got %q, want the stalled load and the stream %s", got, name)
+			if got, _ := logged["err"].(string); !strings.Contains(got, tt.says) || !strings.Contains(got, name) {
+				t.Errorf("the error's err: got %q, want it to say %q and name the stream %s", got, tt.says, name)
 			}
 			repair, _ := logged["repair"].(string)
 			for _, want := range []string{"nats kv rm " + contracts.KeysBucket, "zoneprice-admin keys create"} {

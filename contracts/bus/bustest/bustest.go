@@ -238,6 +238,29 @@ func DamageValue(t testing.TB, srv *server.Server, stream string, value []byte) 
 	})
 }
 
+// Truncate is Damage cutting the stream's message block that holds value
+// in the middle of value's record, and dropping everything after it, as a
+// write torn by a crash would: the records from there on are gone, and
+// nothing in the store says they were there.
+func Truncate(t testing.TB, srv *server.Server, stream string, value []byte) *server.Server {
+	t.Helper()
+	return damageBlocks(t, srv, stream, func(blks []string) {
+		for _, path := range blks {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := bytes.Index(b, value); i >= 0 {
+				if err := os.WriteFile(path, b[:i+len(value)/2], 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+		t.Fatalf("no message block of %s holds %q", stream, value)
+	})
+}
+
 // damageBlocks stops srv, has damage change the stream's message blocks
 // (in order), and starts the server again.
 func damageBlocks(t testing.TB, srv *server.Server, stream string, damage func(blks []string)) *server.Server {
