@@ -22,9 +22,13 @@ const (
 	// Refused was a price of one more registrar for a zone that already
 	// has contracts.MaxRegistrarsPerZone: it changed nothing.
 	Refused
+	// SourceFull was a price of one more registrar for a zone in which
+	// its source already prices contracts.MaxRegistrarsPerSource: it
+	// changed nothing.
+	SourceFull
 
 	// NumOutcomes counts the outcomes above.
-	NumOutcomes = int(Refused) + 1
+	NumOutcomes = int(SourceFull) + 1
 )
 
 // String names the outcome as the consumer's metrics label it.
@@ -38,6 +42,8 @@ func (o Outcome) String() string {
 		return "redelivered"
 	case Refused:
 		return "refused"
+	case SourceFull:
+		return "source_full"
 	}
 	return "unknown"
 }
@@ -146,17 +152,19 @@ func (p registrarPrices) find(reg symbol) (int, bool) {
 }
 
 type zoneEntry struct {
-	zone    contracts.Zone
-	prices  registrarPrices // by registrar
-	shared  bool            // prices is a published view's: copy before writing
-	live    int             // live entries
-	sample  int             // live entries of sample registrars
-	meta    *contracts.ZoneMeta
-	metaSeq uint64
-	view    *view        // as the last render showed it; nil when no price is shown
-	expiry  time.Time    // earliest end of a promotion the last render showed
-	sources []sourceTime // newest observed_at per source among the live prices
-	dirty   bool         // in Index.dirty
+	zone   contracts.Zone
+	prices registrarPrices // by registrar
+	// bySource counts the live prices by source (admits).
+	bySource sourceCounts
+	shared   bool // prices is a published view's: copy before writing
+	live     int  // live entries
+	sample   int  // live entries of sample registrars
+	meta     *contracts.ZoneMeta
+	metaSeq  uint64
+	view     *view        // as the last render showed it; nil when no price is shown
+	expiry   time.Time    // earliest end of a promotion the last render showed
+	sources  []sourceTime // newest observed_at per source among the live prices
+	dirty    bool         // in Index.dirty
 	// modified is when the stream stored the newest event applied to the
 	// zone (withdrawals, hidden prices and metadata included), or when a
 	// promotion it showed ended, Unix nanoseconds: its Last-Modified.
@@ -300,14 +308,10 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	if known && seq <= cur.seq {
 		return Redelivered
 	}
-	if set != nil && !cur.live && z.live >= contracts.MaxRegistrarsPerZone {
-		// A zone is full: one more registrar would only grow its
-		// comparison. A pod started later replays each subject's last
-		// message only, so where a full zone's registrar has withdrawn
-		// since, it admits a registrar a running pod refused; that
-		// registrar's next republish (daily at the latest) puts the
-		// running pod right. Only a flood of registrars gets here.
-		return Refused
+	if set != nil {
+		if out, ok := z.admits(&cur, x.syms.id(kindSource, set.Source)); !ok {
+			return out
+		}
 	}
 	x.touch(z, at)
 	wasHiding := x.hidingSample()
@@ -332,6 +336,7 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	} else {
 		z.prices = slices.Insert(z.prices, i, registrarPrice{reg: reg, priceEntry: next})
 	}
+	z.recount(&cur, &next)
 	switch {
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
@@ -349,6 +354,67 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 	}
 	x.schedule(z)
 	return Applied
+}
+
+// admits reports whether zone z takes a price of source for a registrar
+// whose entry is cur, and the outcome when it does not. A zone is full
+// at contracts.MaxRegistrarsPerZone registrars: one more would only grow
+// its comparison. One source may hold contracts.MaxRegistrarsPerSource of
+// them, so that a flood of one source's registrars (an ingester gone
+// wrong, or a stolen credential) cannot fill a zone and lock every other
+// registrar out of it. A pod started later replays each subject's last
+// message only, so where a registrar has withdrawn since, it admits one a
+// running pod refused; that registrar's next republish (daily at the
+// latest) puts the running pod right.
+func (z *zoneEntry) admits(cur *priceEntry, source symbol) (Outcome, bool) {
+	switch {
+	case !cur.live && z.live >= contracts.MaxRegistrarsPerZone:
+		return Refused, false
+	case (!cur.live || cur.source != source) && z.bySource.count(source) >= contracts.MaxRegistrarsPerSource:
+		return SourceFull, false
+	}
+	return Applied, true
+}
+
+// recount moves a registrar's live price from cur's source to next's.
+func (z *zoneEntry) recount(cur, next *priceEntry) {
+	if cur.live {
+		z.bySource = z.bySource.add(cur.source, -1)
+	}
+	if next.live {
+		z.bySource = z.bySource.add(next.source, 1)
+	}
+}
+
+// sourceCounts are a zone's live prices by source: few sources price a
+// zone, so a slice beats a map.
+type sourceCounts []sourceCount
+
+type sourceCount struct {
+	source symbol
+	n      int
+}
+
+func (c sourceCounts) count(source symbol) int {
+	for _, sc := range c {
+		if sc.source == source {
+			return sc.n
+		}
+	}
+	return 0
+}
+
+// add adds d to source's count, dropping a source that counts none.
+func (c sourceCounts) add(source symbol, d int) sourceCounts {
+	for i := range c {
+		if c[i].source == source {
+			if c[i].n += d; c[i].n == 0 {
+				return slices.Delete(c, i, i+1)
+			}
+			return c
+		}
+	}
+	return append(c, sourceCount{source: source, n: d})
 }
 
 // count adds d (1 or -1) to the live prices of zone z, of registrar reg

@@ -24,12 +24,54 @@ func TestOutcomeString(t *testing.T) {
 		{Applied, "applied"},
 		{Unchanged, "unchanged"},
 		{Redelivered, "redelivered"},
+		{Refused, "refused"},
+		{SourceFull, "source_full"},
 		{Outcome(99), "unknown"},
 	}
 	for _, tt := range tests {
 		if got := tt.in.String(); got != tt.want {
 			t.Errorf("Outcome(%d).String() = %q, want %q", int(tt.in), got, tt.want)
 		}
+	}
+}
+
+// TestSourceFull: a source holds at most MaxRegistrarsPerSource of a
+// zone's registrars, a registrar moving to a full source is refused and
+// keeps its price, and one leaving a source makes room in it.
+func TestSourceFull(t *testing.T) {
+	from := func(source, reg string, amount int64) *contracts.PriceSet {
+		ev := eventtest.Priced(reg, ".club", t0, "USD", amount, amount, amount)
+		ev.Source = source
+		return ev
+	}
+	x := NewIndex("USD")
+	seq := uint64(0)
+	apply := func(ev contracts.Event) Outcome {
+		seq++
+		return x.Apply(seq, t0, ev)
+	}
+	for i := range contracts.MaxRegistrarsPerSource {
+		if got := apply(from("junk", fmt.Sprintf("junk%03d", i), 100)); got != Applied {
+			t.Fatalf("registrar %d of the source: %v, want applied", i, got)
+		}
+	}
+	if got := apply(from("junk", "junk-more", 100)); got != SourceFull {
+		t.Errorf("one more of the source's registrars: %v, want source_full", got)
+	}
+	if got := apply(from("porkbun", "porkbun", 199)); got != Applied {
+		t.Errorf("another source's registrar: %v, want applied", got)
+	}
+	if got := apply(from("junk", "porkbun", 1)); got != SourceFull {
+		t.Errorf("a registrar handed over to the full source: %v, want source_full", got)
+	}
+	if got := apply(from("junk", "junk000", 101)); got != Applied {
+		t.Errorf("a new price of a registrar the source holds: %v, want applied", got)
+	}
+	if got := apply(eventtest.Withdrawal("junk001", ".club", t0)); got != Applied {
+		t.Errorf("a withdrawal: %v, want applied", got)
+	}
+	if got := apply(from("junk", "junk-more", 100)); got != Applied {
+		t.Errorf("a registrar of the source once one left: %v, want applied", got)
 	}
 }
 

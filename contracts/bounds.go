@@ -43,6 +43,14 @@ const (
 	// hundred registrars in all. A price of one more registrar for a full
 	// zone is refused.
 	MaxRegistrarsPerZone = 1000
+	// MaxRegistrarsPerSource bounds how many registrars one source may
+	// price in one zone: a source speaks for one registrar, a third
+	// party's list or an operator's price sheet for a few, the sample
+	// for sixteen and the benchmark's synthetic source for 150. Past it
+	// a price of one more of the source's registrars is refused, so that
+	// a flood of one source's registrars fills at most a fifth of a zone
+	// and never locks the other registrars out of it.
+	MaxRegistrarsPerSource = 200
 )
 
 // ErrFuture is an observed_at too far after the reference time.

@@ -170,7 +170,9 @@ func TestZoneFull(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	var evs []contracts.Event
 	for i := range contracts.MaxRegistrarsPerZone + 5 {
-		evs = append(evs, eventtest.Priced(fmt.Sprintf("reg%04d", i), ".com", now, "USD", 100, 100, 100))
+		ev := eventtest.Priced(fmt.Sprintf("reg%04d", i), ".com", now, "USD", 100, 100, 100)
+		ev.Source = fmt.Sprintf("src%04d", i) // each registrar its own source, as real ones
+		evs = append(evs, ev)
 	}
 	publishRaw(t, js, evs...)
 	r := start(t, js)
@@ -179,6 +181,34 @@ func TestZoneFull(t *testing.T) {
 	}
 	if got := r.rejected(t, "zone_full"); got != 5 {
 		t.Errorf("rejected{reason=zone_full} = %v, want 5", got)
+	}
+}
+
+// TestSourceFull: one source's flood of 1,000 junk registrars in .club
+// (an ingester gone wrong, a stolen credential) fills at most
+// MaxRegistrarsPerSource of the zone, and a real registrar's price, of its
+// own source, is still taken (it was refused zone_full).
+func TestSourceFull(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	var evs []contracts.Event
+	for i := range 1000 {
+		ev := eventtest.Priced(fmt.Sprintf("junk%04d", i), ".club", now, "USD", 1, 1, 1)
+		ev.Source = "junk"
+		evs = append(evs, ev)
+	}
+	real := eventtest.Priced("porkbun", ".club", now, "USD", 199, 1599, 1599)
+	real.Source = "porkbun"
+	publishRaw(t, js, append(evs, real)...)
+	r := start(t, js)
+	if got, want := r.c.Snapshot().Prices, contracts.MaxRegistrarsPerSource+1; got != want {
+		t.Errorf("%d prices for .club, want %d: the source's first %d and porkbun's", got, want, contracts.MaxRegistrarsPerSource)
+	}
+	if got, want := r.rejected(t, "source_full"), float64(1000-contracts.MaxRegistrarsPerSource); got != want {
+		t.Errorf("rejected{reason=source_full} = %v, want %v", got, want)
+	}
+	if got := r.rejected(t, "zone_full"); got != 0 {
+		t.Errorf("rejected{reason=zone_full} = %v, want 0", got)
 	}
 }
 

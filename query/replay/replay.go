@@ -557,8 +557,12 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		return idx.Dirty()
 	}
 	out := idx.Apply(in.msg.Seq, in.msg.Stored, in.ev)
-	if out == cache.Refused {
+	switch out {
+	case cache.Refused:
 		c.reject(in.msg.Subject, in.msg.Seq, "zone_full", fmt.Errorf("the zone already has %d registrars", contracts.MaxRegistrarsPerZone))
+		return idx.Dirty()
+	case cache.SourceFull:
+		c.reject(in.msg.Subject, in.msg.Seq, "source_full", fmt.Errorf("the source already prices %d registrars of the zone", contracts.MaxRegistrarsPerSource))
 		return idx.Dirty()
 	}
 	c.m.outcome(out).Inc()
@@ -722,14 +726,14 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 		}),
 	}
 	for o := range m.outcomes {
-		if cache.Outcome(o) == cache.Refused {
-			continue // counted as rejected, reason zone_full
+		if o := cache.Outcome(o); o == cache.Refused || o == cache.SourceFull {
+			continue // counted as rejected, reasons zone_full and source_full
 		}
 		m.outcomes[o] = m.applied.WithLabelValues(cache.Outcome(o).String())
 	}
 	// Every reason exists from the start at zero, so rate() and increase()
 	// see the first rejection.
-	for _, reason := range []string{"malformed_json", "unknown_kind", "too_large", "invalid", "subject_mismatch", "future", "zone_full", "no_metadata"} {
+	for _, reason := range []string{"malformed_json", "unknown_kind", "too_large", "invalid", "subject_mismatch", "future", "zone_full", "source_full", "no_metadata"} {
 		m.rejected.WithLabelValues(reason)
 	}
 	for _, col := range []prometheus.Collector{m.applied, m.rejected, m.lastSeq, m.pending, m.headSeq, m.asOf, m.sourceAsOf, m.ready, m.catchup, m.buildSeconds, m.zones, m.prices, m.registrars, m.bodyBytes, m.version, m.streamHealthy, m.streamMissing} {
