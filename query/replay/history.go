@@ -51,7 +51,7 @@ func (c *Consumer) runHistory(ctx context.Context) error {
 		switch {
 		case err == nil:
 		case errors.Is(err, bus.ErrNoMetadata):
-			c.rejectChange(msg, "no_metadata", err)
+			c.rejectChange(msg, nil, "no_metadata", err)
 			continue
 		case errors.Is(err, bus.ErrTimeout):
 			l.quiet(ctx)
@@ -117,14 +117,14 @@ func (l *historyLoad) add(msg bus.Msg) {
 	change, err := l.dec.DecodeChange(msg.Data)
 	switch {
 	case err != nil:
-		c.rejectChange(msg, rejectReason(err), err)
+		c.rejectChange(msg, nil, rejectReason(err), err)
 	case !contracts.OnSubject(change, msg.Subject):
-		c.rejectChange(msg, "subject_mismatch", fmt.Errorf("change belongs on %s", change.Subject()))
+		c.rejectChange(msg, change, "subject_mismatch", fmt.Errorf("change belongs on %s", change.Subject()))
 	case future(change, msg.Stored) != nil:
-		c.rejectChange(msg, "future", future(change, msg.Stored))
+		c.rejectChange(msg, change, "future", future(change, msg.Stored))
 	default:
 		if err := c.hist.Add(msg.Seq, change); err != nil {
-			c.rejectChange(msg, "invalid", err)
+			c.rejectChange(msg, change, "invalid", err)
 			break
 		}
 		l.unpublished++
@@ -163,9 +163,15 @@ func (c *Consumer) historyLoaded(start time.Time) {
 	c.log.Info("history loaded", "took", d.Round(time.Millisecond), "changes", c.hist.Len())
 }
 
-func (c *Consumer) rejectChange(msg bus.Msg, reason string, err error) {
+// rejectChange counts a change the pod could not take into the history,
+// and logs it as reject does.
+func (c *Consumer) rejectChange(msg bus.Msg, change *contracts.PriceChange, reason string, err error) {
 	c.hm.rejected.WithLabelValues(reason).Inc()
-	c.log.Warn("change rejected", "subject", msg.Subject, "seq", msg.Seq, "reason", reason, "err", err)
+	var source string
+	if change != nil {
+		source = change.Source
+	}
+	c.rejects.warn("change rejected", msg.Subject, msg.Seq, reason, source, err)
 }
 
 // rejectReason names why a document could not be decoded.

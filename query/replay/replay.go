@@ -124,6 +124,7 @@ type Consumer struct {
 	hist       *cache.History
 	histLoaded atomic.Bool
 	hm         *historyMetrics
+	rejects    *rejectLog
 }
 
 // New returns a consumer reading streams.
@@ -153,7 +154,8 @@ func New[R Reader](streams Streams[R], cfg Config, log *slog.Logger, reg prometh
 		}
 		return r, nil
 	}
-	c := &Consumer{open: open, heads: streams, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory()}
+	c := &Consumer{open: open, heads: streams, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory(),
+		rejects: newRejectLog(log)}
 	if c.hm, err = newHistoryMetrics(reg, c.hist); err != nil {
 		return nil, err
 	}
@@ -391,7 +393,7 @@ func (c *Consumer) fill(ctx context.Context, r Reader, items []item) batch {
 	for len(b.items) < catchBatch && !b.last {
 		msg, err := r.NextWithin(bus.StallWait)
 		if errors.Is(err, bus.ErrNoMetadata) {
-			c.reject(msg.Subject, 0, "no_metadata", err)
+			c.reject(msg.Subject, 0, nil, "no_metadata", err)
 			continue
 		}
 		if errors.Is(err, bus.ErrTimeout) {
@@ -477,7 +479,7 @@ func (c *Consumer) follow(ctx context.Context, r Reader, idx *cache.Index) error
 		switch {
 		case err == nil:
 		case errors.Is(err, bus.ErrNoMetadata):
-			c.reject(msg.Subject, 0, "no_metadata", err)
+			c.reject(msg.Subject, 0, nil, "no_metadata", err)
 			continue
 		case errors.Is(err, bus.ErrTimeout):
 			idx.Expire(c.now())
@@ -543,35 +545,57 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		case errors.Is(in.err, contracts.ErrTooLarge):
 			reason = "too_large"
 		}
-		c.reject(in.msg.Subject, in.msg.Seq, reason, in.err)
+		c.reject(in.msg.Subject, in.msg.Seq, nil, reason, in.err)
 		return idx.Dirty()
 	}
 	if !contracts.OnSubject(in.ev, in.msg.Subject) {
-		c.reject(in.msg.Subject, in.msg.Seq, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
+		c.reject(in.msg.Subject, in.msg.Seq, in.ev, "subject_mismatch", fmt.Errorf("event belongs on %s", in.ev.Subject()))
 		return idx.Dirty()
 	}
 	// Judged against when the stream stored it, not this pod's clock, so
 	// that every pod judges the document alike whenever it reads it.
 	if err := contracts.CheckObserved(in.ev, in.msg.Stored); err != nil {
-		c.reject(in.msg.Subject, in.msg.Seq, "future", err)
+		c.reject(in.msg.Subject, in.msg.Seq, in.ev, "future", err)
 		return idx.Dirty()
 	}
 	out := idx.Apply(in.msg.Seq, in.msg.Stored, in.ev)
 	switch out {
 	case cache.Refused:
-		c.reject(in.msg.Subject, in.msg.Seq, "zone_full", fmt.Errorf("the zone already has %d registrars", contracts.MaxRegistrarsPerZone))
+		c.reject(in.msg.Subject, in.msg.Seq, in.ev, "zone_full", fmt.Errorf("the zone already has %d registrars", contracts.MaxRegistrarsPerZone))
 		return idx.Dirty()
 	case cache.SourceFull:
-		c.reject(in.msg.Subject, in.msg.Seq, "source_full", fmt.Errorf("the source already prices %d registrars of the zone", contracts.MaxRegistrarsPerSource))
+		c.reject(in.msg.Subject, in.msg.Seq, in.ev, "source_full", fmt.Errorf("the source already prices %d registrars of the zone", contracts.MaxRegistrarsPerSource))
 		return idx.Dirty()
 	}
 	c.m.outcome(out).Inc()
 	return idx.Dirty()
 }
 
-func (c *Consumer) reject(subject string, seq uint64, reason string, err error) {
+// reject counts a message the pod could not apply, and logs it (rejects
+// keeps a flood to a few lines). ev is the document, nil when it could
+// not be read.
+func (c *Consumer) reject(subject string, seq uint64, ev contracts.Event, reason string, err error) {
 	c.m.rejected.WithLabelValues(reason).Inc()
-	c.log.Warn("event rejected", "subject", subject, "seq", seq, "reason", reason, "err", err)
+	c.rejects.warn("event rejected", subject, seq, reason, sourceOf(ev), err)
+}
+
+// sourceOf is the source a document names, "" for none.
+func sourceOf(ev contracts.Event) string {
+	switch e := ev.(type) {
+	case *contracts.PriceSet:
+		return e.Source
+	case *contracts.Withdrawal:
+		return e.Source
+	case *contracts.ZoneMeta:
+		return e.Source
+	case *contracts.Rates:
+		return e.Source
+	case *contracts.RegistrarStatus:
+		return e.Source
+	case *contracts.PriceChange:
+		return e.Source
+	}
+	return ""
 }
 
 // publish renders what changed and swaps the new snapshot in. It returns
