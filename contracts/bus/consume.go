@@ -188,17 +188,31 @@ func (d *Durable) Consume(ctx context.Context, cfg ConsumeConfig, handle func(Jo
 	return nil
 }
 
+// missedHeartbeats is how many heartbeats in a row the server may miss
+// before a worker warns. The iterator recovers from a missed one by itself
+// (it pulls again), and an idle all-in-one missed one ten seconds after
+// start: alone, it is not worth a warning.
+const missedHeartbeats = 3
+
 // work hands the iterator's messages to handle until it is drained.
 func (d *Durable) work(ctx context.Context, it jetstream.MessagesContext, log *slog.Logger, handle func(Job)) {
+	missed := 0
 	for {
 		msg, err := it.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 			return
 		}
+		if errors.Is(err, jetstream.ErrNoHeartbeat) {
+			if missed++; missed%missedHeartbeats != 0 {
+				log.Debug("a heartbeat missed; pulling again", "stream", d.stream, "consumer", d.cfg.Durable)
+				continue
+			}
+		}
 		if err != nil {
-			log.Warn("reading the stream", "stream", d.stream, "consumer", d.cfg.Durable, "err", err)
+			log.Warn("reading the stream", "stream", d.stream, "consumer", d.cfg.Durable, "err", err, "missed_heartbeats", missed)
 			continue
 		}
+		missed = 0
 		if ctx.Err() != nil {
 			_ = msg.Nak() // handed back
 			continue
