@@ -2,6 +2,7 @@ package sources_test
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,20 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("registered as %q, names itself %q", name, src.Name())
 			}
 		})
+	}
+}
+
+// TestSheetSchemaNamesReservedRegistrars keeps ingest/sheet/SCHEMA.md's
+// list of the registrar ids a sheet may not use whole: every registrar with
+// an adapter (it named four when there were fourteen).
+func TestSheetSchemaNamesReservedRegistrars(t *testing.T) {
+	schema, err := os.ReadFile("../../../ingest/sheet/SCHEMA.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range sources.AdapterRegistrars() {
+		if !strings.Contains(string(schema), "`"+id+"`") {
+			t.Errorf("SCHEMA.md does not name %s among the registrars a sheet may not use", id)
+		}
 	}
 }
