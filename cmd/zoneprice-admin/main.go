@@ -313,7 +313,7 @@ func announce(ctx context.Context, js jetstream.JetStream, mail *app.SubscribeFl
 // it holds every message it counts, and the repair when it does not (an
 // error, so the command exits 1).
 func checkStream(ctx context.Context, js jetstream.JetStream, stdout io.Writer) error {
-	h, err := bus.Check(ctx, js)
+	h, err := bus.Verify(ctx, js)
 	if err != nil {
 		return err
 	}

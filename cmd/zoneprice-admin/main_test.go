@@ -311,6 +311,30 @@ func TestStreamCheck(t *testing.T) {
 	}
 }
 
+// TestStreamCheckCutEnd: a state stream whose end a crash cut in the
+// middle of a new price looks healthy by its state; stream check reads it
+// and says the messages after the cut were lost, and fails.
+func TestStreamCheckCutEnd(t *testing.T) {
+	srv, js := bustest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var evs []contracts.Event
+	for i := range 10 {
+		evs = append(evs, eventtest.RegisterOnly("porkbun", fmt.Sprintf(".z%02d", i), time.Now(), "USD", 999))
+	}
+	for i := range 5 {
+		evs = append(evs, eventtest.RegisterOnly("porkbun", fmt.Sprintf(".z%02d", i), time.Now(), "USD", 777))
+	}
+	if _, _, err := bus.NewPublisher(js).PublishAll(ctx, evs, 256); err != nil {
+		t.Fatal(err)
+	}
+	srv = bustest.Truncate(t, srv, contracts.StateStream, []byte(`"zone":".z02","register":{"regular":{"amount":777`))
+	out, _, err := admin(t, srv, "stream", "check")
+	if err == nil || !strings.Contains(out, "were lost") || !strings.Contains(out, "repair: restart the NATS server") {
+		t.Errorf("stream check of a stream whose end was cut: %v\n%s", err, out)
+	}
+}
+
 // TestStreamRepublishUnheard fails when no ingester answers.
 func TestStreamRepublishUnheard(t *testing.T) {
 	srv, _ := bustest.Provisioned(t)

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,6 +70,28 @@ func CheckState(info *jetstream.StreamInfo) Health {
 // Check asks the server for the state stream's info and judges it.
 func Check(ctx context.Context, js jetstream.JetStream) (Health, error) {
 	return NewStreams(js).Health(ctx, contracts.StateStream)
+}
+
+// Verify is Check, and reads the last message of every subject of the
+// state stream too, which tells what its state alone cannot: messages
+// lost at its end (Reader.Short). It costs a read of the whole state, for
+// zoneprice-admin stream check; a query pod learns the same from its
+// catch-up.
+func Verify(ctx context.Context, js jetstream.JetStream) (Health, error) {
+	streams := NewStreams(js)
+	h, err := streams.Health(ctx, contracts.StateStream)
+	if err != nil || !h.Healthy() {
+		return h, err
+	}
+	err = streams.ReadLast(ctx, contracts.StateStream, ReaderConfig{}, func(Msg) bool { return true })
+	var short *shortError
+	switch {
+	case errors.As(err, &short):
+		h.Problems = append(h.Problems, short.problem)
+	case err != nil:
+		return h, err
+	}
+	return h, nil
 }
 
 func checkStream(ctx context.Context, s jetstream.Stream) (Health, error) {

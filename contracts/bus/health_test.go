@@ -153,3 +153,63 @@ func TestReadLastDamagedStream(t *testing.T) {
 		}
 	}
 }
+
+// cutStateStream stores ten prices, then new prices of the first five,
+// and cuts the state stream's block in the middle of the third of those,
+// as a crash can leave it. The server starts without a word and calls
+// itself healthy; the last three prices are gone, and with them the
+// removals of the prices they replaced, which show again.
+func cutStateStream(t *testing.T) (*server.Server, jetstream.JetStream) {
+	t.Helper()
+	srv, js := bustest.Provisioned(t)
+	ctx := context.Background()
+	publish := func(i, price int) {
+		body := fmt.Sprintf(`{"zone":".z%02d","price":%d}`, i, price)
+		if _, err := js.Publish(ctx, contracts.PriceSubject("alpha", fmt.Sprintf(".z%02d", i)), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		publish(i, 100)
+	}
+	for i := range 5 {
+		publish(i, 777)
+	}
+	srv = bustest.Truncate(t, srv, contracts.StateStream, []byte(`{"zone":".z02","price":777}`))
+	_, js = bustest.Connect(t, srv)
+	return srv, js
+}
+
+// TestReadLastCutEnd: a read of every subject of a state stream whose end
+// a crash cut catches up short of the stream's last sequence, and says
+// so (ErrIncomplete), while the stream's state alone looks healthy; Verify
+// says it too. A filtered read cannot tell, and does not claim to.
+func TestReadLastCutEnd(t *testing.T) {
+	_, js := cutStateStream(t)
+	ctx := context.Background()
+	h, err := bus.Check(ctx, js)
+	if err != nil || !h.Healthy() {
+		t.Fatalf("Check = %v, %v; the stream's state alone was expected to look healthy", h, err)
+	}
+	var stale int
+	err = bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{}, func(m bus.Msg) bool {
+		if strings.Contains(string(m.Data), `"price":100`) && m.Subject < contracts.PriceSubject("alpha", ".z05") {
+			stale++
+		}
+		return true
+	})
+	if !errors.Is(err, bus.ErrIncomplete) || !strings.Contains(err.Error(), "were lost") {
+		t.Errorf("ReadLast of every subject: %v, want ErrIncomplete saying messages were lost", err)
+	}
+	if stale == 0 {
+		t.Error("no older price showed again: the damage this test makes did not happen")
+	}
+	h, err = bus.Verify(ctx, js)
+	if err != nil || h.Healthy() || !strings.Contains(h.String(), "were lost") {
+		t.Errorf("Verify = %v, %v; want unhealthy, messages lost", h, err)
+	}
+	if err := bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + "alpha.*"}},
+		func(bus.Msg) bool { return true }); err != nil {
+		t.Errorf("a filtered ReadLast: %v", err)
+	}
+}

@@ -92,6 +92,9 @@ type Reader struct {
 	startLast uint64
 	caughtUp  bool
 	last      uint64 // the stream sequence of the last message delivered
+	// short says the read of every subject caught up short of the
+	// stream's last message at open (Short).
+	short string
 
 	mu      sync.Mutex // it and stopped, between Next reopening and Stop
 	stopped bool
@@ -199,6 +202,26 @@ func (r *Reader) reopen() error {
 // only what was stored later.
 func (r *Reader) CaughtUp() bool { return r.caughtUp }
 
+// checkEnd notes, when a read of the last message of every subject has
+// caught up, whether it got the stream's last message at open. That one
+// is the newest of its subject, so no later message can have replaced
+// it: a read that caught up without it shows messages lost at the
+// stream's end, as a crash that cut a message block leaves them, and which
+// nothing in the stream's own state tells (it counts them as deleted).
+// The removals of the older messages those replaced may have been lost
+// with them, so those older messages show again, as current.
+func (r *Reader) checkEnd() {
+	if len(r.cfg.Filters) > 0 || r.cfg.All || r.last >= r.startLast {
+		return
+	}
+	r.short = fmt.Sprintf("caught up at sequence %d while the stream ended at %d when the read began: the messages after %d were lost, "+
+		"and older messages on their subjects may show again as current", r.last, r.startLast, r.last)
+}
+
+// Short says why the read of every subject caught up short of the
+// stream's end, "" when it did not (checkEnd).
+func (r *Reader) Short() string { return r.short }
+
 // Next returns the next message, waiting for one as long as it takes.
 // After Stop it returns jetstream.ErrMsgIteratorClosed.
 func (r *Reader) Next() (Msg, error) { return r.next() }
@@ -229,8 +252,9 @@ func (r *Reader) next(opts ...jetstream.NextOpt) (Msg, error) {
 		return Msg{Subject: msg.Subject()}, fmt.Errorf("%w: %v", ErrNoMetadata, err)
 	}
 	r.last = meta.Sequence.Stream
-	if meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast {
+	if !r.caughtUp && (meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast) {
 		r.caughtUp = true
+		r.checkEnd()
 	}
 	return Msg{Subject: msg.Subject(), Data: msg.Data(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, Pending: meta.NumPending}, nil
 }
@@ -261,7 +285,13 @@ func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 }
 
 // Health judges the stream being read (Check).
-func (r *Reader) Health(ctx context.Context) (Health, error) { return checkStream(ctx, r.stream) }
+func (r *Reader) Health(ctx context.Context) (Health, error) {
+	h, err := checkStream(ctx, r.stream)
+	if err == nil && r.short != "" {
+		h.Problems = append(h.Problems, r.short)
+	}
+	return h, err
+}
 
 // Stop ends the read: a Next waiting returns, and the consumer is left
 // for the server to remove once it is inactive.
@@ -406,8 +436,21 @@ func (s *Streams) ReadLast(ctx context.Context, name string, cfg ReaderConfig, f
 			return nil
 		}
 	}
+	if r.Short() != "" {
+		return &shortError{stream: name, problem: r.Short()}
+	}
 	return nil
 }
+
+// shortError is a read of every subject that caught up short of the
+// stream's end (Reader.Short): ErrIncomplete.
+type shortError struct{ stream, problem string }
+
+func (e *shortError) Error() string {
+	return "read " + e.stream + ": " + ErrIncomplete.Error() + ": " + e.problem
+}
+
+func (e *shortError) Unwrap() error { return ErrIncomplete }
 
 // ReadLast is Streams.ReadLast on js's streams.
 func ReadLast(ctx context.Context, js jetstream.JetStream, name string, cfg ReaderConfig, fn func(Msg) bool) error {

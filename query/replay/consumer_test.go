@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -256,4 +257,67 @@ func TestDamagedStream(t *testing.T) {
 			t.Errorf("the log does not say %q:\n%s", want, logs.String())
 		}
 	}
+}
+
+// TestCutStream starts a pod on a state stream whose end a crash cut in
+// the middle of a new price: the server calls the stream healthy, and
+// older prices of three zones show again as current. The pod serves what
+// it read, and says the catalog is not to be trusted, for as long as it
+// runs: its catch-up ended short of the stream's last sequence.
+func TestCutStream(t *testing.T) {
+	srv, js := bustest.Provisioned(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	var evs []contracts.Event
+	for i := range 10 {
+		evs = append(evs, eventtest.Priced("porkbun", fmt.Sprintf(".z%02d", i), now, "USD", 100, 100, 100))
+	}
+	for i := range 5 {
+		evs = append(evs, eventtest.Priced("porkbun", fmt.Sprintf(".z%02d", i), now.Add(time.Second), "USD", 777, 100, 100))
+	}
+	publishRaw(t, js, evs...)
+	srv = bustest.Truncate(t, srv, contracts.StateStream, []byte(`"zone":".z02","register":{"regular":{"amount":777`))
+	_, js = bustest.Connect(t, srv)
+
+	var logs querytest.LogBuffer
+	reg := prometheus.NewRegistry()
+	streams := &countingHeads{Streams: bus.NewStreams(js)}
+	c, err := replay.New(streams, replay.DefaultConfig(), slog.New(slog.NewJSONHandler(&logs, nil)), reg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetHeadInterval(20 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("consumer run: %v", err)
+		}
+	})
+	querytest.Until(t, "the consumer to be ready", c.IsReady)
+	for _, want := range []string{"state stream damaged", "were lost", "zoneprice-admin stream republish"} {
+		querytest.Until(t, "the log to say "+want, func() bool { return strings.Contains(logs.String(), want) })
+	}
+	if got := value(t, reg, "zoneprice_stream_healthy", ""); got != 0 {
+		t.Errorf("zoneprice_stream_healthy = %v, want 0", got)
+	}
+	// The head watch reads the stream's state, which looks healthy: the
+	// pod must not take that for a repair.
+	asked := streams.asked.Load()
+	querytest.Until(t, "the head watch", func() bool { return streams.asked.Load() > asked+1 })
+	if got := value(t, reg, "zoneprice_stream_healthy", ""); got != 0 {
+		t.Errorf("zoneprice_stream_healthy after the head watch = %v, want 0", got)
+	}
+}
+
+// countingHeads counts how often the stream's health is asked.
+type countingHeads struct {
+	*bus.Streams
+	asked atomic.Int64
+}
+
+func (h *countingHeads) Health(ctx context.Context, stream string) (bus.Health, error) {
+	h.asked.Add(1)
+	return h.Streams.Health(ctx, stream)
 }

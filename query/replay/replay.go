@@ -73,6 +73,9 @@ type Reader interface {
 	// CaughtUp reports whether the reader has delivered what the stream
 	// held when it was opened.
 	CaughtUp() bool
+	// Short says why the catch-up ended short of the stream's end (its
+	// messages there were lost), "" when it did not.
+	Short() string
 	// Health judges the stream being read.
 	Health(ctx context.Context) (bus.Health, error)
 	// Stop ends the read: a Next waiting returns.
@@ -115,6 +118,11 @@ type Consumer struct {
 	// sources are those the source age gauge has series for; only the
 	// consumer goroutine touches it.
 	sources map[string]time.Time
+	// headEvery is how often the head is watched (headInterval).
+	headEvery time.Duration
+	// short says the catch-up ended short of the stream's end
+	// (bus.Reader.Short); set before the head watch starts.
+	short string
 	// damaged says the stream's state last said it lost messages, logged
 	// at damageLogged; only noteHealth touches them.
 	damaged      bool
@@ -155,7 +163,7 @@ func New[R Reader](streams Streams[R], cfg Config, log *slog.Logger, reg prometh
 		return r, nil
 	}
 	c := &Consumer{open: open, heads: streams, cfg: cfg, log: log, now: now, m: m, ready: make(chan struct{}), hist: cache.NewHistory(),
-		rejects: newRejectLog(log)}
+		rejects: newRejectLog(log), headEvery: headInterval}
 	if c.hm, err = newHistoryMetrics(reg, c.hist); err != nil {
 		return nil, err
 	}
@@ -206,7 +214,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if h, err := r.Health(ctx); err == nil {
+	// A catch-up short of the stream's end found messages lost there,
+	// which the stream's state never tells: the pod says so for as long
+	// as it runs (it cannot tell which prices are stale without
+	// replaying; a restart after the repair replays).
+	c.short = r.Short()
+	if h, err := c.heads.Health(ctx, contracts.StateStream); err == nil {
 		c.noteHealth(h)
 	}
 	c.publish(idx)
@@ -251,7 +264,7 @@ const headInterval = 15 * time.Second
 // watchHead exports the stream's last sequence until ctx ends. Lag is that
 // minus zoneprice_consumer_applied_sequence.
 func (c *Consumer) watchHead(ctx context.Context) {
-	tick := time.NewTicker(headInterval)
+	tick := time.NewTicker(c.headEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -281,6 +294,9 @@ const healthLogInterval = 10 * time.Minute
 // that reads the stream calls it, first during catch-up, then from the
 // head watch.
 func (c *Consumer) noteHealth(h bus.Health) {
+	if c.short != "" {
+		h.Problems = append(h.Problems, c.short)
+	}
 	missing := float64(h.LostMsgs)
 	if h.Subjects > h.Msgs {
 		missing += float64(h.Subjects - h.Msgs)
