@@ -20,7 +20,8 @@ const (
 	// registrars' subjects only (accounts.conf's INGEST_ users).
 	RoleIngest Role = "ingest"
 	// RoleAdmin provisions, and manages the API keys and the webhooks; it
-	// reads the subscribers to announce to them, and asks the ingesters to
+	// reads the subscribers to announce to them, reads the whole state
+	// stream to check it (stream check, Verify), and asks the ingesters to
 	// republish. It publishes no data. accounts.conf's ADMIN.
 	RoleAdmin Role = "admin"
 	// RoleQuery reads the state and history streams, follows the keys,
@@ -109,7 +110,7 @@ func PermissionsOf(role Role) Permissions {
 		p.Subscribe = append(p.Subscribe, contracts.RepublishSubject)
 		p.Respond = true
 	case RoleAdmin:
-		publish = slices.Concat(provision(), watch(contracts.KeysBucket), write(contracts.KeysBucket),
+		publish = slices.Concat(provision(), read(contracts.StateStream), watch(contracts.KeysBucket), write(contracts.KeysBucket),
 			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket),
 			watch(contracts.SubscribersBucket), []string{directGet(kvStream(contracts.SubscribersBucket)), contracts.RepublishSubject})
 	case RoleQuery:
