@@ -27,3 +27,6 @@ func SnapshotOf(t testing.TB, at time.Time, events ...contracts.Event) *cache.Sn
 // APIRoot are the paths that send a person to /docs, which are no
 // endpoints of the API.
 var APIRoot = apiRoot
+
+// MCPPath is where the API answers agents over MCP.
+const MCPPath = mcpPath

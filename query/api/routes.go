@@ -53,6 +53,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/api/webhooks/:id/rotate-secret", s.limit(s.handleRotateWebhookSecret()))
 	e.GET("/api/webhooks/:id/deliveries", s.limit(s.handleWebhookDeliveries()))
 
+	// The API's read routes as tools for agents, over the Model Context
+	// Protocol (mcp.go): stateless Streamable HTTP, so POST only; keys
+	// and limits as the API's, one charge per MCP request.
+	s.withContent(e, http.MethodPost, mcpPath, s.limit(s.handleMCP()))
+
 	// The pages people use (package pages): HTML made from the API's own
 	// bodies, and their style and script.
 	e.Match(read, "/", s.limit(s.pages.Catalog()))

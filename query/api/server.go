@@ -166,6 +166,8 @@ type Server struct {
 	limits    *limits
 	pages     *pages.Pages
 	hooks     *webhooks.Store
+	// mcp answers /mcp: the API's read routes as tools (mcp.go).
+	mcp http.Handler
 	// takesContent are the routes (method and path) that read content;
 	// refuseContent refuses it on every other.
 	takesContent map[string]bool
@@ -205,6 +207,10 @@ func NewServer(cfg Config, snaps Snapshots, keys *access.Keys, hooks *webhooks.S
 		s.accessLevel = slog.LevelInfo
 	}
 	if s.pages, err = pages.New(pageBackend{s}, log); err != nil {
+		responses.Close()
+		return nil, err
+	}
+	if s.mcp, err = s.newMCP(); err != nil {
 		responses.Close()
 		return nil, err
 	}
@@ -319,31 +325,9 @@ func (s *Server) handleError(c *echo.Context, err error) {
 	if res, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && res.Committed {
 		return
 	}
-	var p contracts.Problem
-	var pe *problemError
-	code := echo.StatusCode(err)
-	switch {
-	case errors.As(err, &pe):
-		p = pe.p
-	case code == http.StatusNotFound:
-		p = contracts.NewProblem(code, contracts.CodeNotFound, "Not found",
-			"no such endpoint; the paths that exist are in the API's documentation, /docs, and its OpenAPI document, /api/openapi.json")
-	case code == http.StatusMethodNotAllowed:
-		p = contracts.NewProblem(code, contracts.CodeMethodNotAllowed, "Method not allowed",
-			"this path does not take "+c.Request().Method+"; Allow lists the methods it takes")
-	case code >= 400 && code < 500:
-		detail := http.StatusText(code)
-		var he *echo.HTTPError
-		if errors.As(err, &he) && he.Message != "" {
-			detail = he.Message
-		}
-		p = contracts.NewProblem(code, "http-"+strconv.Itoa(code), http.StatusText(code), detail)
-	default:
-		s.log.Error("internal error", "path", c.Request().URL.Path, "request_id", c.Get(requestIDKey), "err", err)
-		p = contracts.NewProblem(http.StatusInternalServerError, contracts.CodeInternal, "Internal error",
-			"the server failed to answer; it has been logged")
-	}
-	p.Instance = c.Request().URL.RequestURI()
+	req := c.Request()
+	p := s.problemOf(err, req.Method, req.URL.Path, c.Get(requestIDKey))
+	p.Instance = req.URL.RequestURI()
 	h := c.Response().Header()
 	if p.Status == http.StatusMethodNotAllowed && h.Get(echo.HeaderAllow) == "" {
 		h.Set(echo.HeaderAllow, "GET, HEAD")
@@ -356,4 +340,32 @@ func (s *Server) handleError(c *echo.Context, err error) {
 	if err := c.JSON(p.Status, p); err != nil {
 		s.log.Warn("write error response", "err", err)
 	}
+}
+
+// problemOf is the problem document err becomes, for a request of method
+// on path: the error's own problem, or one for a status echo gives, or an
+// internal error, which is logged with the request's id and never shown.
+func (s *Server) problemOf(err error, method, path string, requestID any) contracts.Problem {
+	var pe *problemError
+	code := echo.StatusCode(err)
+	switch {
+	case errors.As(err, &pe):
+		return pe.p
+	case code == http.StatusNotFound:
+		return contracts.NewProblem(code, contracts.CodeNotFound, "Not found",
+			"no such endpoint; the paths that exist are in the API's documentation, /docs, and its OpenAPI document, /api/openapi.json")
+	case code == http.StatusMethodNotAllowed:
+		return contracts.NewProblem(code, contracts.CodeMethodNotAllowed, "Method not allowed",
+			"this path does not take "+method+"; Allow lists the methods it takes")
+	case code >= 400 && code < 500:
+		detail := http.StatusText(code)
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Message != "" {
+			detail = he.Message
+		}
+		return contracts.NewProblem(code, "http-"+strconv.Itoa(code), http.StatusText(code), detail)
+	}
+	s.log.Error("internal error", "path", path, "request_id", requestID, "err", err)
+	return contracts.NewProblem(http.StatusInternalServerError, contracts.CodeInternal, "Internal error",
+		"the server failed to answer; it has been logged")
 }
