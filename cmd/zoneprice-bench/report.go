@@ -273,7 +273,7 @@ func (res *results) writeCatchup(r *report) {
 		return
 	}
 	r.section("Catch-up ("+fmtInt(int64(c.prices))+" prices)", true)
-	r.line("Replaying the state stream (%s messages, last per subject) from start to serving. The bare consumer only reads: an ordered consumer with the same pull batch, until NumPending is 0. The real one is the service's consumer (query/consumer) until Ready, i.e. with the whole index built and the first snapshot rendered.", fmtInt(int64(c.messages)))
+	r.line("Replaying the state stream (%s messages, last per subject) from start to serving. The bare consumer only reads: an ordered consumer with the same pull batch, until NumPending is 0. The real one is the service's consumer (query/replay) until Ready, i.e. with the whole index built and the first snapshot rendered.", fmtInt(int64(c.messages)))
 	r.line("")
 	r.line("| Measure | Min | Median | Max | Target | Result |")
 	r.line("|---|--:|--:|--:|---|---|")
