@@ -66,9 +66,10 @@ func durable(s, name string) []string {
 }
 
 // read is an ordered consumer's reading of stream s (Reader): one made,
-// pulled and, after a reconnect, the one it replaces deleted.
+// pulled, asked whether anything is left when a wait runs out, and, after
+// a reconnect, the one it replaces deleted.
 func read(s string) []string {
-	return append([]string{streamInfo(s), "$JS.API.CONSUMER.MSG.NEXT." + s + ".>"}, consumers(s)...)
+	return append([]string{streamInfo(s), "$JS.API.CONSUMER.MSG.NEXT." + s + ".>", "$JS.API.CONSUMER.INFO." + s + ".>"}, consumers(s)...)
 }
 
 // watch is a key-value bucket's watch (Records.Follow, List): a consumer
