@@ -226,10 +226,13 @@ func TestDigest(t *testing.T) {
 		m.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" || !strings.HasPrefix(m.Header.Get("List-Unsubscribe"), "<https://zoneprice.test/subscribe/unsubscribe?token=") {
 		t.Errorf("digest headers: %v", m.Header)
 	}
-	for _, want := range []string{"porkbun", "inwx", "dynadot", "10.00 USD -> 9.00 USD (-10%)", "(-50%)", "https://zoneprice.test/zones/.com", "/subscribe/manage?token="} {
+	for _, want := range []string{"porkbun", "inwx", "dynadot", ".com at porkbun: register 10.00 USD -> 9.00 USD (-10%)", "(-50%)", "https://zoneprice.test/zones/.com", "/subscribe/manage?token="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("digest text lacks %q:\n%s", want, text)
 		}
+	}
+	if !strings.Contains(html, "<td>porkbun</td><td>register</td><td>10.00 USD</td>") {
+		t.Errorf("digest HTML lacks porkbun's drop with its operation:\n%s", html)
 	}
 	for _, absent := range []string{"sample-alpha", "openprovider", "joker", ".org"} {
 		if strings.Contains(text, absent) || strings.Contains(html, absent) {

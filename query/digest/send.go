@@ -133,7 +133,7 @@ func (s *Service) digest(sub *contracts.Subscriber, batch []contracts.PendingDro
 		if err != nil {
 			return nil, err
 		}
-		lines[i] = digestLine{Zone: z.Unicode, Registrar: p.Registrar, Op: string(p.Op), Before: money(p.Before), After: money(p.After),
+		lines[i] = digestLine{Zone: z.Unicode, Registrar: p.Registrar, Op: p.Op.String(), Before: money(p.Before), After: money(p.After),
 			Percent: mail.Percent(p.Percent), URL: s.subs.URL("/zones/" + p.Zone)}
 	}
 	first, last := batch[0].ObservedAt.UTC().Format("2 January 2006"), batch[len(batch)-1].ObservedAt.UTC().Format("2 January 2006")
