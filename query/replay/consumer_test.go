@@ -31,8 +31,14 @@ type running struct {
 
 func start(t *testing.T, js jetstream.JetStream) *running {
 	t.Helper()
+	return startAt(t, js, time.Now)
+}
+
+// startAt is start with the consumer's data clock now.
+func startAt(t *testing.T, js jetstream.JetStream, now func() time.Time) *running {
+	t.Helper()
 	reg := prometheus.NewRegistry()
-	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +74,8 @@ func publishRaw(t *testing.T, js jetstream.JetStream, evs ...contracts.Event) {
 			subject = contracts.RatesSubject(e.Base)
 		case *contracts.ZoneMeta:
 			subject = contracts.ZoneSubject(e.Zone)
+		case *contracts.RegistrarStatus:
+			subject = contracts.StatusSubject(e.Registrar)
 		}
 		if _, err := js.Publish(ctx, subject, body); err != nil {
 			t.Fatalf("publish %s: %v", subject, err)
