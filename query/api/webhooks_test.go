@@ -278,6 +278,9 @@ func TestWebhookLifecycle(t *testing.T) {
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 1, At: epoch, Outcome: contracts.OutcomeFailed, Status: 500, DurationMS: 12.5, Error: "500 Internal Server Error", NextAttempt: &next},
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 2, At: next, Outcome: contracts.OutcomeDelivered, Status: 204, DurationMS: 3},
 			{Delivery: "msg_2", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(time.Minute), Outcome: contracts.OutcomeDelivered, Status: 200, DurationMS: 4},
+			// A slow attempt begun before msg_2's is recorded after it:
+			// attempts are listed by their own at, not by when they ended.
+			{Delivery: "msg_3", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(30 * time.Second), Outcome: contracts.OutcomeFailed, DurationMS: 15000, Error: "no answer within 15s"},
 		} {
 			b, _ := json.Marshal(a)
 			if _, err := w.js.Publish(ctx, contracts.AttemptSubject(created.ID), b); err != nil {
@@ -300,14 +303,15 @@ func TestWebhookLifecycle(t *testing.T) {
 		if err := json.Unmarshal(body, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Count != 2 || got.Attempts[0].Delivery != "msg_2" || got.Attempts[1].Attempt != 2 || got.Attempts[1].Error != nil {
+		if got.Count != 2 || got.Attempts[0].Delivery != "msg_2" || got.Attempts[1].Delivery != "msg_3" {
 			t.Errorf("last two attempts: %s", body)
 		}
 		_, body = w.as(t, w.pro, http.MethodGet, "/api/webhooks/"+created.ID+"/deliveries", "")
 		if err := json.Unmarshal(body, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Count != 3 || got.Attempts[2].Error == nil || *got.Attempts[2].Error != "500 Internal Server Error" {
+		if got.Count != 4 || got.Attempts[2].Attempt != 2 || got.Attempts[2].Error != nil ||
+			got.Attempts[3].Error == nil || *got.Attempts[3].Error != "500 Internal Server Error" {
 			t.Errorf("every attempt: %s", body)
 		}
 		for _, q := range []string{"limit=0", "limit=101", "limit=x", "limit=1&limit=2", "since=1"} {

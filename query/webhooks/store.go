@@ -355,18 +355,19 @@ const (
 )
 
 // Attempts returns the last n recorded delivery attempts of webhook id,
-// newest first. The caller has checked that the webhook is the client's.
+// newest first by their own At: an attempt is recorded when it ends, so
+// a slow one is recorded after attempts begun later. Attempts begun at
+// the same instant come in the order they were recorded, the last first.
+// The caller has checked that the webhook is the client's.
 func (s *Store) Attempts(ctx context.Context, id string, n int) ([]contracts.DeliveryAttempt, error) {
 	n = min(max(n, 1), MaxAttempts)
 	all, err := s.deliveries.Attempts(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]contracts.DeliveryAttempt, 0, min(len(all), n))
-	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
-		out = append(out, all[i])
-	}
-	return out, nil
+	slices.Reverse(all)
+	slices.SortStableFunc(all, func(a, b contracts.DeliveryAttempt) int { return b.At.Compare(a.At) })
+	return all[:min(len(all), n)], nil
 }
 
 // pingMessage is what a test delivery says.
