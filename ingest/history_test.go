@@ -300,3 +300,51 @@ func TestNoHistoryStream(t *testing.T) {
 		change{contracts.ChangeChanged, ".com", 100, 110},
 	)
 }
+
+// TestReconcileOffline stops a first import between recording its changes
+// and publishing its prices, as kill -9 there would, and restarts the
+// ingester on a machine where the source cannot be fetched any more: its
+// first failed round publishes what the history says (the added and the
+// changed prices, and a withdrawal), so the state no longer lags the
+// history; a state newer than the history is left alone, and a second
+// failed round publishes nothing.
+func TestReconcileOffline(t *testing.T) {
+	h := newHarness(t)
+	if err := h.once(t, list(set("a", ".com", 100), set("a", ".net", 200), set("a", ".org", 300)), nil); err != nil {
+		t.Fatal(err)
+	}
+	ingest.CrashBeforeState(h.r, errors.New("killed between the two publishes"))
+	if err := h.once(t, list(set("a", ".com", 150), set("a", ".net", 200), set("a", ".toys", 900)), nil); err == nil {
+		t.Fatal("the crashed round succeeded")
+	}
+	if h.current(t, "a", ".toys") != nil {
+		t.Fatal("the crashed round published .toys's price")
+	}
+
+	r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+		slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.r = r
+	offline := errors.New("no route to host")
+	if err := h.once(t, list(), offline); !errors.Is(err, offline) {
+		t.Fatalf("offline round = %v, want the fetch error", err)
+	}
+	for zone, want := range map[string]int64{".com": 150, ".net": 200, ".toys": 900} {
+		ps, ok := h.current(t, "a", zone).(*contracts.PriceSet)
+		if !ok || ps.Register.Regular.Amount != want {
+			t.Errorf("a %s after the offline round = %v, want a price of %d", zone, h.current(t, "a", zone), want)
+		}
+	}
+	if _, ok := h.current(t, "a", ".org").(*contracts.Withdrawal); !ok {
+		t.Errorf("a .org after the offline round = %v, want its withdrawal", h.current(t, "a", ".org"))
+	}
+	seq := h.lastSeq(t)
+	if err := h.once(t, list(), offline); !errors.Is(err, offline) {
+		t.Fatal(err)
+	}
+	if got := h.lastSeq(t); got != seq {
+		t.Errorf("a second offline round published %d documents, want none", got-seq)
+	}
+}

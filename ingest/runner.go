@@ -102,6 +102,9 @@ type Runner struct {
 	// round's changes and publishing its prices; an error ends the round
 	// there, as a crash would.
 	beforeState func() error
+	// reconciled says the runner has reconciled the state with the
+	// history (reconcileOnce); Once runs on one goroutine at a time.
+	reconciled bool
 }
 
 type runnerMetrics struct {
@@ -277,6 +280,7 @@ func (r *Runner) Once(ctx context.Context) error {
 	cancel()
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
+		r.reconcileOnce(ctx)
 		return fmt.Errorf("fetch %s: %w", r.src.Name(), err)
 	}
 	if list.Skipped > 0 {
