@@ -61,6 +61,24 @@ const (
 
 var failureClasses = map[string]bool{FailureFetch: true, FailureParse: true, FailureShrunk: true, FailurePublish: true}
 
+// The reasons the root-zone guard keeps a name a registrar's list prices
+// out of the catalog (RegistrarStatus.Skipped, and the ingesters' metric
+// zoneprice_ingest_names_outside_root_total).
+const (
+	// SkipNotInRoot: the name's top-level label is not delegated in the
+	// DNS root (a Handshake name such as .0db or .8888, a typo, a test
+	// label, a retired TLD).
+	SkipNotInRoot = "not-in-root"
+	// SkipUnknownSecondLevel: the name is under a delegated TLD but is no
+	// second-level zone any list knows (the IANA catalog's, or the Public
+	// Suffix List's).
+	SkipUnknownSecondLevel = "unknown-second-level"
+)
+
+// SkipReasons are the root-zone guard's reasons, in the order they are
+// shown.
+func SkipReasons() []string { return []string{SkipNotInRoot, SkipUnknownSecondLevel} }
+
 // The bounds of a RegistrarStatus.
 const (
 	// MaxSkippedNames is how many of the names the root-zone guard
