@@ -3,6 +3,7 @@ package contracts
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,7 +38,10 @@ const (
 	SourceSample SourceKind = "sample"
 )
 
-var sourceKinds = map[SourceKind]bool{SourceAPI: true, SourceSite: true, SourceList: true, SourceSheet: true, SourceSample: true}
+// SourceKinds lists every kind of source.
+func SourceKinds() []SourceKind {
+	return []SourceKind{SourceAPI, SourceSite, SourceList, SourceSheet, SourceSample}
+}
 
 // The failure classes of a round (RegistrarStatus.Failure): what an
 // operator looks at first, without the error's text, which may hold what
@@ -56,6 +60,24 @@ const (
 )
 
 var failureClasses = map[string]bool{FailureFetch: true, FailureParse: true, FailureShrunk: true, FailurePublish: true}
+
+// The reasons the root-zone guard keeps a name a registrar's list prices
+// out of the catalog (RegistrarStatus.Skipped, and the ingesters' metric
+// zoneprice_ingest_names_outside_root_total).
+const (
+	// SkipNotInRoot: the name's top-level label is not delegated in the
+	// DNS root (a Handshake name such as .0db or .8888, a typo, a test
+	// label, a retired TLD).
+	SkipNotInRoot = "not-in-root"
+	// SkipUnknownSecondLevel: the name is under a delegated TLD but is no
+	// second-level zone any list knows (the IANA catalog's, or the Public
+	// Suffix List's).
+	SkipUnknownSecondLevel = "unknown-second-level"
+)
+
+// SkipReasons are the root-zone guard's reasons, in the order they are
+// shown.
+func SkipReasons() []string { return []string{SkipNotInRoot, SkipUnknownSecondLevel} }
 
 // The bounds of a RegistrarStatus.
 const (
@@ -126,7 +148,7 @@ func (s *RegistrarStatus) Validate() error {
 	if err := validateURL("website", s.Website); err != nil {
 		return err
 	}
-	if !sourceKinds[s.SourceKind] {
+	if !slices.Contains(SourceKinds(), s.SourceKind) {
 		return invalid("source_kind", "%q is not api, site, list, sheet or sample", truncate(string(s.SourceKind), 20))
 	}
 	if err := validateURL("document", s.Document); err != nil {

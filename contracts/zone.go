@@ -21,6 +21,26 @@ var zoneProfile = idna.New(
 // ErrMalformedZone is wrapped by every error NormalizeZone returns.
 var ErrMalformedZone = errors.New("malformed zone")
 
+// NumericTLDError is the error NormalizeZone returns for a name whose
+// top-level label is all digits (".8888"): no name of the DNS, where no
+// top-level label is numeric, though naming systems beside it (Handshake)
+// have such names. It is an ErrMalformedZone. Ingest tells these names
+// apart from unreadable rows: they are names outside the DNS root, which
+// its root-zone guard counts (SkipNotInRoot).
+type NumericTLDError struct {
+	// Name is the name in the canonical form of a zone (".8888",
+	// ".abc.8888").
+	Name  string
+	input string
+}
+
+func (e *NumericTLDError) Error() string {
+	return fmt.Sprintf("%v %q: top-level label is numeric", ErrMalformedZone, e.input)
+}
+
+// Unwrap makes the error an ErrMalformedZone.
+func (e *NumericTLDError) Unwrap() error { return ErrMalformedZone }
+
 // Zone is a normalised zone name: ASCII is the canonical key (lower-case
 // A-labels with a leading dot, ".co.uk", ".xn--p1ai") and Unicode is the
 // form people read (".рф").
@@ -55,7 +75,7 @@ func NormalizeZone(s string) (Zone, error) {
 		}
 	}
 	if isDigits(labels[len(labels)-1]) {
-		return Zone{}, fmt.Errorf("%w %q: top-level label is numeric", ErrMalformedZone, s)
+		return Zone{}, &NumericTLDError{Name: "." + ascii, input: s}
 	}
 	uni, err := zoneProfile.ToUnicode(ascii)
 	if err != nil {

@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -90,6 +91,33 @@ func TestNormalizeZoneMalformed(t *testing.T) {
 				t.Errorf("NormalizeZone(%q) = %+v with an error, want the zero Zone", tt.in, got)
 			}
 		})
+	}
+}
+
+// TestNumericTLDError checks that a numeric top-level label, and only
+// that, says which name it was: ingest counts such names as outside the
+// DNS root rather than as unreadable rows.
+func TestNumericTLDError(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"8888", ".8888"},
+		{".8888.", ".8888"},
+		{"ABC.8888", ".abc.8888"},
+		{"co.123", ".co.123"},
+	}
+	for _, tt := range tests {
+		_, err := NormalizeZone(tt.in)
+		var nt *NumericTLDError
+		if !errors.As(err, &nt) || nt.Name != tt.want || !errors.Is(err, ErrMalformedZone) {
+			t.Errorf("NormalizeZone(%q) error %v (%+v), want a NumericTLDError of %s", tt.in, err, nt, tt.want)
+		}
+		if want := fmt.Sprintf("malformed zone %q: top-level label is numeric", tt.in); err == nil || err.Error() != want {
+			t.Errorf("NormalizeZone(%q) error %v, want %q", tt.in, err, want)
+		}
+	}
+	for _, in := range []string{"8888.com", "a_b", "-com", ""} {
+		if _, err := NormalizeZone(in); errors.As(err, new(*NumericTLDError)) {
+			t.Errorf("NormalizeZone(%q) error %v is a NumericTLDError", in, err)
+		}
 	}
 }
 

@@ -30,10 +30,11 @@ type plan struct {
 // longer has. It refuses the list if a registrar shrank below MinKeepRatio
 // of what the stream holds for it. An event that fails validation is
 // skipped and counted; its zone still counts as listed, so a bad row never
-// withdraws a good price.
-func (r *Runner) diff(list *List, stored map[string]storedEvent, recorded map[string]*recordedChange, all bool) (*plan, error) {
+// withdraws a good price. inRoot is the root-zone guard's test of the
+// round (nil: every zone is in the root).
+func (r *Runner) diff(list *List, stored map[string]storedEvent, recorded map[string]*recordedChange, inRoot func(string) string, all bool) (*plan, error) {
 	p := &planner{r: r, pl: &plan{}, stored: stored, now: r.now(), all: all}
-	ls, err := r.listing(list, stored)
+	ls, err := r.listing(list, stored, inRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +68,10 @@ type listing struct {
 
 // listing reads which subjects the list speaks for, and refuses a list in
 // which a registrar shrank below MinKeepRatio of the live prices the
-// stream holds for it, or which both lists and retires a registrar.
-func (r *Runner) listing(list *List, stored map[string]storedEvent) (*listing, error) {
+// stream holds for it, or which both lists and retires a registrar. A live
+// price of a name outside the DNS root (inRoot) does not count: the guard
+// withdraws it, and a list that lost only such names has not shrunk.
+func (r *Runner) listing(list *List, stored map[string]storedEvent, inRoot func(string) string) (*listing, error) {
 	ls := &listing{listed: map[string]bool{}, registrars: map[string]int{}, retired: map[string]bool{}}
 	for i := range list.Prices {
 		p := &list.Prices[i]
@@ -93,7 +96,7 @@ func (r *Runner) listing(list *List, stored map[string]storedEvent) (*listing, e
 	}
 	live := map[string]int{} // live prices the stream holds per registrar
 	for subject, st := range stored {
-		if reg, _, ok := contracts.ParsePriceSubject(subject); ok && st.live {
+		if reg, zone, ok := contracts.ParsePriceSubject(subject); ok && st.live && (inRoot == nil || inRoot(zone) == "") {
 			live[reg]++
 		}
 	}

@@ -97,6 +97,7 @@ type Runner struct {
 	// or not (Republish).
 	republish atomic.Bool
 	after     []func(*List)
+	root      Root // the root-zone guard (Guard); nil skips nothing
 	// beforeState, when set (by tests), runs between recording a
 	// round's changes and publishing its prices; an error ends the round
 	// there, as a crash would.
@@ -112,6 +113,7 @@ type runnerMetrics struct {
 	invalid     prometheus.Counter
 	refused     *prometheus.CounterVec
 	skipped     prometheus.Counter
+	outside     *prometheus.CounterVec
 	lastSuccess prometheus.Gauge
 	interval    prometheus.Gauge
 	changes     *prometheus.CounterVec
@@ -181,6 +183,13 @@ func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer
 	for _, reason := range []string{"future", "rate_jump", "older_rates"} {
 		m.refused.WithLabelValues(reason) // present at zero from the start
 	}
+	m.outside = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneprice_ingest_names_outside_root_total", ConstLabels: labels,
+		Help: "Names of fetched lists that the root-zone guard skipped as no zone of the DNS root, by reason: not-in-root (the TLD is not delegated: Handshake names, typos), unknown-second-level; never published.",
+	}, []string{"reason"})
+	for _, reason := range contracts.SkipReasons() {
+		m.outside.WithLabelValues(reason)
+	}
 	m.changes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "zoneprice_ingest_changes_total", ConstLabels: labels,
 		Help: "Price changes recorded on the history stream, by change: added, changed, withdrawn, known (a price first recorded as history started).",
@@ -188,7 +197,7 @@ func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer
 	for _, c := range []contracts.Change{contracts.ChangeAdded, contracts.ChangeChanged, contracts.ChangeWithdrawn, contracts.ChangeKnown} {
 		m.changes.WithLabelValues(string(c))
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.lastSuccess, m.interval, m.changes} {
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.outside, m.lastSuccess, m.interval, m.changes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", source, err)
 		}
@@ -274,6 +283,12 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.m.skipped.Add(float64(list.Skipped))
 		r.log.Warn("rows of the list could not be read; their last good prices stay", "skipped", list.Skipped)
 	}
+	list, skips, inRoot, err := r.guard(ctx, list)
+	if err != nil {
+		r.m.fetches.WithLabelValues("error").Inc()
+		return err
+	}
+	r.reportSkips(skips)
 	stored, err := r.stored(ctx, list)
 	if errors.Is(err, bus.ErrIncomplete) {
 		// What the stream still delivers is all there is: diffing
@@ -290,7 +305,7 @@ func (r *Runner) Once(ctx context.Context) error {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return fmt.Errorf("read history of %s: %w", r.src.Name(), err)
 	}
-	pl, err := r.diff(list, stored, recorded, r.republish.Swap(false))
+	pl, err := r.diff(list, stored, recorded, inRoot, r.republish.Swap(false))
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
 		return err

@@ -50,12 +50,16 @@ type Tally struct {
 	skipped int
 	keep    map[string]bool
 	seen    map[string]bool
+	outside []Skip
 }
 
 // Add records one row: its price set, or the error that says why it has
 // none (a LeftOut, or anything else for a row that could not be read; ps
-// still names the zone when the row did). A zone already priced is a
-// skipped duplicate. label names the row in the reasons.
+// still names the zone when the row did, and its registrar). A zone
+// already priced is a skipped duplicate. A name with a numeric top-level
+// label (contracts.NumericTLDError) is no row the source failed to read
+// but a name outside the DNS root: it goes to List.Outside. label names
+// the row in the reasons.
 func (t *Tally) Add(label string, ps contracts.PriceSet, err error) {
 	if t.seen == nil {
 		t.seen, t.keep = map[string]bool{}, map[string]bool{}
@@ -65,6 +69,10 @@ func (t *Tally) Add(label string, ps contracts.PriceSet, err error) {
 	}
 	if err != nil {
 		t.reasons = append(t.reasons, label+": "+err.Error())
+		if nt := (*contracts.NumericTLDError)(nil); errors.As(err, &nt) {
+			t.outside = append(t.outside, Skip{Registrar: ps.Registrar, Name: nt.Name, Reason: contracts.SkipNotInRoot})
+			return
+		}
 		if !errors.As(err, new(LeftOut)) {
 			t.skipped++
 			if ps.Zone != "" {
@@ -84,5 +92,5 @@ func (t *Tally) List(what string) (*List, error) {
 		return nil, fmt.Errorf("no usable zone in %s: %d rows not priced: %s", what, len(t.reasons), SkipSummary(t.reasons))
 	}
 	slices.SortFunc(t.prices, func(a, b contracts.PriceSet) int { return strings.Compare(a.Zone, b.Zone) })
-	return &List{Prices: t.prices, Keep: KeepSubjects(t.keep, t.prices), Skipped: t.skipped}, nil
+	return &List{Prices: t.prices, Keep: KeepSubjects(t.keep, t.prices), Skipped: t.skipped, Outside: t.outside}, nil
 }

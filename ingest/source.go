@@ -35,6 +35,12 @@ type Source interface {
 // were readable but whose prices were not: their last good price stays
 // rather than being withdrawn, as it would be if the zone had left the
 // list. Skipped counts every unreadable row, for the operator's metrics.
+//
+// Outside are rows whose names the source read but that can be no zone of
+// the DNS root whatever it delegates (a numeric top-level label, as
+// Handshake's "8888" has; Tally puts them here): the runner counts them
+// with the names its root-zone guard skips (Root), not as unreadable rows,
+// and a zone of theirs, having none, is neither priced nor kept.
 type List struct {
 	Prices  []contracts.PriceSet
 	Zones   []contracts.ZoneMeta
@@ -42,4 +48,5 @@ type List struct {
 	Retired []string
 	Keep    []string
 	Skipped int
+	Outside []Skip
 }

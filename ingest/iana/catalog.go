@@ -102,6 +102,11 @@ type builtin struct {
 	cat         *Catalog
 	secondLevel map[string][]contracts.Zone // the PSL's commercial second-level zones by TLD
 	rules       *categoryRules
+	// suffixes are every name of more than one label that the Public
+	// Suffix List has a normal rule for, in either of its sections
+	// (.me.uk, .com.au, CentralNic's .uk.com), canonical: the second-level
+	// zones the root-zone guard knows (Root).
+	suffixes map[string]bool
 }
 
 var loadBuiltin = sync.OnceValues(buildBuiltin)
@@ -135,11 +140,20 @@ func buildBuiltin() (*builtin, error) {
 	var tlds []contracts.Zone
 	second := map[string][]contracts.Zone{}
 	seen := map[string]bool{}
+	suffixes := map[string]bool{}
 	for _, r := range publicsuffix.DefaultRules() {
-		if r.Private || r.Type != publicsuffix.NormalType {
+		if r.Type != publicsuffix.NormalType {
 			continue
 		}
 		left, _, twoLabels := strings.Cut(r.Value, ".")
+		if twoLabels {
+			if z, err := contracts.NormalizeZone(r.Value); err == nil {
+				suffixes[z.ASCII] = true
+			}
+		}
+		if r.Private {
+			continue
+		}
 		switch {
 		case !twoLabels:
 			if notInRoot[r.Value] {
@@ -176,7 +190,7 @@ func buildBuiltin() (*builtin, error) {
 		}
 	}
 	cat := newCatalog(tlds, types, second, rules, BuiltinSource)
-	return &builtin{cat: cat, secondLevel: second, rules: rules}, nil
+	return &builtin{cat: cat, secondLevel: second, rules: rules, suffixes: suffixes}, nil
 }
 
 // newCatalog builds a catalog of the TLDs in tlds, typed by types (keyed by

@@ -7,20 +7,25 @@
 package ingesttest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 )
 
 // Harness is a Runner for one source on a fresh provisioned stream.
@@ -31,21 +36,45 @@ type Harness struct {
 	Publisher *bus.Publisher
 	Runner    *ingest.Runner
 	Registry  *prometheus.Registry
+	// Log is what the runner logged, as text.
+	Log *LogBuffer
 }
 
-// New starts a server and a Runner for src with a ten-second timeout and
-// the default shrink guard (a list below half the last is refused).
+// New starts a server and a Runner for src with a ten-second timeout, the
+// default shrink guard (a list below half the last is refused) and the
+// root-zone guard every command's runner has (iana.Root).
 func New(t testing.TB, src ingest.Source) *Harness {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
-	h := &Harness{Streams: bus.NewStreams(js), Publisher: bus.NewPublisher(js), Registry: prometheus.NewRegistry()}
+	h := &Harness{Streams: bus.NewStreams(js), Publisher: bus.NewPublisher(js), Registry: prometheus.NewRegistry(), Log: &LogBuffer{}}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
-	r, err := ingest.NewRunner(src, h.Streams, h.Publisher, cfg, slog.New(slog.DiscardHandler), h.Registry, time.Now)
+	r, err := ingest.NewRunner(src, h.Streams, h.Publisher, cfg, slog.New(slog.NewTextHandler(h.Log, nil)), h.Registry, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Guard(iana.NewRoot(h.Streams))
 	h.Runner = r
 	return h
+}
+
+// LogBuffer collects what a logger writes, for a test to read while the
+// logger may still write.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns everything written so far.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Once runs one round.
@@ -123,19 +152,35 @@ func (h *Harness) RoundFails(t testing.TB, registrar string, before map[string]*
 	}
 }
 
-// Counter reads the value of one of the runner's counters, which must
-// have a single series.
-func (h *Harness) Counter(t testing.TB, name string) float64 {
+// Counter reads the value of one of the runner's counters: its one
+// series, or the one whose labels include the label pairs given
+// ("reason", "not-in-root").
+func (h *Harness) Counter(t testing.TB, name string, labels ...string) float64 {
 	t.Helper()
 	mfs, err := h.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if len(labels) == 0 && len(mf.GetMetric()) == 1 || hasLabels(m, labels) {
+				return m.GetCounter().GetValue()
+			}
 		}
 	}
-	t.Fatalf("no counter %s", name)
+	t.Fatalf("no counter %s%q", name, labels)
 	return 0
+}
+
+// hasLabels reports whether m has every label pair given, and some.
+func hasLabels(m *dto.Metric, pairs []string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == pairs[i] && l.GetValue() == pairs[i+1] }) {
+			return false
+		}
+	}
+	return len(pairs) > 0
 }

@@ -223,9 +223,9 @@ func TestParseQuirks(t *testing.T) {
 			zone: ".foo_bar", skipped: 1,
 		},
 		{
-			name: "numeric tld is skipped",
+			name: "numeric tld is outside the root, not skipped",
 			body: rows(`{"tld":"123","createPrice":1,"currency":"USD"}`, com),
-			zone: ".123", skipped: 1,
+			zone: ".123",
 		},
 		{
 			name: "row whose tld is not a string is skipped",

@@ -47,8 +47,8 @@
 // (aging, with ZonepricePriceListRefused firing) until the lists agree
 // again. Both lists presumably cover Namecheap's whole catalogue (ASSUMED;
 // a real capture of this one has 1,167 rows, 627 of them Handshake names
-// the API is not known to list, so until the runner leaves those out, a
-// handover from this list to the API may be refused), so this is not
+// the API is not known to list, which the runner's root-zone guard keeps
+// off the stream and out of the shrink guard's count), so this is not
 // expected; switch_test.go shows the handover both ways and the refusal.
 //
 // What a handover changes, zone by zone, is what the two lists say: this
@@ -145,11 +145,11 @@
 //     IDNs in Unicode or as A-labels are all read; a Name that is not a
 //     string or not a zone is skipped. The file lists Handshake names and
 //     marks none (KNOWN, above), so this package cannot tell them from
-//     zones: an alphanumeric one ("0db", "abo") is published like a zone,
-//     and a numeric one ("8888") is no zone to contracts.NormalizeZone, so
-//     its row is skipped and counted. Leaving them out is to be the
-//     runner's work for every source (issue 22's root-zone guard), not a
-//     guess of this package's.
+//     zones: an alphanumeric one ("0db", "abo") is read like a zone, and a
+//     numeric one ("8888") is no zone to contracts.NormalizeZone, so its
+//     row goes to List.Outside, not counted as unreadable. Leaving them
+//     out is the runner's work for every source (its root-zone guard,
+//     ingest.Root: guard_test.go), not a guess of this package's.
 //   - A zone listed twice (a Unicode Name and its A-label, or two one-year
 //     rows) keeps its first row; the later one is skipped.
 //   - A body that is not one complete JSON array (truncated, an HTML or XML

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,8 +87,12 @@ func rowRegular(name, price, regular, renewal, hint string) string {
 
 // fixtureZones is how many zones tlds.json prices: 24 rows less .ai, sold
 // for two years at least (left out), and the Handshake name 8888, which is
-// no zone (skipped).
+// no zone at all (List.Outside).
 const fixtureZones = 22
+
+// rootZones is how many of them are zones of the DNS root, which the
+// runner publishes: all but the Handshake names 0db, 4k and abo.
+const rootZones = fixtureZones - 3
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
@@ -99,8 +104,11 @@ func TestFetch(t *testing.T) {
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d (24 rows less .ai, sold for two years at least, and 8888, no zone)", len(got), fixtureZones)
 	}
-	if list.Skipped != 1 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; want 1 (8888), nothing kept: a zone priced for two years is left out, not skipped", list.Skipped, list.Keep)
+	if list.Skipped != 0 || list.Keep != nil {
+		t.Errorf("skipped %d, keep %q; want none: a zone priced for two years is left out, not skipped", list.Skipped, list.Keep)
+	}
+	if want := []ingest.Skip{{Registrar: namecheaplist.Registrar, Name: ".8888", Reason: contracts.SkipNotInRoot}}; !slices.Equal(list.Outside, want) {
+		t.Errorf("outside the root %+v, want %+v", list.Outside, want)
 	}
 	if got := f.Requests(); got != 1 {
 		t.Errorf("server saw %d requests, want 1", got)
@@ -527,27 +535,32 @@ func TestRegular(t *testing.T) {
 	}
 }
 
-// TestHandshakeNames shows what the adapter yields today for Handshake
-// names, which the real file lists in rows like any other and marks in no
-// way: an alphanumeric label is published as a zone, a numeric one is no
-// zone and is skipped. The runner's root-zone guard is to leave out both.
+// TestHandshakeNames shows what the adapter yields for Handshake names,
+// which the real file lists in rows like any other and marks in no way: an
+// alphanumeric label is a price set like any zone's, which the runner's
+// root-zone guard then skips (TestRootZoneGuard); a numeric one is no zone
+// at all, and goes to List.Outside, which the guard counts with its own.
+// Neither is a row the adapter could not read.
 func TestHandshakeNames(t *testing.T) {
 	tests := []struct {
 		name, label, zone string
 		want              *contracts.PriceSet // nil: absent
-		skipped           int
+		outside           []ingest.Skip
 	}{
-		{"letters", "abo", ".abo", set(".abo", op(198), op(498)), 0},
-		{"digit first", "0db", ".0db", set(".0db", op(198), op(498)), 0},
-		{"digit and letter", "4k", ".4k", set(".4k", op(198), op(498)), 0},
-		{"numeric", "8888", ".8888", nil, 1},
+		{"letters", "abo", ".abo", set(".abo", op(198), op(498)), nil},
+		{"digit first", "0db", ".0db", set(".0db", op(198), op(498)), nil},
+		{"digit and letter", "4k", ".4k", set(".4k", op(198), op(498)), nil},
+		{"numeric", "8888", ".8888", nil, []ingest.Skip{{Registrar: namecheaplist.Registrar, Name: ".8888", Reason: contracts.SkipNotInRoot}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
 			list, err := namecheaplist.Parse([]byte(body), observed)
-			if ingesttest.CheckOutcome(t, list, err, "", tt.skipped, nil) {
+			if ingesttest.CheckOutcome(t, list, err, "", 0, nil) {
 				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+				if !slices.Equal(list.Outside, tt.outside) {
+					t.Errorf("outside the root %+v, want %+v", list.Outside, tt.outside)
+				}
 			}
 		})
 	}
@@ -631,8 +644,8 @@ func TestBadBodyKeepsLastPrices(t *testing.T) {
 			src := newSource(t, srv.URL, nil)
 			h := ingesttest.New(t, src)
 			before := h.Round(t, namecheaplist.Registrar)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
+			if len(before) != rootZones {
+				t.Fatalf("first round published %d zones, want %d", len(before), rootZones)
 			}
 
 			f.SetBody([]byte(tt.body))
@@ -668,8 +681,8 @@ func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
 	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 3 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 3 (8888 in both rounds, .com in the second)", got)
+	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
+		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1 (.com in the second round; 8888 is outside the root, not unreadable)", got)
 	}
 }
 

@@ -52,6 +52,10 @@
 //     those prices are not the sheet's to keep.
 //   - zone: any form people type: ".com", "com", "COM", "com.", ".рф",
 //     "xn--p1ai", "co.uk". It is normalised with contracts.NormalizeZone.
+//     A name that is no zone of the DNS root (a Handshake name, a typo)
+//     is skipped by the runner's root-zone guard, for every source; one
+//     with a numeric top-level label ("8888") is no zone at all, and is
+//     handed to the guard (List.Outside) rather than skipped as a row.
 //   - currency: an ISO 4217 code in any case ("usd" is USD); one per row,
 //     used by every price in it. A code contracts does not know skips the
 //     row.
@@ -401,6 +405,7 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 	var (
 		prices  []contracts.PriceSet
 		skipped []error
+		outside []ingest.Skip
 		keep    = map[string]bool{}      // subjects of skipped rows
 		first   = map[[2]string]string{} // registrar and zone → the row pricing them
 	)
@@ -420,6 +425,12 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 			} else {
 				first[key] = r.where
 			}
+		}
+		if nt := (*contracts.NumericTLDError)(nil); rerr != nil && errors.As(rerr, &nt) {
+			// A Handshake name such as "8888": outside the DNS root,
+			// which the runner counts, rather than a row to fix.
+			outside = append(outside, ingest.Skip{Registrar: strings.ToLower(strings.TrimSpace(r.cells.registrar)), Name: nt.Name, Reason: contracts.SkipNotInRoot})
+			continue
 		}
 		if rerr != nil {
 			rerr.Row = r.where
@@ -445,7 +456,7 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 	if len(keep) > 0 {
 		kept = slices.Sorted(maps.Keys(keep))
 	}
-	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(skipped)}, skipped, nil
+	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(skipped), Outside: outside}, skipped, nil
 }
 
 // summary lists the first few skipped rows.
@@ -519,7 +530,7 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 	}
 	z, err := contracts.NormalizeZone(zone)
 	if err != nil {
-		return fail("zone", "%v", err)
+		return fail("zone", "%w", err)
 	}
 	cur := strings.ToUpper(strings.TrimSpace(c.currency))
 	if cur == "" {

@@ -344,7 +344,7 @@ func TestCSVQuirks(t *testing.T) {
 		},
 		{
 			name:    "bad zones",
-			body:    hdr + "acme,,USD,1,1,1\nacme,.123,USD,1,1,1\nacme,exa mple,USD,1,1,1\nacme,..com,USD,1,1,1\nacme,.com,USD,9.68,10.98,9.68\n",
+			body:    hdr + "acme,,USD,1,1,1\nacme,c_m,USD,1,1,1\nacme,exa mple,USD,1,1,1\nacme,..com,USD,1,1,1\nacme,.com,USD,9.68,10.98,9.68\n",
 			want:    []string{com},
 			skipped: []string{"line 2: zone: is empty", "line 3: zone: malformed zone", "line 4: zone: malformed zone", "line 5: zone: malformed zone"},
 		},

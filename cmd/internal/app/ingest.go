@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/iana"
 )
 
 // AutoSources is the --sources value that picks sources by what the machine
@@ -114,6 +115,8 @@ type IngestConfig struct {
 func Ingest(js jetstream.JetStream, sel Selection, c IngestConfig, log *slog.Logger, reg prometheus.Registerer) (*Ingesters, error) {
 	deps := c.deps(js, log)
 	streams, pub := bus.NewStreams(js), bus.NewPublisher(js)
+	// Every runner keeps its prices to the zones of the DNS root.
+	root := iana.NewRoot(streams)
 	out := &Ingesters{}
 	var fallback *ingest.Runner
 	var others []*ingest.Runner // the runners the fallback waits for
@@ -126,6 +129,7 @@ func Ingest(js jetstream.JetStream, sel Selection, c IngestConfig, log *slog.Log
 		if err != nil {
 			return nil, err
 		}
+		r.Guard(root)
 		out.Runners = append(out.Runners, r)
 		if sel.StandIn && s.Spec.Fallback {
 			fallback = r
