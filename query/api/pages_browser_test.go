@@ -359,7 +359,8 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 // off: from the catalog to the form by the navigation's link, the address,
 // interests, zones and threshold filled in and sent; the confirmation mail
 // read from the relay, its link opened, the confirmed page seen; then the
-// mail's unsubscribe link, its button, and the address gone. With scripts
+// mail's unsubscribe link, its button, and the address gone. Price drops
+// and renewal increases are ticked, each a choice of its own. With scripts
 // on, a zone page's link to its alerts fills in the form, and the form is
 // looked at on a phone. It fails on any console error or policy violation,
 // and keeps screenshots.
@@ -387,6 +388,7 @@ func TestBrowserSubscribe(t *testing.T) {
 			b.do("fill in the form",
 				chromedp.SendKeys(chromedp.CSS(`#email`), email),
 				chromedp.Click(chromedp.CSS(`#interest-price-drops`)),
+				chromedp.Click(chromedp.CSS(`#interest-renewal-increases`)),
 				chromedp.Click(chromedp.CSS(`#interest-articles`)),
 				chromedp.SendKeys(chromedp.CSS(`#zones`), ".com, .рф"),
 				chromedp.SetValue(chromedp.CSS(`#min_drop`), "5"),
@@ -400,7 +402,8 @@ func TestBrowserSubscribe(t *testing.T) {
 			b.screenshot("subscribe-confirmed-" + name)
 			sub := s.record(t, email)
 			if sub == nil || !sub.Confirmed || !slices.Equal(sub.Zones, []string{".com", ".xn--p1ai"}) || sub.MinDropPercent != 5 ||
-				!sub.Wants(contracts.InterestPriceDrops) || !sub.Wants(contracts.InterestArticles) || sub.Wants(contracts.InterestAPIUpdates) {
+				!sub.Wants(contracts.InterestPriceDrops) || !sub.Wants(contracts.InterestRenewalIncreases) || !sub.Wants(contracts.InterestArticles) ||
+				sub.Wants(contracts.InterestAPIUpdates) {
 				t.Fatalf("the record after confirming: %+v", sub)
 			}
 			b.check()

@@ -292,7 +292,11 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if subs != nil {
 		parts = append(parts, subs.Run)
 		if q.Subscribe.WithDigests {
-			parts = append(parts, newDigests(subs, js, subsLog).Run)
+			d, err := newDigests(subs, js, subsLog, reg)
+			if err != nil {
+				return nil, nil, err
+			}
+			parts = append(parts, d.Run)
 		}
 	}
 	if q.MetricsAddr != "" {
