@@ -29,6 +29,7 @@ func (x *Index) render(now time.Time) *Snapshot {
 		x.chooseRates()
 		x.allDirty = true
 		x.sorted = nil
+		x.dir.dirty = true
 	}
 	if x.allDirty {
 		for _, z := range x.zones {
@@ -72,7 +73,11 @@ func (x *Index) render(now time.Time) *Snapshot {
 	s.Domains = NewBody(renderDomains(st, x.asOf, views), modified)
 	s.Categories = NewBody(renderCategories(views), modified)
 	s.ComparisonZones = NewBody(renderComparisonZones(views), modified)
-	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
+	if x.dir.dirty || x.dir.body == nil {
+		x.renderDirectory(now)
+	}
+	s.Directory, s.dir = x.dir.body, x.dir.entries
+	s.BodyBytes += int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON) + len(s.Directory.JSON))
 	return s
 }
 

@@ -15,7 +15,9 @@
 // costs from. Both show prices as style.go says (currency, rates, the
 // moment) and write JSON with json.go; body.go gives each body its ETag and,
 // on demand, its gzip form; responses.go caches the bodies rendered for
-// options. A change of the history stream goes from history.go, which keeps
+// options. directory.go keeps each registrar's status and what its live
+// prices say, and writes the directory of registrars (/api/registrars),
+// rendered again when a registrar changes or turns stale. A change of the history stream goes from history.go, which keeps
 // it (records*.go hold the records outside the Go heap where the system
 // allows), to history_render.go, which writes a zone's history and the feed
 // of changes with the same style.go and json.go.

@@ -58,6 +58,8 @@ func storedAt(ev contracts.Event) time.Time {
 		return e.ObservedAt
 	case *contracts.Rates:
 		return e.ObservedAt
+	case *contracts.RegistrarStatus:
+		return e.ObservedAt
 	}
 	return time.Time{}
 }
@@ -225,6 +227,7 @@ func bodies(s *Snapshot) map[string]*Body {
 		"/api/domains":            s.Domains,
 		"/api/domains/categories": s.Categories,
 		"/api/comparison/zones":   s.ComparisonZones,
+		"/api/registrars":         s.Directory,
 	}
 	for zone, v := range s.byZone {
 		m["/api/comparison/"+zone] = v.comparison()

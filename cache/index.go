@@ -198,14 +198,17 @@ type Index struct {
 	samplePrices, sampleRegs int
 	hideSample               bool
 	syms                     symbols
-	snap                     *Snapshot
+	// dir is the registrar directory (directory.go).
+	dir  directory
+	snap *Snapshot
 }
 
 // NewIndex returns an empty index rendering prices in currency, which must be
 // a known ISO 4217 code.
 func NewIndex(currency string) *Index {
 	exp, _ := contracts.CurrencyExponent(currency)
-	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[symbol]int{}, syms: symbols{ids: map[string]symbol{}}, rates: map[string]ratesEntry{}}
+	x := &Index{currency: currency, exp: exp, zones: map[string]*zoneEntry{}, registrars: map[symbol]int{}, syms: symbols{ids: map[string]symbol{}}, rates: map[string]ratesEntry{},
+		dir: directory{statuses: map[string]statusEntry{}}}
 	x.snap = x.render(time.Time{})
 	return x
 }
@@ -266,6 +269,8 @@ func (x *Index) Apply(seq uint64, stored time.Time, ev contracts.Event) Outcome 
 		x.chooseRates()
 		x.allDirty = true
 		return Applied
+	case *contracts.RegistrarStatus:
+		return x.dir.applyStatus(seq, at, e)
 	}
 	return Unchanged
 }
@@ -337,6 +342,7 @@ func (x *Index) applyPrice(seq uint64, at int64, zone, registrar string, observe
 		z.prices = slices.Insert(z.prices, i, registrarPrice{reg: reg, priceEntry: next})
 	}
 	z.recount(&cur, &next)
+	x.dir.remix(reg, &cur, &next, at)
 	switch {
 	case cur.live && next.live && samePrices(&cur, &next):
 		// Same prices observed again: only observed_at moved, which the
@@ -459,8 +465,9 @@ func (x *Index) schedule(z *zoneEntry) {
 	}
 }
 
-// Dirty reports whether events were applied since the last Build.
-func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 }
+// Dirty reports whether events were applied since the last Build, or a
+// moment it awaited came (Expire).
+func (x *Index) Dirty() bool { return x.allDirty || len(x.dirty) > 0 || x.dir.dirty }
 
 // Version is the data version of the last built snapshot.
 func (x *Index) Version() uint64 { return x.snap.Version }
@@ -469,19 +476,22 @@ func (x *Index) Version() uint64 { return x.snap.Version }
 func (x *Index) Snapshot() *Snapshot { return x.snap }
 
 // Expire marks dirty every zone with a promotion that ended by now, so the
-// next Build shows its regular price.
+// next Build shows its regular price, and the directory once a registrar it
+// shows fresh turned stale by now.
 func (x *Index) Expire(now time.Time) {
 	for _, z := range x.zones {
 		if !z.expiry.IsZero() && !z.expiry.After(now) {
 			x.schedule(z)
 		}
 	}
+	x.dir.expire(now)
 }
 
-// NextExpiry returns the earliest end of a promotion the last Build showed as
-// running, or the zero time when none ends.
+// NextExpiry returns the earliest moment the last Build must be rendered
+// again without new data: the end of a promotion it showed as running, or
+// a registrar it showed fresh turning stale; the zero time when none comes.
 func (x *Index) NextExpiry() time.Time {
-	var next time.Time
+	next := x.dir.staleAt
 	for _, z := range x.sorted {
 		if !z.expiry.IsZero() && (next.IsZero() || z.expiry.Before(next)) {
 			next = z.expiry

@@ -938,7 +938,7 @@ func TestSnapshotCounts(t *testing.T) {
 	}
 	// BodyBytes counts the bodies built with the snapshot; comparisons
 	// are rendered when first asked for.
-	want := int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON))
+	want := int64(len(s.Domains.JSON) + len(s.Categories.JSON) + len(s.ComparisonZones.JSON) + len(s.Directory.JSON))
 	if s.BodyBytes != want {
 		t.Errorf("BodyBytes = %d, want %d (the sum of the bodies built)", s.BodyBytes, want)
 	}
@@ -954,6 +954,7 @@ func TestEmptyIndexRendersEmptyLists(t *testing.T) {
 		{"domains", s.Domains, "zones"},
 		{"categories", s.Categories, "categories"},
 		{"comparison zones", s.ComparisonZones, "zones"},
+		{"registrars", s.Directory, "registrars"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1048,7 +1049,9 @@ func deterministicEvents(t testing.TB) []contracts.Event {
 			evs = append(evs, ps)
 		}
 	}
-	return evs
+	// Statuses of two registrars, in another order than their ids'.
+	return append(evs, eventtest.Status("r5", "Registrar Five", time.Hour, at(time.Minute), 4),
+		eventtest.Status("r2", "Registrar Two", time.Hour, at(-time.Hour), 4))
 }
 
 func TestRenderingIsDeterministic(t *testing.T) {

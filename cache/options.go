@@ -13,8 +13,9 @@ import (
 // Sort names what a list is ordered by.
 type Sort uint8
 
-// The orders of /api/domains (zone, an operation's minimum, cost) and of
-// /api/comparison (an operation's price, cost, registrar).
+// The orders of /api/domains (zone, an operation's minimum, cost), of
+// /api/comparison (an operation's price, cost, registrar) and of
+// /api/registrars (registrar, name, zones, last success).
 const (
 	SortZone Sort = iota
 	SortRegister
@@ -22,9 +23,12 @@ const (
 	SortTransfer
 	SortCost
 	SortRegistrar
+	SortName
+	SortZones
+	SortLastSuccess
 )
 
-var sortNames = [...]string{"zone", "register", "renew", "transfer", "cost", "registrar"}
+var sortNames = [...]string{"zone", "register", "renew", "transfer", "cost", "registrar", "name", "zones", "last_success"}
 
 func (s Sort) String() string {
 	if int(s) >= len(sortNames) {

@@ -16,14 +16,17 @@ type Snapshot struct {
 	// Sources is the newest observed_at of each source's live prices: how
 	// fresh each source is.
 	Sources map[string]time.Time
-	// Domains, Categories and ComparisonZones are the bodies of
-	// /api/domains, /api/domains/categories and /api/comparison/zones.
-	Domains, Categories, ComparisonZones *Body
+	// Domains, Categories, ComparisonZones and Directory are the bodies of
+	// /api/domains, /api/domains/categories, /api/comparison/zones and
+	// /api/registrars. The directory is rendered again only when it
+	// changed: its body is the same from one snapshot to the next until
+	// then.
+	Domains, Categories, ComparisonZones, Directory *Body
 	// Zones, Registrars and Prices count what the snapshot holds.
 	Zones, Registrars, Prices int
 	// BodyBytes is the size of the bodies rendered with the snapshot
-	// (the catalog, categories and comparison zones); comparisons are
-	// rendered when first asked for, and not counted.
+	// (the catalog, categories, comparison zones and directory);
+	// comparisons are rendered when first asked for, and not counted.
 	BodyBytes int64
 
 	style  *style
@@ -31,6 +34,7 @@ type Snapshot struct {
 	views  []*view          // priced zones by ASCII name
 	byZone map[string]*view // by ASCII name
 	lists  listCache        // catalog lists computed for options
+	dir    []*dirEntry      // the directory's registrars, by id
 }
 
 // Comparison returns the /api/comparison body of a canonical zone (".co.uk").

@@ -69,6 +69,8 @@ func ObservedAt(ev Event) time.Time {
 		return e.ObservedAt
 	case *PriceChange:
 		return e.ObservedAt
+	case *RegistrarStatus:
+		return e.ObservedAt
 	}
 	return time.Time{}
 }
@@ -76,11 +78,20 @@ func ObservedAt(ev Event) time.Time {
 // CheckObserved refuses an event observed more than MaxClockSkew after
 // ref: when the stream stored it, for a query pod (so that every pod
 // judges a document alike, whenever it reads it), or now, for an ingester.
+// A status's last_attempt is checked too: a round dated in the future
+// would keep its registrar from ever looking stale.
 func CheckObserved(ev Event, ref time.Time) error {
 	if at := ObservedAt(ev); at.After(ref.Add(MaxClockSkew)) {
-		return fmt.Errorf("%w: observed_at %s is %s after %s", ErrFuture, at.UTC().Format(time.RFC3339), at.Sub(ref).Round(time.Second), ref.UTC().Format(time.RFC3339))
+		return futureError("observed_at", at, ref)
+	}
+	if s, ok := ev.(*RegistrarStatus); ok && s.LastAttempt.After(ref.Add(MaxClockSkew)) {
+		return futureError("last_attempt", s.LastAttempt, ref)
 	}
 	return nil
+}
+
+func futureError(field string, at, ref time.Time) error {
+	return fmt.Errorf("%w: %s %s is %s after %s", ErrFuture, field, at.UTC().Format(time.RFC3339), at.Sub(ref).Round(time.Second), ref.UTC().Format(time.RFC3339))
 }
 
 // RateJump reports the first currency whose rate in next moved by more

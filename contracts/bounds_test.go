@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,6 +63,15 @@ func TestCheckObserved(t *testing.T) {
 			err := CheckObserved(ev, stored)
 			if got := errors.Is(err, ErrFuture); got != tt.future {
 				t.Errorf("CheckObserved = %v, want future %v", err, tt.future)
+			}
+			st := validStatus()
+			st.ObservedAt, st.LastAttempt, st.LastSuccess = tt.observed, stored.Add(-time.Hour), nil
+			if got := errors.Is(CheckObserved(st, stored), ErrFuture); got != tt.future {
+				t.Errorf("CheckObserved(a status observed then) future %v, want %v", got, tt.future)
+			}
+			st.ObservedAt, st.LastAttempt = stored.Add(-time.Hour), tt.observed
+			if err := CheckObserved(st, stored); errors.Is(err, ErrFuture) != tt.future || (tt.future && !strings.Contains(err.Error(), "last_attempt")) {
+				t.Errorf("CheckObserved(a status whose last attempt is then) = %v, want future %v, naming last_attempt", err, tt.future)
 			}
 		})
 	}

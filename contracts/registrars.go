@@ -3,6 +3,7 @@ package contracts
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,7 +38,10 @@ const (
 	SourceSample SourceKind = "sample"
 )
 
-var sourceKinds = map[SourceKind]bool{SourceAPI: true, SourceSite: true, SourceList: true, SourceSheet: true, SourceSample: true}
+// SourceKinds lists every kind of source.
+func SourceKinds() []SourceKind {
+	return []SourceKind{SourceAPI, SourceSite, SourceList, SourceSheet, SourceSample}
+}
 
 // The failure classes of a round (RegistrarStatus.Failure): what an
 // operator looks at first, without the error's text, which may hold what
@@ -144,7 +148,7 @@ func (s *RegistrarStatus) Validate() error {
 	if err := validateURL("website", s.Website); err != nil {
 		return err
 	}
-	if !sourceKinds[s.SourceKind] {
+	if !slices.Contains(SourceKinds(), s.SourceKind) {
 		return invalid("source_kind", "%q is not api, site, list, sheet or sample", truncate(string(s.SourceKind), 20))
 	}
 	if err := validateURL("document", s.Document); err != nil {

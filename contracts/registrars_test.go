@@ -73,3 +73,47 @@ func TestRegistrarStatusRejects(t *testing.T) {
 		t.Errorf("a status of a sample registrar before its first success: %v", err)
 	}
 }
+
+// TestRegistrarStatusDocumented holds the directory's schema in the OpenAPI
+// document to the status it shows: the same kinds of source and failure
+// classes.
+func TestRegistrarStatusDocumented(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum       []any `json:"enum"`
+				Properties map[string]struct {
+					Enum []any `json:"enum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []any
+	for _, k := range SourceKinds() {
+		kinds = append(kinds, string(k))
+	}
+	if got := doc.Components.Schemas["SourceKind"].Enum; !reflect.DeepEqual(got, kinds) {
+		t.Errorf("SourceKind documents %v, want %v", got, kinds)
+	}
+	entry := doc.Components.Schemas["DirectoryEntry"].Properties
+	if got := entry["kind"].Enum; !reflect.DeepEqual(got, append(kinds, nil)) {
+		t.Errorf("DirectoryEntry.kind documents %v, want %v and null", got, kinds)
+	}
+	var failures []string
+	for _, f := range entry["failure"].Enum {
+		if f != nil {
+			failures = append(failures, f.(string))
+		}
+	}
+	if len(failures) != len(failureClasses) {
+		t.Errorf("DirectoryEntry.failure documents %v, want the failure classes %v", failures, failureClasses)
+	}
+	for _, f := range failures {
+		if !failureClasses[f] {
+			t.Errorf("DirectoryEntry.failure documents %q, no failure class", f)
+		}
+	}
+}

@@ -44,6 +44,31 @@ func ParseWebhookKey(key string) (owner, id string, ok bool) {
 	return owner, id, true
 }
 
+// WebhookOwnersBucket is the JetStream key-value bucket of which webhooks
+// each API key has registered: a WebhookOwner under the key's id. Query
+// pods and zoneprice-admin write it with every registration and deletion.
+const WebhookOwnersBucket = "ZONEPRICE_WEBHOOK_OWNERS"
+
+// WebhookOwner is the webhooks one API key has registered, as its tier's
+// limit counts them. A webhook's ID is added, by compare and set, before
+// its registration is written, and only while the key has fewer than its
+// limit, so that creates at once, on any number of pods, never pass it
+// together; it is removed after the registration is deleted.
+type WebhookOwner struct {
+	Webhooks []OwnedWebhook `json:"webhooks"`
+}
+
+// OwnedWebhook is one of a key's webhooks, and since when it counts.
+type OwnedWebhook struct {
+	ID    string    `json:"id"`
+	Since time.Time `json:"since"`
+}
+
+// Has reports whether o counts webhook id.
+func (o *WebhookOwner) Has(id string) bool {
+	return slices.ContainsFunc(o.Webhooks, func(w OwnedWebhook) bool { return w.ID == id })
+}
+
 // The headers of a message on DeliveriesStream. Its data is the exact body
 // to send; HeaderMsgID (JetStream's own, spelled here because contracts
 // imports no NATS package) and HeaderWebhookID carry the delivery's

@@ -89,7 +89,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 		}
 	}
 	streams := []string{contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream, contracts.AttemptsStream,
-		"KV_" + contracts.KeysBucket, "KV_" + contracts.WebhooksBucket, "KV_" + contracts.SubscribersBucket}
+		"KV_" + contracts.KeysBucket, "KV_" + contracts.WebhooksBucket, "KV_" + contracts.WebhookOwnersBucket, "KV_" + contracts.SubscribersBucket}
+	buckets := []string{contracts.KeysBucket, contracts.WebhooksBucket, contracts.WebhookOwnersBucket, contracts.SubscribersBucket}
 	for _, user := range natsUsers(t) {
 		t.Run(user, func(t *testing.T) {
 			perms := byUser[user]
@@ -128,8 +129,7 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				// Every API subject names one of zoneprice's streams, or
 				// is the account info the key-value client asks for.
 				if s != "$JS.API.INFO" && !slices.ContainsFunc(streams, func(name string) bool { return strings.Contains(s, "."+name) }) &&
-					!strings.HasPrefix(s, "$KV."+contracts.KeysBucket+".") && !strings.HasPrefix(s, "$KV."+contracts.WebhooksBucket+".") &&
-					!strings.HasPrefix(s, "$KV."+contracts.SubscribersBucket+".") {
+					!slices.ContainsFunc(buckets, func(b string) bool { return strings.HasPrefix(s, "$KV."+b+".") }) {
 					t.Errorf("may publish %s, which is about no zoneprice stream", s)
 				}
 				if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || strings.Contains(s, ".MSG.DELETE.") {
@@ -148,10 +148,11 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 			case user == "QUERY":
 				// The webhook API's and the subscription form's writes
 				// alone: test deliveries queued, the subscribers'
-				// registrations, and the subscribers' records.
+				// registrations with each key's record of them, and the
+				// subscribers' records.
 				written := slices.DeleteFunc(slices.Clone(api), func(s string) bool { return !writes(s) })
 				if !slices.Equal(data, []string{contracts.DeliverySubjectPrefix + ">"}) ||
-					!slices.Equal(written, []string{"$KV." + contracts.WebhooksBucket + ".>", "$KV." + contracts.SubscribersBucket + ".>"}) {
+					!slices.Equal(written, []string{"$KV." + contracts.WebhooksBucket + ".>", "$KV." + contracts.WebhookOwnersBucket + ".>", "$KV." + contracts.SubscribersBucket + ".>"}) {
 					t.Errorf("a query pod may write: %v %v; want only the webhook API's", data, written)
 				}
 			case user == "NOTIFY":
@@ -197,7 +198,8 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				t.Errorf("a user this test does not know; say what it may do")
 			}
 			webhookFailures := func(s string) bool {
-				return (user == "NOTIFY" || user == "QUERY") && (s == "$KV."+contracts.WebhooksBucket+".>" || s == "$KV."+contracts.SubscribersBucket+".>")
+				return (user == "NOTIFY" || user == "QUERY") && (s == "$KV."+contracts.WebhooksBucket+".>" || s == "$KV."+contracts.SubscribersBucket+".>") ||
+					user == "QUERY" && s == "$KV."+contracts.WebhookOwnersBucket+".>"
 			}
 			if user != "ADMIN" && slices.ContainsFunc(api, func(s string) bool { return writes(s) && !webhookFailures(s) }) {
 				t.Errorf("may manage streams or keys: %v", api)

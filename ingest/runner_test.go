@@ -606,3 +606,59 @@ func TestRunnerDamagedStream(t *testing.T) {
 		t.Errorf("published %d prices, want those the damaged block lost", published)
 	}
 }
+
+// TestRunnerDamagedStreamUnreadable runs rounds against a state stream
+// with a message the server can no longer read (a flipped byte), which
+// its state still counts and calls healthy: the round says so (an ERROR,
+// the error) instead of serving the subject's older message as current;
+// what it republishes may not be durable there (nats-server 2.15 does
+// not acknowledge it, and loses it when it restarts), and every round
+// after such a loss says so again, until the documented repair (bus.Repair: on a
+// single server, the stream moved away and provisioned anew) makes the
+// next round publish everything, for good.
+func TestRunnerDamagedStreamUnreadable(t *testing.T) {
+	h := newHarness(t)
+	var sets []contracts.PriceSet
+	for i := range 3000 {
+		sets = append(sets, set("a", fmt.Sprintf(".z%04d", i), 100))
+	}
+	if err := h.once(t, list(sets...), nil); err != nil {
+		t.Fatal(err)
+	}
+	restart := func(srv *server.Server) {
+		h.srv = srv
+		_, h.js = bustest.Connect(t, srv)
+		r, err := ingest.NewRunner(h.src, bus.NewStreams(h.js), bus.NewPublisher(h.js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5},
+			slog.New(slog.DiscardHandler), prometheus.NewRegistry(), func() time.Time { return h.now })
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.r = r
+	}
+	readAll := func() (int, error) {
+		n := 0
+		err := bus.NewStreams(h.js).ReadLast(context.Background(), contracts.StateStream, bus.ReaderConfig{}, func(bus.Msg) bool { n++; return true })
+		return n, err
+	}
+	restart(bustest.DamageValue(t, h.srv, contracts.StateStream, []byte(`".z1500"`)))
+	if n, err := readAll(); n != 2999 || !errors.Is(err, bus.ErrIncomplete) {
+		t.Fatalf("the damaged stream: read %d, %v; want 2999 and ErrIncomplete", n, err)
+	}
+	_ = h.once(t, list(sets...), nil) // republishes .z1500; the server may not acknowledge it
+	restart(bustest.Stop(t, h.srv)())
+	if n, err := readAll(); (n != 3000 || err != nil) && !errors.Is(err, bus.ErrIncomplete) {
+		t.Fatalf("after a republish and a restart: read %d, %v; want all 3000, or the loss said (ErrIncomplete)", n, err)
+	}
+
+	restart(bustest.RemoveStream(t, h.srv, contracts.StateStream))
+	if err := bus.Provision(context.Background(), h.js, bus.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.once(t, list(sets...), nil); err != nil {
+		t.Fatalf("the round after the repair: %v", err)
+	}
+	restart(bustest.Stop(t, h.srv)())
+	if n, err := readAll(); n != 3000 || err != nil {
+		t.Errorf("after the repair and a restart: read %d, %v; want 3000 and no error", n, err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
-	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
+	"github.com/zoneprice/zoneprice/query/mail/smtptest"
 )
 
 // TestAnnounce mails an announcement through a relay started in the test

@@ -44,7 +44,7 @@ func webhookCommand(verb string, operands []string, f *webhookFlags, stdout io.W
 	// The operator's store may re-enable an endpoint whose http URL pods
 	// once allowed: it changes no URL.
 	store := func(js jetstream.JetStream) *webhooks.Store {
-		return webhooks.NewStore(webhooks.Config{AllowHTTP: true}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
+		return webhooks.NewStore(webhooks.Config{AllowHTTP: true}, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
 	}
 	switch {
 	case verb == "list" && len(operands) == 0:

@@ -18,7 +18,7 @@ import (
 func TestWebhooksCommands(t *testing.T) {
 	srv, js := bustest.Provisioned(t)
 	ctx := context.Background()
-	store := webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
+	store := webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
 	const owner, other = "4d930e71934acb20", "0123456789abcdef"
 	reg := webhooks.Registration{URL: "https://hooks.example.com/", Events: []contracts.EventType{contracts.EventPriceDropped},
 		Filters: contracts.WebhookFilters{Zones: []string{"co.uk"}}}

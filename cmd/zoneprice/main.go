@@ -139,7 +139,7 @@ func (f *flags) parts(ctx context.Context, js jetstream.JetStream, getenv app.En
 	if err := f.q.Subscribe.Local(f.dataDir, f.q.Server.Addr); err != nil {
 		return nil, err
 	}
-	f.q.Subscribe.Alerts = true
+	f.q.Subscribe.WithDigests = true
 	consumer, serving, err := app.Query(js, f.q, log, reg)
 	if err != nil {
 		return nil, err

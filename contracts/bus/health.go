@@ -42,7 +42,9 @@ func (h Health) String() string {
 // README's operations section says the same at more length.
 const Repair = "restart the NATS server that holds the stream (in a cluster, the node whose replica is damaged) so that it " +
 	"rebuilds the stream's index from its message blocks, then run `zoneprice-admin stream republish` so that every " +
-	"ingester publishes its whole list again; `zoneprice-admin stream check` says when the stream is whole"
+	"ingester publishes its whole list again; `zoneprice-admin stream check` says when the stream is whole. A message the server " +
+	"can no longer read survives a restart: then remove the damaged replica (a cluster) or move the stream's directory out of the " +
+	"store and provision it anew before the republish (deploy/README.md, A damaged state stream)"
 
 // CheckState judges a state stream from its info, without reading a
 // message: the server's own report of lost data; more subjects than

@@ -119,11 +119,13 @@ func TestCheckDamagedStream(t *testing.T) {
 }
 
 // TestReadLastDamagedStream reads a damaged stream of 40,000 prices in two
-// message blocks, the first damaged: a read of the whole stream or of beta's
-// prices ends when the last message arrives, but alpha's prices, all in the
-// damaged block, end before the stream's last sequence while the server
-// still counts the lost ones as pending. That read must end with
-// ErrIncomplete, not wait out its deadline for messages that are gone.
+// message blocks, the first damaged: a read of the whole stream ends when
+// the last message arrives (the stream's state says what it lost); beta's
+// prices, half of them in the damaged block, end with the last message
+// while the server still counts the lost ones as pending; alpha's, all in
+// the damaged block, end before the stream's last sequence with the lost
+// ones pending. Both must end with ErrIncomplete, not wait out their
+// deadline for messages that are gone, nor end as if whole.
 func TestReadLastDamagedStream(t *testing.T) {
 	_, js := damagedStateStream(t, 40000, bustest.Garbage)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -133,7 +135,7 @@ func TestReadLastDamagedStream(t *testing.T) {
 		incomplete bool
 	}{
 		{filter: ""},
-		{filter: contracts.RegistrarPriceFilter("beta")},
+		{filter: contracts.RegistrarPriceFilter("beta"), incomplete: true},
 		{filter: contracts.RegistrarPriceFilter("alpha"), incomplete: true},
 	}
 	for _, tt := range tests {
@@ -211,5 +213,55 @@ func TestReadLastCutEnd(t *testing.T) {
 	if err := bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + "alpha.*"}},
 		func(bus.Msg) bool { return true }); err != nil {
 		t.Errorf("a filtered ReadLast: %v", err)
+	}
+}
+
+// TestReadLastUndelivered flips a byte of one message in the middle of the
+// state stream, as bit rot would: the stream's state still counts it and
+// calls itself healthy, and the server skips it. A read of every subject,
+// and a filtered read of its subjects (which would otherwise wait for it
+// until its deadline), end with ErrIncomplete saying so, having read every
+// other message; Verify, which stream check runs, is unhealthy.
+func TestReadLastUndelivered(t *testing.T) {
+	srv, js := bustest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	const n = 200
+	for i := range n {
+		publish(ctx, t, js, damagedSubject(i, n), fmt.Sprintf(`{"v":"v%04d"}`, i))
+	}
+	srv = bustest.DamageValue(t, srv, contracts.StateStream, []byte(`"v0050"`))
+	_, js = bustest.Connect(t, srv)
+	if h, err := bus.Check(ctx, js); err != nil || !h.Healthy() {
+		t.Fatalf("Check = %v, %v; the stream's state alone was expected to look healthy", h, err)
+	}
+	for _, tc := range []struct {
+		name    string
+		filters []string
+		want    int
+	}{
+		{"every subject", nil, n - 1},
+		{"the damaged one's registrar", []string{contracts.PriceSubjectPrefix + "alpha.*"}, n/2 - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read := 0
+			err := bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: tc.filters}, func(bus.Msg) bool {
+				read++
+				return true
+			})
+			if !errors.Is(err, bus.ErrIncomplete) || !strings.Contains(err.Error(), "can no longer read") {
+				t.Errorf("ReadLast: %v, want ErrIncomplete saying a message can no longer be read", err)
+			}
+			if read != tc.want {
+				t.Errorf("read %d messages, want %d", read, tc.want)
+			}
+		})
+	}
+	if err := bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{contracts.PriceSubjectPrefix + "beta.*"}},
+		func(bus.Msg) bool { return true }); err != nil {
+		t.Errorf("a read of the other registrar's subjects: %v", err)
+	}
+	if h, err := bus.Verify(ctx, js); err != nil || h.Healthy() || !strings.Contains(h.String(), "can no longer read") {
+		t.Errorf("Verify = %v, %v; want unhealthy, a message it can no longer read", h, err)
 	}
 }

@@ -67,9 +67,10 @@ func durable(s, name string) []string {
 }
 
 // read is an ordered consumer's reading of stream s (Reader): one made,
-// pulled and, after a reconnect, the one it replaces deleted.
+// pulled, asked whether anything is left when a wait runs out, and, after
+// a reconnect, the one it replaces deleted.
 func read(s string) []string {
-	return append([]string{streamInfo(s), "$JS.API.CONSUMER.MSG.NEXT." + s + ".>"}, consumers(s)...)
+	return append([]string{streamInfo(s), "$JS.API.CONSUMER.MSG.NEXT." + s + ".>", "$JS.API.CONSUMER.INFO." + s + ".>"}, consumers(s)...)
 }
 
 // watch is a key-value bucket's watch (Records.Follow, List): a consumer
@@ -91,7 +92,7 @@ func write(bucket string) []string {
 func provision() []string {
 	out := []string{"$JS.API.INFO"}
 	for _, s := range []string{contracts.StateStream, contracts.HistoryStream, kvStream(contracts.KeysBucket), contracts.DeliveriesStream,
-		contracts.AttemptsStream, kvStream(contracts.WebhooksBucket), kvStream(contracts.SubscribersBucket)} {
+		contracts.AttemptsStream, kvStream(contracts.WebhooksBucket), kvStream(contracts.WebhookOwnersBucket), kvStream(contracts.SubscribersBucket)} {
 		out = append(out, streamInfo(s), "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
 	}
 	return out
@@ -112,11 +113,11 @@ func PermissionsOf(role Role) Permissions {
 		p.Respond = true
 	case RoleAdmin:
 		publish = slices.Concat(provision(), read(contracts.StateStream), watch(contracts.KeysBucket), write(contracts.KeysBucket),
-			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket),
+			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket), write(contracts.WebhookOwnersBucket),
 			watch(contracts.SubscribersBucket), []string{directGet(kvStream(contracts.SubscribersBucket)), contracts.RepublishSubject})
 	case RoleQuery:
 		publish = slices.Concat(read(contracts.StateStream), read(contracts.HistoryStream), watch(contracts.KeysBucket),
-			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket), write(contracts.SubscribersBucket),
+			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket), write(contracts.WebhookOwnersBucket), write(contracts.SubscribersBucket),
 			[]string{contracts.DeliverySubjectPrefix + ">", "$JS.API.CONSUMER.MSG.NEXT." + contracts.AttemptsStream + ".>"},
 			consumers(contracts.AttemptsStream))
 	case RoleNotify:

@@ -4,6 +4,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/digest"
 	"github.com/zoneprice/zoneprice/query/notify"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 	"github.com/zoneprice/zoneprice/query/webhooks"
@@ -23,6 +24,6 @@ var (
 	_ notify.WorkQueue      = (*bus.Durable)(nil)
 	_ notify.Deliveries     = (*bus.Deliveries)(nil)
 
-	_ subscribe.Records  = (*bus.Records[contracts.Subscriber])(nil)
-	_ subscribe.Consumer = (*bus.Durable)(nil)
+	_ subscribe.Records = (*bus.Records[contracts.Subscriber])(nil)
+	_ digest.Consumer   = (*bus.Durable)(nil)
 )

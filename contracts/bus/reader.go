@@ -92,6 +92,7 @@ type Reader struct {
 	startLast uint64
 	caughtUp  bool
 	last      uint64 // the stream sequence of the last message delivered
+	pending   uint64 // what the server still counted with it
 	// short says the read of every subject caught up short of the
 	// stream's last message at open (Short).
 	short string
@@ -209,13 +210,52 @@ func (r *Reader) CaughtUp() bool { return r.caughtUp }
 // stream's end, as a crash that cut a message block leaves them, and which
 // nothing in the stream's own state tells (it counts them as deleted).
 // The removals of the older messages those replaced may have been lost
-// with them, so those older messages show again, as current.
-func (r *Reader) checkEnd() {
-	if len(r.cfg.Filters) > 0 || r.cfg.All || r.last >= r.startLast {
+// with them, so those older messages show again, as current. A read that
+// reached the stream's last message with pending still counted shows
+// messages the server skipped (undelivered).
+func (r *Reader) checkEnd(pending uint64) {
+	if r.cfg.All {
+		return
+	}
+	if pending > 0 {
+		r.short = undelivered(pending, r.last)
+		return
+	}
+	if len(r.cfg.Filters) > 0 || r.last >= r.startLast {
 		return
 	}
 	r.short = fmt.Sprintf("caught up at sequence %d while the stream ended at %d when the read began: the messages after %d were lost, "+
 		"and older messages on their subjects may show again as current", r.last, r.startLast, r.last)
+}
+
+// undelivered is the problem of a read that ended with pending messages
+// the server counted and did not deliver: a message whose checksum fails
+// (bit rot, a torn write) keeps its place in the stream's counts, and the
+// server skips it. The subject's older message may show again as current.
+func undelivered(pending, last uint64) string {
+	return fmt.Sprintf("the server counted %d more message(s) than it delivered by sequence %d: a damaged message it can no longer "+
+		"read, whose subject may show an older message as current", pending, last)
+}
+
+// exhausted notes, for a read not caught up whose wait for the next
+// message ran out, whether the server has nothing more to deliver to it:
+// then the messages still counted are ones it cannot read (undelivered),
+// and the read is over. A slow server still has messages pending, or has
+// sent past the last one delivered.
+func (r *Reader) exhausted(ctx context.Context) error {
+	if r.caughtUp || r.cfg.All {
+		return nil
+	}
+	info, err := r.cons.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("consumer info: %w", err)
+	}
+	if info.NumPending > 0 || info.Delivered.Stream != r.last {
+		return nil
+	}
+	r.caughtUp = true
+	r.short = undelivered(max(r.pending, 1), r.last)
+	return nil
 }
 
 // Short says why the read of every subject caught up short of the
@@ -251,10 +291,10 @@ func (r *Reader) next(opts ...jetstream.NextOpt) (Msg, error) {
 	if err != nil {
 		return Msg{Subject: msg.Subject()}, fmt.Errorf("%w: %v", ErrNoMetadata, err)
 	}
-	r.last = meta.Sequence.Stream
+	r.last, r.pending = meta.Sequence.Stream, meta.NumPending
 	if !r.caughtUp && (meta.NumPending == 0 || meta.Sequence.Stream >= r.startLast) {
 		r.caughtUp = true
-		r.checkEnd()
+		r.checkEnd(meta.NumPending)
 	}
 	return Msg{Subject: msg.Subject(), Data: msg.Data(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, Pending: meta.NumPending}, nil
 }
@@ -284,9 +324,15 @@ func (r *Reader) NextWithin(d time.Duration) (Msg, error) {
 	return msg, err
 }
 
-// Health judges the stream being read (Check).
+// Health judges the stream being read (Check). Asked while the read has
+// not caught up, after a wait for a message ran out, it also asks the
+// server whether anything is left to deliver: when nothing is, the read
+// is over (CaughtUp) and short of what the stream counts (Short).
 func (r *Reader) Health(ctx context.Context) (Health, error) {
 	h, err := checkStream(ctx, r.stream)
+	if err == nil {
+		err = r.exhausted(ctx)
+	}
 	if err == nil && r.short != "" {
 		h.Problems = append(h.Problems, r.short)
 	}
@@ -423,7 +469,7 @@ func (s *Streams) ReadLast(ctx context.Context, name string, cfg ReaderConfig, f
 		case errors.Is(err, ErrTimeout):
 			// A damaged stream may count messages it cannot deliver;
 			// waiting for them would only end at the deadline.
-			if h, herr := checkStream(ctx, st); herr == nil && !h.Healthy() {
+			if h, herr := r.Health(ctx); herr == nil && !h.Healthy() && r.Short() == "" {
 				return fmt.Errorf("read %s: %w: %s", name, ErrIncomplete, h)
 			}
 			continue

@@ -87,6 +87,15 @@ func Webhooks(js jetstream.JetStream) *Records[contracts.Webhook] {
 	return r
 }
 
+// WebhookOwners is contracts.WebhookOwnersBucket: which webhooks each API
+// key has registered, under the key's id, which the webhook store changes
+// with every registration and deletion.
+func WebhookOwners(js jetstream.JetStream) *Records[contracts.WebhookOwner] {
+	r := NewRecords[contracts.WebhookOwner](js, contracts.WebhookOwnersBucket)
+	r.rebuild = "let the webhook store count each key's webhooks again from the registrations (it does so for a key it finds no record of)"
+	return r
+}
+
 // Subscribers is contracts.SubscribersBucket: email subscribers under the
 // hash of their address. A deleted subscriber is purged, so that no
 // earlier revision keeps the address.

@@ -138,6 +138,20 @@ func WebhooksConfig(o Options) jetstream.KeyValueConfig {
 	}
 }
 
+// WebhookOwnersConfig is the declared configuration of
+// contracts.WebhookOwnersBucket: one revision per key (the store compares
+// and sets on it), and room for the ids of access.MaxEndpoints webhooks.
+func WebhookOwnersConfig(o Options) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       contracts.WebhookOwnersBucket,
+		Description:  "which webhooks each API key has registered, under the key's id, as its tier's limit counts them",
+		History:      1,
+		Storage:      jetstream.FileStorage,
+		Replicas:     o.replicas(),
+		MaxValueSize: 768 << 10,
+	}
+}
+
 // The deliveries stream's bounds: a million pending deliveries is a
 // hundred changes fanned out to 10,000 endpoints that are all down.
 // Past them a new delivery is refused (and notify retries queueing it)
@@ -208,7 +222,7 @@ func SubscribersConfig(o Options) jetstream.KeyValueConfig {
 }
 
 // Provision creates the state, history, deliveries and attempts streams
-// and the API keys, webhooks and subscribers buckets, or updates them to
+// and the API keys, webhooks, webhook owners and subscribers buckets, or updates them to
 // the declared configuration. It is idempotent and safe to run from every process that
 // starts.
 func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
@@ -220,11 +234,10 @@ func Provision(ctx context.Context, js jetstream.JetStream, o Options) error {
 	if _, err := ProvisionKeys(ctx, js, o); err != nil {
 		return err
 	}
-	if _, err := js.CreateOrUpdateKeyValue(ctx, WebhooksConfig(o)); err != nil {
-		return fmt.Errorf("provision key-value bucket %s: %w", contracts.WebhooksBucket, err)
-	}
-	if _, err := js.CreateOrUpdateKeyValue(ctx, SubscribersConfig(o)); err != nil {
-		return fmt.Errorf("provision key-value bucket %s: %w", contracts.SubscribersBucket, err)
+	for _, cfg := range []jetstream.KeyValueConfig{WebhooksConfig(o), WebhookOwnersConfig(o), SubscribersConfig(o)} {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, cfg); err != nil {
+			return fmt.Errorf("provision key-value bucket %s: %w", cfg.Bucket, err)
+		}
 	}
 	return nil
 }

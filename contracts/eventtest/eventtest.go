@@ -88,3 +88,18 @@ func Rates(observed time.Time, base string, rates map[string]string) *contracts.
 		ObservedAt: observed, Source: Source,
 	}
 }
+
+// Status is what the ingester of registrar, named name, last knew of it:
+// an API source fetching every interval in USD, before tax, whose last
+// round at lastAttempt succeeded and priced zones; observed then. A
+// status of a failed round sets Failure and moves LastSuccess back.
+func Status(registrar, name string, interval time.Duration, lastAttempt time.Time, zones int) *contracts.RegistrarStatus {
+	ok := lastAttempt
+	return &contracts.RegistrarStatus{
+		V: contracts.SchemaVersion, Kind: contracts.KindRegistrarStatus,
+		Registrar: registrar, Name: name, Website: "https://" + registrar + ".example",
+		Source: Source, SourceKind: contracts.SourceAPI, Document: "https://api." + registrar + ".example/prices",
+		Currency: "USD", Tax: contracts.TaxExcluded, IntervalSeconds: int64(interval / time.Second),
+		LastAttempt: lastAttempt, LastSuccess: &ok, Zones: zones, ObservedAt: lastAttempt,
+	}
+}

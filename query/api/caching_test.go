@@ -106,7 +106,7 @@ func TestHTTPCaching(t *testing.T) {
 		later, err := http.ParseTime(resp.Header.Get("Last-Modified"))
 		return resp.StatusCode == http.StatusOK && err == nil && later.After(lm)
 	})
-	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones"} {
+	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/registrars"} {
 		if resp, _ := get(t, p.url+path, "If-Modified-Since", lastModified); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s after the withdrawal: %d for the old date, want 200", path, resp.StatusCode)
 		}

@@ -310,7 +310,7 @@ func TestBrowserHeaders(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/.com",
-		"/api/comparison/.com/history", "/api/changes"} {
+		"/api/comparison/.com/history", "/api/changes", "/api/registrars"} {
 		resp, body := do(t, http.MethodOptions, p.url+path,
 			"Origin", "https://example.org", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
 		if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
@@ -333,10 +333,13 @@ func TestBrowserHeaders(t *testing.T) {
 func TestSecondPodIdentical(t *testing.T) {
 	_, js := bustest.Provisioned(t)
 	publish(t, js, baseEvents()...)
+	publish(t, js, eventtest.Status("alpha", "Alpha", time.Hour, epoch, 3), eventtest.Status("delta", "Delta", 24*time.Hour, epoch, 1))
 	publishHistory(t, js, historyEvents()...)
 	a := startPod(t, js, podConfig{})
 	a.waitHistory(t)
-	publish(t, js, eventtest.Priced("delta", ".com", epoch, "USD", 1001, 1002, 1003))
+	// A later status of alpha, which pod b reads alone; delta, read after
+	// it, says pod a has read it.
+	publish(t, js, eventtest.Status("alpha", "Alpha", time.Hour, epoch.Add(time.Minute), 3), eventtest.Priced("delta", ".com", epoch, "USD", 1001, 1002, 1003))
 	querytest.Until(t, "delta in pod a", func() bool {
 		_, body := get(t, a.url+"/api/comparison/.com")
 		return bytes.Contains(body, []byte(`"delta"`))
@@ -345,7 +348,8 @@ func TestSecondPodIdentical(t *testing.T) {
 	b.waitHistory(t)
 	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones",
 		"/api/comparison/.com", "/api/comparison/.co.uk", "/api/comparison/.xn--p1ai",
-		"/api/comparison/.com/history", "/api/changes", "/api/changes?limit=3&kind=changed,added"} {
+		"/api/comparison/.com/history", "/api/changes", "/api/changes?limit=3&kind=changed,added",
+		"/api/registrars", "/api/registrars?sort=-zones"} {
 		ra, ba := get(t, a.url+path)
 		rb, bb := get(t, b.url+path)
 		if !bytes.Equal(ba, bb) || ra.Header.Get("ETag") != rb.Header.Get("ETag") {

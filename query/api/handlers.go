@@ -192,6 +192,40 @@ func (s *Server) catalog(snap *cache.Snapshot, q url.Values) (*cache.Body, *para
 	return s.derived(snap.Version, "/api/domains?"+key, func() *cache.Body { return snap.RenderCatalog(o) }), p, nil
 }
 
+// handleRegistrars serves the directory of registrars: the pre-rendered
+// body, or with query options one rendered once per data version and
+// options, then cached.
+func (s *Server) handleRegistrars() echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		snap, err := s.snapshot()
+		if err != nil {
+			return err
+		}
+		if c.Request().URL.RawQuery == "" {
+			return s.writeBody(c, snap.Directory)
+		}
+		b, err := s.registrars(snap, c.QueryParams())
+		if err != nil {
+			return err
+		}
+		return s.writeBody(c, b)
+	}
+}
+
+// registrars is the /api/registrars body for the query q: the
+// pre-rendered one, or one rendered once per data version and options,
+// then cached.
+func (s *Server) registrars(snap *cache.Snapshot, q url.Values) (*cache.Body, error) {
+	o, key, err := directoryOptions(q)
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return snap.Directory, nil
+	}
+	return s.derived(snap.Version, "/api/registrars?"+key, func() *cache.Body { return snap.RenderDirectory(o) }), nil
+}
+
 // handleComparison answers for a zone in any form a person types. The
 // canonical form is a map lookup; any other form is normalised once per data
 // version and remembered in the response cache. Query options render once

@@ -132,7 +132,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 	}
 	var hooks *webhooks.Store
 	if pc.webhooks {
-		hooks = webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
+		hooks = webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
 	}
 	srv, err := api.NewServer(cfg, snaps, p.keys, hooks, log, p.reg, p.reg)
 	if err != nil {

@@ -106,6 +106,17 @@ var mcpRoutes = []mcpRoute{
 			b, _, err := s.changes(snap, v, q)
 			return b, err
 		}},
+	{name: "list_registrars", path: "/api/registrars",
+		description: "List the registrars whose prices the service holds: per registrar its name and website, where its " +
+			"prices come from (`kind`: the registrar's own `api` or `site`, a third party's `list`, an operator's `sheet`, " +
+			"or the invented `sample`), its currency and tax declaration, how often it is fetched (`interval_seconds`), " +
+			"when the last round ran and succeeded, the last failure's class, how many zones it prices, and `stale`: " +
+			"`true` when its last success is older than twice its interval, so its prices may no longer be what it " +
+			"charges (say so when you quote them). `reported` is false for a registrar known only by its prices. " +
+			"Filter by `q` (id or name), `kind` and `stale`; sort by `registrar`, `name`, `zones` or `last_success`.",
+		answer: func(s *Server, snap *cache.Snapshot, _ string, q url.Values) (*cache.Body, error) {
+			return s.registrars(snap, q)
+		}},
 }
 
 // newMCP returns the /mcp handler of s's tools.
@@ -206,7 +217,8 @@ func mcpArgs(raw json.RawMessage, params map[string]openAPIParam) (zone string, 
 }
 
 // text is an argument's value as the route's query option takes it: a
-// string as it is, an integer in decimal, a list comma-separated.
+// string as it is, an integer in decimal, a boolean as true or false, a
+// list comma-separated.
 func (p openAPIParam) text(raw json.RawMessage) (string, error) {
 	switch p.kind {
 	case "integer":
@@ -218,6 +230,12 @@ func (p openAPIParam) text(raw json.RawMessage) (string, error) {
 			return "", fmt.Errorf("must be an integer, not %s", n)
 		}
 		return n.String(), nil
+	case "boolean":
+		var v bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return "", fmt.Errorf("must be true or false")
+		}
+		return strconv.FormatBool(v), nil
 	case "array":
 		var list []string
 		if err := json.Unmarshal(raw, &list); err != nil {

@@ -14,18 +14,20 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
 )
 
 // mcpTools are the tools the server lists.
-var mcpTools = []string{"compare_zone", "find_zones", "list_categories", "price_changes", "zone_price_history"}
+var mcpTools = []string{"compare_zone", "find_zones", "list_categories", "list_registrars", "price_changes", "zone_price_history"}
 
 // mcpServing serves the base events and the fixture history on a real
 // listener, and returns /mcp's URL.
 func mcpServing(t *testing.T) string {
 	t.Helper()
-	snaps := serving(t, baseEvents()...)
+	snaps := serving(t, append(baseEvents(), eventtest.Status("alpha", "Alpha", time.Hour, epoch, 3),
+		eventtest.Status("bravo", "Bravo", time.Hour, epoch.Add(-3*time.Hour), 2))...)
 	snaps.hist = historyOf(t, historyEvents()...)
 	return "http://" + serveOn(t, nil, snaps) + "/mcp"
 }
@@ -47,6 +49,9 @@ var mcpCalls = []mcpCall{
 	{"a zone in Unicode, some registrars", "compare_zone", map[string]any{"zone": ".рф", "registrars": []string{"alpha"}}, "/api/comparison/.xn--p1ai?registrars=alpha"},
 	{"a zone's history", "zone_price_history", map[string]any{"zone": ".com"}, "/api/comparison/.com/history"},
 	{"the dropped prices", "price_changes", map[string]any{"kind": []string{"dropped"}, "limit": 5}, "/api/changes?kind=dropped&limit=5"},
+	{"the registrars", "list_registrars", nil, "/api/registrars"},
+	{"the stale registrars by zones", "list_registrars", map[string]any{"stale": true, "sort": "-zones", "kind": []string{"api"}},
+		"/api/registrars?stale=true&sort=-zones&kind=api"},
 }
 
 // TestMCPOfficialClient drives /mcp with the official SDK's client over
@@ -145,6 +150,8 @@ func TestMCPSecondClient(t *testing.T) {
 		{"a value the route does not take", "find_zones", map[string]any{"sort": "price"}, "sort"},
 		{"no zone", "compare_zone", map[string]any{}, "zone"},
 		{"a malformed zone", "compare_zone", map[string]any{"zone": "a..b"}, "zone"},
+		{"a boolean as text", "list_registrars", map[string]any{"stale": "yes"}, "stale"},
+		{"an unknown kind", "list_registrars", map[string]any{"kind": []string{"rumour"}}, "kind"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: bad.tool, Arguments: bad.args}})

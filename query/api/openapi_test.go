@@ -51,7 +51,7 @@ func publishSample(t *testing.T, js jetstream.JetStream) {
 	if err := r.Once(context.Background()); err != nil {
 		t.Fatalf("publish the sample: %v", err)
 	}
-	publish(t, js, eventtest.Priced("sample-zz", ".zz", epoch, "USD", 500, 1200, 0))
+	publish(t, js, eventtest.Priced("sample-zz", ".zz", epoch, "USD", 500, 1200, 0), sampleStatus())
 	// The sample's first run records additions only; these changes show
 	// the rest of what a change or a period says: a price known from
 	// before history was kept, promotions on every operation, before and
@@ -66,6 +66,17 @@ func publishSample(t *testing.T, js jetstream.JetStream) {
 		change(contracts.ChangeAdded, "sample-yy", ".zz", daysAgo(3), nil, offer("EUR", 700, 800, 800)),
 		change(contracts.ChangeWithdrawn, "sample-yy", ".zz", daysAgo(1), offer("EUR", 700, 800, 800), nil),
 	)
+}
+
+// sampleStatus is the status of a sample registrar whose last round
+// failed, three hours after the last good one: stale at the pods' clock,
+// with names the root-zone guard skipped, and a name with markup.
+func sampleStatus() *contracts.RegistrarStatus {
+	st := eventtest.Status("sample-zz", "Sample <ZZ> & Co", time.Hour, epoch, 1)
+	lastGood := epoch.Add(-3 * time.Hour)
+	st.LastSuccess, st.Failure, st.SourceKind = &lastGood, contracts.FailureFetch, contracts.SourceSample
+	st.Skipped, st.SkippedNames = map[string]int{"not-in-root": 2}, []string{".0db", ".8888"}
+	return st
 }
 
 // samplePod is a pod of the OpenAPI tests serving the sample, its
@@ -193,6 +204,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		ok200("comparison by unicode", "/api/comparison/.%D1%80%D1%84", "/api/comparison/{zone}"),
 		ok200("comparison without metadata", "/api/comparison/zz", "/api/comparison/{zone}"),
 		ok200("openapi", "/api/openapi.json", "/api/openapi.json"),
+		ok200("registrars", "/api/registrars", "/api/registrars"),
 		ok200("healthz", "/healthz", "/healthz"),
 		ok200("readyz", "/readyz", "/readyz"),
 		ok200("metrics", "/metrics", "/metrics"),
@@ -201,6 +213,9 @@ func TestOpenAPIResponses(t *testing.T) {
 		{name: "catalog gzip", target: "/api/domains", path: "/api/domains", status: 200, header: []string{"Accept-Encoding", "gzip"}},
 		{name: "comparison gzip", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 200, header: []string{"Accept-Encoding", "gzip"}},
 		{name: "openapi gzip", target: "/api/openapi.json", path: "/api/openapi.json", status: 200, header: []string{"Accept-Encoding", "gzip"}},
+		{name: "registrars gzip", target: "/api/registrars", path: "/api/registrars", status: 200, header: []string{"Accept-Encoding", "gzip"}},
+		{name: "registrars with a wrong key", target: "/api/registrars", path: "/api/registrars", status: 401,
+			header: []string{"X-API-Key", "zp_not-a-key"}, wantCode: contracts.CodeInvalidAPIKey},
 		{name: "catalog by key header is refused", target: "/api/domains", path: "/api/domains", status: 401,
 			header: []string{"X-API-Key", "zp_not-a-key"}, wantCode: contracts.CodeInvalidAPIKey},
 		{name: "comparison by bearer is refused", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 401,
@@ -224,7 +239,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{name: "PATCH healthz", method: http.MethodPatch, target: "/healthz", status: 405, named: "MethodNotAllowed",
 			wantCode: contracts.CodeMethodNotAllowed},
 	}
-	for _, c := range slices.Clone(tests[:11]) {
+	for _, c := range slices.Clone(tests[:12]) {
 		tests = append(tests, head(c))
 	}
 	for _, c := range []apiCase{
@@ -260,6 +275,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"/api/comparison/.com", "/api/comparison/{zone}"},
 		{"/api/comparison/.com/history", "/api/comparison/{zone}/history"},
 		{"/api/changes", "/api/changes"},
+		{"/api/registrars", "/api/registrars"},
 		{"/api/openapi.json", "/api/openapi.json"},
 	} {
 		tests = append(tests,
@@ -301,6 +317,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		"GET /api/openapi.json 401 param",
 		"GET /api/comparison/{zone}/history 401 param",
 		"GET /api/changes 401 param",
+		"GET /api/registrars 401 param",
 	}
 	wantAllSeen(t, d, seen, func(f string) bool {
 		return slices.ContainsFunc(unseen, func(u string) bool { return f == u || strings.HasPrefix(f, u+".") })
@@ -371,6 +388,7 @@ func TestOpenAPINotReady(t *testing.T) {
 		{name: "HEAD comparison", method: http.MethodHead, target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 503},
 		{name: "zone history", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "changes", target: "/api/changes", path: "/api/changes", status: 503, wantCode: contracts.CodeNotReady},
+		{name: "registrars", target: "/api/registrars", path: "/api/registrars", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "readyz", target: "/readyz", path: "/readyz", status: 503, wantCode: contracts.CodeNotReady},
 		{name: "healthz", target: "/healthz", path: "/healthz", status: 200},
 		{name: "openapi", target: "/api/openapi.json", path: "/api/openapi.json", status: 200},
@@ -415,6 +433,7 @@ var limitedOperations = []struct{ target, path string }{
 	{"/api/comparison/.com", "/api/comparison/{zone}"},
 	{"/api/comparison/.com/history", "/api/comparison/{zone}/history"},
 	{"/api/changes", "/api/changes"},
+	{"/api/registrars", "/api/registrars"},
 	{"/api/openapi.json", "/api/openapi.json"},
 }
 
@@ -471,6 +490,7 @@ func TestOpenAPILimitsOff(t *testing.T) {
 		{name: "openapi", target: "/api/openapi.json", path: "/api/openapi.json", status: 200},
 		{name: "zone history", target: "/api/comparison/.com/history", path: "/api/comparison/{zone}/history", status: 200},
 		{name: "changes", target: "/api/changes?limit=2", path: "/api/changes", status: 200},
+		{name: "registrars", target: "/api/registrars?sort=-zones", path: "/api/registrars", status: 200},
 		{name: "revalidated", target: "/api/comparison/.com", path: "/api/comparison/{zone}", status: 304, revalid: "etag"},
 		{name: "changes revalidated", target: "/api/changes", path: "/api/changes", status: 304, revalid: "etag"},
 		{name: "bad parameter", target: "/api/domains?sort=price", path: "/api/domains", status: 400, wantCode: contracts.CodeInvalidParameter},
@@ -593,6 +613,8 @@ func exampleString(t *testing.T, p openapitest.Parameter) string {
 		return v
 	case json.Number:
 		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
 	case []any:
 		var items []string
 		for _, x := range v {
@@ -638,6 +660,7 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 	comparison := options("/api/comparison/.com", "/api/comparison/{zone}")
 	history := options("/api/comparison/.com/history", "/api/comparison/{zone}/history")
 	changes := options("/api/changes", "/api/changes")
+	registrars := options("/api/registrars", "/api/registrars")
 	tests := []struct {
 		apiCase
 		param string // the parameter a 400 names
@@ -713,6 +736,18 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 		{apiCase: changes("known", "kind=known", 400), param: "kind"},
 		{apiCase: changes("since words", "since=soon", 400), param: "since"},
 		{apiCase: changes("unknown currency", "currency=XXX", 400), param: "currency"},
+		{apiCase: registrars("q", "q=ZZ", 200), check: wantRegistrars("sample-zz")},
+		{apiCase: registrars("q of a name", "q=%3Czz%3E", 200), check: wantRegistrars("sample-zz")},
+		{apiCase: registrars("kind", "kind=api,list", 200), check: wantRegistrars()},
+		{apiCase: registrars("stale", "stale=true", 200), check: wantRegistrars("sample-zz")},
+		{apiCase: registrars("sort", "sort=-last_success", 200)},
+		{apiCase: registrars("everything", "q=sample&kind=sample&stale=true&sort=name", 200), check: wantRegistrars("sample-zz")},
+		{apiCase: registrars("empty q", "q=", 400), param: "q"},
+		{apiCase: registrars("long q", "q="+strings.Repeat("a", 81), 400), param: "q"},
+		{apiCase: registrars("unknown kind", "kind=rumour", 400), param: "kind"},
+		{apiCase: registrars("stale yes", "stale=yes", 400), param: "stale"},
+		{apiCase: registrars("stale twice", "stale=true&stale=false", 400), param: "stale"},
+		{apiCase: registrars("unknown sort", "sort=zone", 400), param: "sort"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -820,6 +855,26 @@ func wantField(name string, want any) func(t *testing.T, x exchange) {
 		got, ok := body[name]
 		if !ok || got != want {
 			t.Errorf("%s: got %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+}
+
+// wantRegistrars checks the directory's registrars, in order.
+func wantRegistrars(ids ...string) func(t *testing.T, x exchange) {
+	return func(t *testing.T, x exchange) {
+		t.Helper()
+		var body struct {
+			Registrars []struct {
+				Registrar string `json:"registrar"`
+			} `json:"registrars"`
+		}
+		decode(t, x.body, &body)
+		var got []string
+		for _, r := range body.Registrars {
+			got = append(got, r.Registrar)
+		}
+		if !slices.Equal(got, ids) {
+			t.Errorf("registrars %v, want %v", got, ids)
 		}
 	}
 }

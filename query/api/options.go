@@ -25,10 +25,12 @@ const (
 	maxCategories = 64
 )
 
-// catalogSorts and comparisonSorts are the sort names each list takes.
+// catalogSorts, comparisonSorts and directorySorts are the sort names
+// each list takes.
 var (
 	catalogSorts    = []cache.Sort{cache.SortZone, cache.SortRegister, cache.SortRenew, cache.SortTransfer, cache.SortCost}
 	comparisonSorts = []cache.Sort{cache.SortRegister, cache.SortRenew, cache.SortTransfer, cache.SortCost, cache.SortRegistrar}
+	directorySorts  = []cache.Sort{cache.SortRegistrar, cache.SortName, cache.SortZones, cache.SortLastSuccess}
 )
 
 // invalidParam is the 400 for a parameter with a value it does not take.
@@ -258,6 +260,82 @@ func catalogOptions(q url.Values, snap *cache.Snapshot) (cache.CatalogOptions, *
 	o.After = &c
 	p.norm.Set("cursor", cursor)
 	return o, p, nil
+}
+
+// directoryOptions reads /api/registrars's options and their key.
+func directoryOptions(q url.Values) (cache.DirectoryOptions, string, error) {
+	p := newParams(q)
+	var o cache.DirectoryOptions
+	var err error
+	if o.Query, err = p.registrarQuery(); err != nil {
+		return o, "", err
+	}
+	if o.Kinds, err = p.kinds(); err != nil {
+		return o, "", err
+	}
+	if o.Stale, err = p.stale(); err != nil {
+		return o, "", err
+	}
+	if o.Sort, o.Desc, err = p.sort(directorySorts, cache.SortRegistrar); err != nil {
+		return o, "", err
+	}
+	return o, p.key(), nil
+}
+
+// maxRegistrarQuery bounds q of the directory: a registrar's name is at
+// most 80 bytes.
+const maxRegistrarQuery = 80
+
+// registrarQuery returns the directory's q: lower case, at most
+// maxRegistrarQuery characters as sent.
+func (p *params) registrarQuery() (string, error) {
+	v, err := p.one("q")
+	if err != nil || v == "" {
+		return "", err
+	}
+	q := strings.ToLower(strings.TrimSpace(v))
+	if q == "" || utf8.RuneCountInString(v) > maxRegistrarQuery || !utf8.ValidString(q) {
+		return "", invalidParam("q", "must be 1 to 80 characters of a registrar's id or name, such as \"pork\"")
+	}
+	p.norm.Set("q", q)
+	return q, nil
+}
+
+// kinds returns the directory's kind: kinds of source.
+func (p *params) kinds() ([]contracts.SourceKind, error) {
+	all := contracts.SourceKinds()
+	names, err := p.list("kind", len(all))
+	if err != nil {
+		return nil, err
+	}
+	kinds := make([]contracts.SourceKind, len(names))
+	for i, n := range names {
+		if kinds[i] = contracts.SourceKind(n); !slices.Contains(all, kinds[i]) {
+			listed := make([]string, len(all))
+			for j, k := range all {
+				listed[j] = string(k)
+			}
+			return nil, invalidParam("kind", strconv.Quote(n)+" is no kind of source; one of "+strings.Join(listed, ", "))
+		}
+	}
+	return kinds, nil
+}
+
+// stale returns the directory's stale: true or false.
+func (p *params) stale() (cache.StaleFilter, error) {
+	v, err := p.one("stale")
+	if err != nil || v == "" {
+		return cache.AnyStale, err
+	}
+	switch v {
+	case "true":
+		p.norm.Set("stale", v)
+		return cache.StaleOnly, nil
+	case "false":
+		p.norm.Set("stale", v)
+		return cache.FreshOnly, nil
+	}
+	return cache.AnyStale, invalidParam("stale", "must be true or false, not "+strconv.Quote(v))
 }
 
 // query returns q: lower case, without a leading dot. Its length is that

@@ -35,9 +35,10 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/api/comparison/:zone", s.limit(s.handleComparison()))
 	e.Match(read, "/api/comparison/:zone/history", s.limit(s.handleZoneHistory()))
 	e.Match(read, "/api/changes", s.limit(s.handleChanges()))
+	e.Match(read, "/api/registrars", s.limit(s.handleRegistrars()))
 	e.Match(read, "/api/openapi.json", s.limit(s.handleOpenAPI()))
 	for _, path := range []string{"/api/domains", "/api/domains/categories", "/api/comparison/zones", "/api/comparison/:zone",
-		"/api/comparison/:zone/history", "/api/changes", "/api/openapi.json"} {
+		"/api/comparison/:zone/history", "/api/changes", "/api/registrars", "/api/openapi.json"} {
 		e.OPTIONS(path, handlePreflight()) // CORS preflight
 	}
 

@@ -21,9 +21,10 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/mail"
+	"github.com/zoneprice/zoneprice/query/mail/smtptest"
 	"github.com/zoneprice/zoneprice/query/querytest"
 	"github.com/zoneprice/zoneprice/query/subscribe"
-	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
 )
 
 // subscription is a pod with the subscription form, its relay, its
@@ -51,16 +52,18 @@ func startSubscription(t *testing.T, edit func(*subscribe.Config)) *subscription
 	cfg := subscribe.DefaultConfig()
 	cfg.PublicURL = "http://127.0.0.1"
 	cfg.Secret = []byte(strings.Repeat("s", 32))
-	cfg.Mail = subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Host: relay.Host, Port: relay.Port,
-		TLS: subscribe.TLSStartTLS, Username: smtptest.Username, Password: smtptest.Password, CAFile: relay.CAFile, Timeout: 10 * time.Second}
 	if edit != nil {
 		edit(&cfg)
 	}
-	mailer, err := subscribe.NewMailer(cfg.Mail, clk.Now)
+	mailer, err := mail.New(relay.Config("zoneprice <alerts@zoneprice.test>"), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), mailer, log, reg, clk.Now)
+	sender, err := mail.NewSender(mailer, log, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), sender, log, reg, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

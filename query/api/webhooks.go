@@ -110,7 +110,10 @@ func (s *Server) webhookError(c *echo.Context, err error) error {
 		return problem(http.StatusConflict, contracts.CodeConflict, "Conflict",
 			"the webhook was changed by others while this request changed it; retry")
 	}
-	s.log.Error("webhook store", "path", c.Request().URL.Path, "request_id", c.Get(requestIDKey), "err", err)
+	// The request's id is in its answer's header from the start
+	// (instrument); the context has it only once an error leaves the
+	// handler.
+	s.log.Error("webhook store", "path", c.Request().URL.Path, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "err", err)
 	return problem(http.StatusServiceUnavailable, contracts.CodeNotReady, "Not ready",
 		"webhooks cannot be read or changed right now; retry shortly")
 }

@@ -3,9 +3,11 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,13 +17,16 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/api"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // webhookPod is a pod with keys and webhooks on a provisioned JetStream,
 // and keys of each kind the webhook API tells apart.
 type webhookPod struct {
 	*pod
-	js jetstream.JetStream
+	js  jetstream.JetStream
+	cfg *api.Config
 	// pro and other are two subscribers whose tier has webhooks; free is
 	// a key of a tier without.
 	pro, other, free createdKey
@@ -42,8 +47,16 @@ func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 	if cfg.Limits.WebhookEndpoints, err = access.ParseEndpoints(endpoints); err != nil {
 		t.Fatal(err)
 	}
+	w.cfg = cfg
 	w.pod = startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true})
 	return w
+}
+
+// another starts a second pod beside w's, on the same JetStream and keys,
+// logging to log (nil discards).
+func (w *webhookPod) another(t *testing.T, log *slog.Logger) *pod {
+	t.Helper()
+	return startPod(t, w.js, podConfig{cfg: w.cfg, runKeys: true, webhooks: true, log: log})
 }
 
 // as makes a request with k's key.
@@ -278,6 +291,9 @@ func TestWebhookLifecycle(t *testing.T) {
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 1, At: epoch, Outcome: contracts.OutcomeFailed, Status: 500, DurationMS: 12.5, Error: "500 Internal Server Error", NextAttempt: &next},
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 2, At: next, Outcome: contracts.OutcomeDelivered, Status: 204, DurationMS: 3},
 			{Delivery: "msg_2", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(time.Minute), Outcome: contracts.OutcomeDelivered, Status: 200, DurationMS: 4},
+			// A slow attempt begun before msg_2's is recorded after it:
+			// attempts are listed by their own at, not by when they ended.
+			{Delivery: "msg_3", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(30 * time.Second), Outcome: contracts.OutcomeFailed, DurationMS: 15000, Error: "no answer within 15s"},
 		} {
 			b, _ := json.Marshal(a)
 			if _, err := w.js.Publish(ctx, contracts.AttemptSubject(created.ID), b); err != nil {
@@ -300,14 +316,15 @@ func TestWebhookLifecycle(t *testing.T) {
 		if err := json.Unmarshal(body, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Count != 2 || got.Attempts[0].Delivery != "msg_2" || got.Attempts[1].Attempt != 2 || got.Attempts[1].Error != nil {
+		if got.Count != 2 || got.Attempts[0].Delivery != "msg_2" || got.Attempts[1].Delivery != "msg_3" {
 			t.Errorf("last two attempts: %s", body)
 		}
 		_, body = w.as(t, w.pro, http.MethodGet, "/api/webhooks/"+created.ID+"/deliveries", "")
 		if err := json.Unmarshal(body, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Count != 3 || got.Attempts[2].Error == nil || *got.Attempts[2].Error != "500 Internal Server Error" {
+		if got.Count != 4 || got.Attempts[2].Attempt != 2 || got.Attempts[2].Error != nil ||
+			got.Attempts[3].Error == nil || *got.Attempts[3].Error != "500 Internal Server Error" {
 			t.Errorf("every attempt: %s", body)
 		}
 		for _, q := range []string{"limit=0", "limit=101", "limit=x", "limit=1&limit=2", "since=1"} {
@@ -451,6 +468,94 @@ func TestWebhookLimit(t *testing.T) {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
 	w.create(t, w.pro, registration)
+}
+
+// TestWebhookLimitUnderConcurrency: 200 creates at once with a key that
+// may have 5, spread over two pods, make exactly 5 webhooks; every other
+// create is the tier's problem, and leaves nothing behind: no record, no
+// consumer of the bucket.
+func TestWebhookLimitUnderConcurrency(t *testing.T) {
+	w := startWebhookPod(t, "pro=5")
+	pods := []*pod{w.pod, w.another(t, nil)}
+	const creates = 200
+	statuses := make([]int, creates)
+	codes := make([]string, creates)
+	var wg sync.WaitGroup
+	for i := range creates {
+		wg.Go(func() {
+			resp, body := call(t, http.MethodPost, pods[i%len(pods)].url+"/api/webhooks", registration,
+				"Authorization", "Bearer "+w.pro.key, "Content-Type", "application/json")
+			var p contracts.Problem
+			_ = json.Unmarshal(body, &p)
+			statuses[i], codes[i] = resp.StatusCode, p.Code
+		})
+	}
+	wg.Wait()
+	created, refused := 0, 0
+	for i := range creates {
+		switch {
+		case statuses[i] == http.StatusCreated:
+			created++
+		case statuses[i] == http.StatusConflict && codes[i] == contracts.CodeWebhookLimit:
+			refused++
+		default:
+			t.Errorf("create %d: %d %s", i, statuses[i], codes[i])
+		}
+	}
+	if created != 5 || refused != creates-5 {
+		t.Errorf("%d created and %d refused; want 5 and %d", created, refused, creates-5)
+	}
+	kv, err := w.js.KeyValue(context.Background(), contracts.WebhooksBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := kv.ListKeysFiltered(context.Background(), contracts.WebhookKey(w.pro.id, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range keys.Keys() {
+		n++
+	}
+	if n != 5 {
+		t.Errorf("the bucket holds %d of the key's webhooks, want 5", n)
+	}
+	// The bucket's stream has no consumer a create left behind (the list
+	// above deleted its own when it ended).
+	waitConsumers(t, w.js, "KV_"+contracts.WebhooksBucket, 0)
+}
+
+// waitConsumers waits until stream has want consumers.
+func waitConsumers(t *testing.T, js jetstream.JetStream, stream string, want int) {
+	t.Helper()
+	var got int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		s, err := js.Stream(context.Background(), stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = s.CachedInfo().State.Consumers; got == want {
+			return
+		}
+	}
+	t.Errorf("stream %s has %d consumers, want %d", stream, got, want)
+}
+
+// TestWebhookStoreDownLogged: a webhook request the store cannot answer
+// is a 503 to retry, logged with the request's id.
+func TestWebhookStoreDownLogged(t *testing.T) {
+	w := startWebhookPod(t, "pro=5")
+	var logs querytest.LogBuffer
+	p := w.another(t, slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err := w.js.DeleteKeyValue(context.Background(), contracts.WebhooksBucket); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := call(t, http.MethodPost, p.url+"/api/webhooks", registration,
+		"Authorization", "Bearer "+w.pro.key, "Content-Type", "application/json", "X-Request-Id", "req-webhook-down")
+	wantProblem(t, resp, body, http.StatusServiceUnavailable, contracts.CodeNotReady, "")
+	if !strings.Contains(logs.String(), `"request_id":"req-webhook-down"`) {
+		t.Errorf("the log does not name the request:\n%s", logs.String())
+	}
 }
 
 // TestOpenAPIWebhooks validates every answer of the webhook API the pod can

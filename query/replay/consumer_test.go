@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/nats-io/nats-server/v2/server"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -30,8 +31,14 @@ type running struct {
 
 func start(t *testing.T, js jetstream.JetStream) *running {
 	t.Helper()
+	return startAt(t, js, time.Now)
+}
+
+// startAt is start with the consumer's data clock now.
+func startAt(t *testing.T, js jetstream.JetStream, now func() time.Time) *running {
+	t.Helper()
 	reg := prometheus.NewRegistry()
-	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, time.Now)
+	c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), reg, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +74,8 @@ func publishRaw(t *testing.T, js jetstream.JetStream, evs ...contracts.Event) {
 			subject = contracts.RatesSubject(e.Base)
 		case *contracts.ZoneMeta:
 			subject = contracts.ZoneSubject(e.Zone)
+		case *contracts.RegistrarStatus:
+			subject = contracts.StatusSubject(e.Registrar)
 		}
 		if _, err := js.Publish(ctx, subject, body); err != nil {
 			t.Fatalf("publish %s: %v", subject, err)
@@ -260,11 +269,25 @@ func TestDamagedStream(t *testing.T) {
 }
 
 // TestCutStream starts a pod on a state stream whose end a crash cut in
-// the middle of a new price: the server calls the stream healthy, and
-// older prices of three zones show again as current. The pod serves what
-// it read, and says the catalog is not to be trusted, for as long as it
-// runs: its catch-up ended short of the stream's last sequence.
+// the middle of a new price, and on one with a message the server can no
+// longer read (a flipped byte): the server calls the stream healthy, and
+// older prices show again as current. The pod serves what it read, and
+// says the catalog is not to be trusted, for as long as it runs: its
+// catch-up ended short of what the stream counts.
 func TestCutStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, says string
+		damage     func(testing.TB, *server.Server, string, []byte) *server.Server
+		value      string
+	}{
+		{"a cut end", "were lost", bustest.Truncate, `"zone":".z02","register":{"regular":{"amount":777`},
+		{"an unreadable message", "can no longer read", bustest.DamageValue, `"zone":".z07"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testDamagedStart(t, tc.damage, tc.value, tc.says) })
+	}
+}
+
+func testDamagedStart(t *testing.T, damage func(testing.TB, *server.Server, string, []byte) *server.Server, damaged, says string) {
 	srv, js := bustest.Provisioned(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	var evs []contracts.Event
@@ -275,7 +298,7 @@ func TestCutStream(t *testing.T) {
 		evs = append(evs, eventtest.Priced("porkbun", fmt.Sprintf(".z%02d", i), now.Add(time.Second), "USD", 777, 100, 100))
 	}
 	publishRaw(t, js, evs...)
-	srv = bustest.Truncate(t, srv, contracts.StateStream, []byte(`"zone":".z02","register":{"regular":{"amount":777`))
+	srv = damage(t, srv, contracts.StateStream, []byte(damaged))
 	_, js = bustest.Connect(t, srv)
 
 	var logs querytest.LogBuffer
@@ -296,7 +319,7 @@ func TestCutStream(t *testing.T) {
 		}
 	})
 	querytest.Until(t, "the consumer to be ready", c.IsReady)
-	for _, want := range []string{"state stream damaged", "were lost", "zoneprice-admin stream republish"} {
+	for _, want := range []string{"state stream damaged", says, "zoneprice-admin stream republish"} {
 		querytest.Until(t, "the log to say "+want, func() bool { return strings.Contains(logs.String(), want) })
 	}
 	if got := value(t, reg, "zoneprice_stream_healthy", ""); got != 0 {

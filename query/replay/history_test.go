@@ -114,12 +114,17 @@ func TestHistoryThroughOutage(t *testing.T) {
 	publishChanges(t, js, addedChange("porkbun", ".com", now, 1000))
 	r := start(t, js)
 	querytest.Until(t, "the history to load", r.historyLoaded)
+	reconnects := js.Conn().Stats().Reconnects
 	restart := bustest.Stop(t, srv)
 	if n := r.historyLen(); n != 1 || !r.historyLoaded() {
 		t.Fatalf("during the outage: %d changes, loaded %v; want the 1 read before", n, r.historyLoaded())
 	}
 	restart()
-	querytest.Until(t, "the connection to come back", func() bool { return js.Conn().IsConnected() })
+	// Connected again after a reconnect: IsConnected alone can still be
+	// the connection the client has not yet seen drop.
+	querytest.Until(t, "the connection to come back", func() bool {
+		return js.Conn().Stats().Reconnects > reconnects && js.Conn().IsConnected()
+	})
 	publishChanges(t, js, addedChange("porkbun", ".net", now, 1000))
 	querytest.Until(t, "the change published after the outage to show", func() bool { return r.historyLen() == 2 })
 }

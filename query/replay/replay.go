@@ -479,7 +479,8 @@ func decodeAll(batch []item, decoders []*contracts.Decoder) {
 
 // follow applies live updates as they arrive. A burst is rendered once it
 // has been quiet for Quiet, or after MaxDelay at the latest; a promotion's
-// end triggers a render too.
+// end, or a registrar of the directory turning stale (cache.Index.NextExpiry),
+// triggers a render too.
 func (c *Consumer) follow(ctx context.Context, r Reader, idx *cache.Index) error {
 	dec := &contracts.Decoder{}
 	nextExpiry := idx.NextExpiry()
@@ -527,9 +528,9 @@ func (c *Consumer) follow(ctx context.Context, r Reader, idx *cache.Index) error
 }
 
 // wait returns how long the next read may block before something must be
-// rendered: a pending change or a promotion about to end. Coalescing is
-// timed on the real clock; promotions on the data clock (c.now), which tests
-// may fix.
+// rendered: a pending change, a promotion about to end or a registrar about
+// to turn stale. Coalescing is timed on the real clock; promotions and
+// staleness on the data clock (c.now), which tests may set.
 func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) {
 	var wait time.Duration
 	ok := false

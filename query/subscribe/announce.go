@@ -69,12 +69,12 @@ func (s *Service) Announce(ctx context.Context, a Announcement) (AnnounceResult,
 		if !sub.Confirmed || !sub.Wants(a.Interest) {
 			continue
 		}
-		msg, err := s.mail(sub, "announce", a.Subject, map[string]any{"Body": strings.TrimSpace(a.Body), "Paragraphs": paragraphs})
+		msg, err := s.Mail(mails, sub, "announce", a.Subject, map[string]any{"Body": strings.TrimSpace(a.Body), "Paragraphs": paragraphs})
 		if err != nil {
 			return res, err
 		}
-		msg.ID, msg.Bulk = "announce-"+id+"-"+sub.Key()[:24]+"@"+hostOf(s.cfg.PublicURL), true
-		if s.send(ctx, msg, "announce") {
+		msg.ID, msg.Bulk = s.MessageID("announce-"+id+"-"+sub.Key()[:24]), true
+		if s.sender.Send(ctx, msg, "announce") {
 			res.Sent++
 		} else {
 			res.Failed++

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/query/mail"
 	"github.com/zoneprice/zoneprice/query/pages"
 )
 
@@ -130,28 +131,28 @@ func (s *Service) Subscribe() echo.HandlerFunc {
 				Zones: ch.rawZones, MinDrop: ch.rawMinDrop, Error: problemText(err)}
 			return s.render(c, http.StatusBadRequest, "form.html", f)
 		}
-		var mail func(*contracts.Subscriber) (*Message, error)
+		var notify func(*contracts.Subscriber) (*mail.Message, error)
 		created := false
 		now := s.now().UTC()
 		sub, err := s.store.Change(c.Request().Context(), contracts.SubscriberKey(ch.email), func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
-			mail, created = nil, cur == nil
+			notify, created = nil, cur == nil
 			if cur != nil && cur.FormMailAt != nil && now.Sub(*cur.FormMailAt) < s.cfg.MailInterval {
 				return nil, bus.ErrUnchanged
 			}
 			switch {
 			case cur == nil:
-				mail = s.confirmation
+				notify = s.confirmation
 				return &contracts.Subscriber{Email: ch.email, Interests: ch.interests, Zones: ch.zones, MinDropPercent: ch.minDrop,
 					CreatedAt: now, FormMailAt: &now}, nil
 			case !cur.Confirmed:
 				next := *cur
 				next.Interests, next.Zones, next.MinDropPercent, next.FormMailAt = ch.interests, ch.zones, ch.minDrop, &now
-				mail = s.confirmation
+				notify = s.confirmation
 				return &next, nil
 			default:
 				next := *cur
 				next.FormMailAt = &now
-				mail = s.notice
+				notify = s.notice
 				return &next, nil
 			}
 		})
@@ -159,11 +160,11 @@ func (s *Service) Subscribe() echo.HandlerFunc {
 			return s.storeFailed(c, err)
 		}
 		s.m.submissions.WithLabelValues("accepted").Inc()
-		if mail != nil {
+		if notify != nil {
 			if created {
 				s.m.changes.WithLabelValues("created").Inc()
 			}
-			msg, err := mail(sub)
+			msg, err := notify(sub)
 			if err != nil {
 				return err
 			}
@@ -209,7 +210,7 @@ func (s *Service) Confirm() echo.HandlerFunc {
 		if confirmed {
 			s.m.changes.WithLabelValues("confirmed").Inc()
 		}
-		return s.message(c, http.StatusOK, "Subscription confirmed", "Thank you: the address is confirmed, and will be sent what it chose.", s.links(key).Manage, "Change what you get")
+		return s.message(c, http.StatusOK, "Subscription confirmed", "Thank you: the address is confirmed, and will be sent what it chose.", s.Links(key).Manage, "Change what you get")
 	}
 }
 
@@ -344,7 +345,7 @@ func (s *Service) manageTarget(c *echo.Context) (string, *contracts.Subscriber, 
 }
 
 func (s *Service) managePage(c *echo.Context, key string, sub *contracts.Subscriber, ch *choice) formPage {
-	l := s.links(key)
+	l := s.Links(key)
 	p := formPage{page: titled("Your subscription"), CSRF: s.csrf(c), Email: sub.Email, Confirmed: sub.Confirmed,
 		Action: c.Request().URL.RequestURI(), Unsubscribe: strings.TrimPrefix(l.Unsubscribe, s.cfg.base())}
 	if ch != nil {

@@ -7,11 +7,10 @@ import (
 )
 
 // metrics count what happens, never to whom: no label holds an address
-// or a key.
+// or a key. The mails are counted by their sender (package mail).
 type metrics struct {
 	submissions *prometheus.CounterVec
 	changes     *prometheus.CounterVec
-	mails       *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -24,12 +23,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "zoneprice_subscribe_changes_total",
 			Help: "Subscriptions changed by action: created, confirmed, updated, unsubscribed.",
 		}, []string{"action"}),
-		mails: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "zoneprice_subscribe_mails_total",
-			Help: "Mails by kind (form, digest, announce) and result (sent, failed).",
-		}, []string{"kind", "result"}),
 	}
-	for _, c := range []prometheus.Collector{m.submissions, m.changes, m.mails} {
+	for _, c := range []prometheus.Collector{m.submissions, m.changes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register subscribe metrics: %w", err)
 		}

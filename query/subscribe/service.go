@@ -1,21 +1,20 @@
 package subscribe
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"fmt"
 	htmltemplate "html/template"
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
-	texttemplate "text/template"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/query/mail"
 	"github.com/zoneprice/zoneprice/query/pages"
 )
 
@@ -24,20 +23,23 @@ var templateFS embed.FS
 
 // The templates are parsed once and never changed: the pages, in the
 // site's layout (package pages: its header, navigation, footer, stylesheet
-// and script), and the plain-text and HTML parts of each mail.
+// and script), and the mails: the form's and the announcements (in
+// templates/mail, apart from the pages).
 var (
 	pageTemplates = htmltemplate.Must(htmltemplate.Must(pages.Layout()).ParseFS(templateFS, "templates/*.html"))
-	mailText      = texttemplate.Must(texttemplate.ParseFS(templateFS, "templates/mail.txt"))
-	mailHTML      = htmltemplate.Must(htmltemplate.New("").ParseFS(templateFS, "templates/mail.html"))
+	mails         = mail.MustParse(templateFS, "templates/mail/mail.txt", "templates/mail/mail.html")
 )
 
 // Service is the subscription: the form's handlers and the mail they
-// send. A nil *Service is a server without mail: its handlers answer that
-// subscriptions are unavailable (503).
+// send, the announcements, and what the digests (package digest) take
+// from it: the store, the signed links of a subscriber's mails, the
+// sender, and the rule for addresses never confirmed. A nil *Service is a
+// server without mail: its handlers answer that subscriptions are
+// unavailable (503).
 type Service struct {
 	cfg     Config
 	store   *Store
-	mailer  Mailer
+	sender  *mail.Sender
 	tok     tokens
 	log     *slog.Logger
 	now     func() time.Time
@@ -46,16 +48,16 @@ type Service struct {
 	// queue holds the form's mails until Run sends them: the answer to a
 	// submission does not wait for the relay, so its timing does not tell
 	// a new address from a known one.
-	queue chan *Message
+	queue chan *mail.Message
 }
 
 // queueLen bounds the form's mails waiting to be sent; past it a mail is
 // refused, logged and counted, never queued without bound.
 const queueLen = 1024
 
-// New returns the subscription service. mailer sends its mail, and must
+// New returns the subscription service. sender sends its mail, and must
 // not be nil (a server without mail has a nil *Service).
-func New(cfg Config, store *Store, mailer Mailer, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Service, error) {
+func New(cfg Config, store *Store, sender *mail.Sender, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,8 +72,8 @@ func New(cfg Config, store *Store, mailer Mailer, log *slog.Logger, reg promethe
 	}, clients.evicted)); err != nil {
 		return nil, fmt.Errorf("register subscribe metrics: %w", err)
 	}
-	return &Service{cfg: cfg, store: store, mailer: mailer, tok: tokens{secret: cfg.Secret, now: now}, log: log, now: now, m: m,
-		clients: clients, queue: make(chan *Message, queueLen)}, nil
+	return &Service{cfg: cfg, store: store, sender: sender, tok: tokens{secret: cfg.Secret, now: now}, log: log, now: now, m: m,
+		clients: clients, queue: make(chan *mail.Message, queueLen)}, nil
 }
 
 // Run sends the form's mails until ctx ends, then those still queued.
@@ -79,14 +81,14 @@ func (s *Service) Run(ctx context.Context) error {
 	for {
 		select {
 		case msg := <-s.queue:
-			s.send(ctx, msg, "form")
+			s.sender.Send(ctx, msg, "form")
 		case <-ctx.Done():
 			drain, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			for {
 				select {
 				case msg := <-s.queue:
-					s.send(drain, msg, "form")
+					s.sender.Send(drain, msg, "form")
 				default:
 					return nil
 				}
@@ -96,69 +98,91 @@ func (s *Service) Run(ctx context.Context) error {
 }
 
 // enqueue hands a form's mail to Run.
-func (s *Service) enqueue(msg *Message) {
+func (s *Service) enqueue(msg *mail.Message) {
 	select {
 	case s.queue <- msg:
 	default:
-		s.m.mails.WithLabelValues("form", "failed").Inc()
+		s.sender.Failed("form")
 		s.log.Error("mail queue full: a confirmation or notice was not sent", "queued", queueLen)
 	}
 }
 
-// send sends msg, logging a failure without the recipient; kind labels
-// the metric.
-func (s *Service) send(ctx context.Context, msg *Message, kind string) bool {
-	if err := s.mailer.Send(ctx, msg); err != nil {
-		s.m.mails.WithLabelValues(kind, "failed").Inc()
-		s.log.Error("mail not sent", "kind", kind, "err", redact(err, msg.To))
+// Store is the subscribers' store.
+func (s *Service) Store() *Store { return s.store }
+
+// Links are the links of a mail to the subscriber under key: the site,
+// and its manage and one-click unsubscribe links, signed for LinkTTL.
+func (s *Service) Links(key string) mail.Links {
+	t := s.tok.make(purposeManage, key, s.cfg.LinkTTL)
+	return mail.Links{Site: s.URL("/"), Manage: s.URL("/subscribe/manage?token=" + t),
+		Unsubscribe: s.URL("/subscribe/unsubscribe?token=" + t)}
+}
+
+// URL is the public address of path ("/zones/.com").
+func (s *Service) URL(path string) string { return s.cfg.base() + path }
+
+// MessageID is a Message-ID on the service's host, for a mail whose ID
+// is the same each time it is sent.
+func (s *Service) MessageID(local string) string { return local + "@" + hostOf(s.cfg.PublicURL) }
+
+// Mail renders the mail named kind of t to sub, with its links, data's
+// fields beside them.
+func (s *Service) Mail(t *mail.Templates, sub *contracts.Subscriber, kind, subject string, data map[string]any) (*mail.Message, error) {
+	return t.Render(sub.Email, kind, subject, s.Links(sub.Key()), data)
+}
+
+// Send sends msg through the service's sender, kind labelling its count,
+// and reports whether it was sent.
+func (s *Service) Send(ctx context.Context, msg *mail.Message, kind string) bool {
+	return s.sender.Send(ctx, msg, kind)
+}
+
+// Expired reports an unconfirmed subscriber whose last confirmation link
+// no longer works at now.
+func (s *Service) Expired(sub *contracts.Subscriber, now time.Time) bool {
+	if sub.Confirmed {
 		return false
 	}
-	s.m.mails.WithLabelValues(kind, "sent").Inc()
-	if o, ok := s.mailer.(*Outbox); ok {
-		s.log.Info("mail written to the outbox, not sent: no SMTP relay is configured", "kind", kind, "dir", o.Dir())
+	last := sub.CreatedAt
+	if sub.FormMailAt != nil {
+		last = *sub.FormMailAt
 	}
-	return true
+	return now.Sub(last) > s.cfg.ConfirmTTL
 }
 
-// links are a subscriber's addresses in a mail or on a page.
-type links struct {
-	Site, Manage, Unsubscribe string
+// DeleteExpired deletes the subscriber under key if it is Expired at now:
+// an address not confirmed in time is not kept.
+func (s *Service) DeleteExpired(ctx context.Context, key string, now time.Time) error {
+	_, err := s.store.Change(ctx, key, func(cur *contracts.Subscriber) (*contracts.Subscriber, error) {
+		if cur == nil || !s.Expired(cur, now) {
+			return nil, bus.ErrUnchanged
+		}
+		return nil, nil
+	})
+	return err
 }
 
-func (s *Service) links(key string) links {
-	t := s.tok.make(purposeManage, key, s.cfg.LinkTTL)
-	return links{Site: s.cfg.base() + "/", Manage: s.cfg.base() + "/subscribe/manage?token=" + t,
-		Unsubscribe: s.cfg.base() + "/subscribe/unsubscribe?token=" + t}
-}
-
-// mail renders the mail named kind (a template of mail.txt and
-// mail.html) to sub, with data's fields beside the links.
-func (s *Service) mail(sub *contracts.Subscriber, kind, subject string, data map[string]any) (*Message, error) {
-	l := s.links(sub.Key())
-	data["Site"], data["Manage"], data["Unsubscribe"], data["Subject"] = l.Site, l.Manage, l.Unsubscribe, subject
-	var text, html bytes.Buffer
-	if err := mailText.ExecuteTemplate(&text, kind, data); err != nil {
-		return nil, err
+func hostOf(publicURL string) string {
+	h := strings.TrimPrefix(strings.TrimPrefix(publicURL, "https://"), "http://")
+	if i := strings.IndexAny(h, ":/"); i >= 0 {
+		h = h[:i]
 	}
-	if err := mailHTML.ExecuteTemplate(&html, kind, data); err != nil {
-		return nil, err
-	}
-	return &Message{To: sub.Email, Subject: subject, Text: text.String(), HTML: html.String(), Unsubscribe: l.Unsubscribe}, nil
+	return h
 }
 
 // confirmation is the mail that asks sub to confirm.
-func (s *Service) confirmation(sub *contracts.Subscriber) (*Message, error) {
-	return s.mail(sub, "confirm", "Confirm your zoneprice subscription", map[string]any{
+func (s *Service) confirmation(sub *contracts.Subscriber) (*mail.Message, error) {
+	return s.Mail(mails, sub, "confirm", "Confirm your zoneprice subscription", map[string]any{
 		"Interests":     interestLabels(sub),
-		"Confirm":       s.cfg.base() + "/subscribe/confirm?token=" + s.tok.make(purposeConfirm, sub.Key(), s.cfg.ConfirmTTL),
+		"Confirm":       s.URL("/subscribe/confirm?token=" + s.tok.make(purposeConfirm, sub.Key(), s.cfg.ConfirmTTL)),
 		"ConfirmWithin": humanDuration(s.cfg.ConfirmTTL),
 	})
 }
 
 // notice tells a confirmed subscriber that someone subscribed the address
 // again.
-func (s *Service) notice(sub *contracts.Subscriber) (*Message, error) {
-	return s.mail(sub, "notice", "You are already subscribed to zoneprice", map[string]any{})
+func (s *Service) notice(sub *contracts.Subscriber) (*mail.Message, error) {
+	return s.Mail(mails, sub, "notice", "You are already subscribed to zoneprice", map[string]any{})
 }
 
 // interestLabels are sub's interests as a person reads them.
@@ -172,7 +196,7 @@ func interestLabels(sub *contracts.Subscriber) []string {
 				n, _ := contracts.NormalizeZone(z)
 				zones[j] = n.Unicode
 			}
-			label = "Price drops of at least " + percent(sub.MinDropPercent) + " in " + strings.Join(zones, ", ") + ", in a daily digest"
+			label = "Price drops of at least " + mail.Percent(sub.MinDropPercent) + " in " + strings.Join(zones, ", ") + ", in a daily digest"
 		}
 		out = append(out, label)
 	}
@@ -193,9 +217,4 @@ func humanDuration(d time.Duration) string {
 		return strconv.Itoa(int(d/time.Hour)) + " hours"
 	}
 	return d.String()
-}
-
-// percent writes p as a person reads it: "12.5%".
-func percent(p float64) string {
-	return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64) + "%"
 }

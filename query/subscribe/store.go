@@ -74,3 +74,9 @@ func (s *Store) All(ctx context.Context) iter.Seq2[*contracts.Subscriber, error]
 		}
 	}
 }
+
+// Follow keeps f in step with the bucket until ctx ends: every
+// subscriber once loaded, then each change (bus.Records.Follow).
+func (s *Store) Follow(ctx context.Context, f bus.Follower[contracts.Subscriber]) error {
+	return s.records.Follow(ctx, bus.FollowConfig{}, f)
+}

@@ -1,15 +1,17 @@
 // Package webhooks keeps subscribers' webhook registrations, with their
 // rules: what a registration may say, how many a key may have, how its
 // signing secrets rotate. The registrations are records of the
-// key-value bucket contracts.WebhooksBucket; an endpoint's recent
+// key-value bucket contracts.WebhooksBucket, and which of them each key
+// has, records of contracts.WebhookOwnersBucket; an endpoint's recent
 // delivery attempts and its test deliveries are on the deliveries'
-// streams (both in package bus). The query pods serve it as the webhook
+// streams (all in package bus). The query pods serve it as the webhook
 // API; zoneprice-admin uses it for the operator's commands; the
 // deliveries themselves are zoneprice-notify's (package query/notify).
 //
-// Every change of a registration goes through the bucket's one
-// compare-and-set loop (bus.Records.Change): notify records an endpoint's
-// failures in the same records.
+// Every change of a record goes through its bucket's one compare-and-set
+// loop (bus.Records.Change): notify records an endpoint's failures in the
+// same records, and a key's limit holds through the compare and set of
+// its record of webhooks (owners.go).
 package webhooks
 
 import (
@@ -64,19 +66,32 @@ type Deliveries interface {
 	Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error)
 }
 
+// Bus is the buckets and streams the store works on, each as the store
+// declares it (package bus has them all).
+type Bus struct {
+	// Webhooks is the registrations (bus.Webhooks).
+	Webhooks Records
+	// Owners is each key's record of its webhooks (bus.WebhookOwners).
+	Owners Owners
+	// Deliveries queues test deliveries and reads attempts
+	// (bus.NewDeliveries).
+	Deliveries Deliveries
+}
+
 // Store reads and writes webhook registrations.
 type Store struct {
 	cfg        Config
 	records    Records
+	owners     Owners
 	deliveries Deliveries
 	now        func() time.Time
+	creates    ownerLocks
 }
 
-// NewStore returns a store of the registrations in records, whose test
-// deliveries and attempts are in deliveries. It needs no bucket until
-// used, so it can be made before the bucket is provisioned.
-func NewStore(cfg Config, records Records, deliveries Deliveries, now func() time.Time) *Store {
-	return &Store{cfg: cfg, records: records, deliveries: deliveries, now: now}
+// NewStore returns a store of the registrations on b. It needs no bucket
+// until used, so it can be made before the buckets are provisioned.
+func NewStore(cfg Config, b Bus, now func() time.Time) *Store {
+	return &Store{cfg: cfg, records: b.Webhooks, owners: b.Owners, deliveries: b.Deliveries, now: now}
 }
 
 // Registration is what a subscriber sends to register a webhook.
@@ -95,9 +110,10 @@ type Created struct {
 	Secret  string
 }
 
-// Create registers a webhook for owner, who may have at most limit. Zones
-// in the filters may be in any form a person types; they are stored
-// canonical. Two creates at once may together pass the limit by one.
+// Create registers a webhook for owner, who may have at most limit, then
+// a *LimitError: exactly, however many creates run at once, on however
+// many pods (owners.go). Zones in the filters may be in any form a person
+// types; they are stored canonical. A refused create writes nothing.
 func (s *Store) Create(ctx context.Context, owner string, r Registration, limit int) (Created, error) {
 	filters, err := normalizeFilters(r.Filters)
 	if err != nil {
@@ -117,14 +133,18 @@ func (s *Store) Create(ctx context.Context, owner string, r Registration, limit 
 	if err := w.Validate(s.cfg.AllowHTTP); err != nil {
 		return Created{}, err
 	}
-	existing, err := s.List(ctx, owner)
+	unlock, err := s.creates.lock(ctx, owner)
 	if err != nil {
 		return Created{}, err
 	}
-	if len(existing) >= limit {
-		return Created{}, &LimitError{Limit: limit}
+	defer unlock()
+	if err := s.claim(ctx, owner, id, limit, now); err != nil {
+		return Created{}, err
 	}
 	if err := s.records.Create(ctx, contracts.WebhookKey(owner, id), &w); err != nil {
+		// The place claimed is given back; should that fail too, List
+		// gives it back later (forgetDangling).
+		_ = s.release(context.WithoutCancel(ctx), owner, id)
 		return Created{}, err
 	}
 	return Created{Webhook: w, Secret: secret}, nil
@@ -159,6 +179,11 @@ func (s *Store) List(ctx context.Context, owner string) ([]contracts.Webhook, er
 	out, err := s.list(ctx, filter)
 	if err != nil {
 		return nil, err
+	}
+	if owner != "" {
+		if err := s.forgetDangling(ctx, owner, out); err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(out, func(a, b contracts.Webhook) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -329,8 +354,9 @@ func (s *Store) RotateSecret(ctx context.Context, owner, id string) (Created, er
 	return Created{Webhook: w, Secret: secret}, nil
 }
 
-// Delete removes owner's webhook id. Deliveries already queued for it are
-// dropped by notify, which finds no registration.
+// Delete removes owner's webhook id, and then its place in the key's
+// limit. Deliveries already queued for it are dropped by notify, which
+// finds no registration.
 func (s *Store) Delete(ctx context.Context, owner, id string) error {
 	if !contracts.ValidWebhookID(id) {
 		return ErrNotFound
@@ -344,7 +370,13 @@ func (s *Store) Delete(ctx context.Context, owner, id string) error {
 	if errors.Is(err, bus.ErrNoBucket) {
 		return ErrNotFound
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// The webhook is gone whatever comes next; a place of the limit not
+	// given back here is given back by List later (forgetDangling).
+	_ = s.release(ctx, owner, id)
+	return nil
 }
 
 // The number of attempts Attempts returns: by default, and at most (all
@@ -355,18 +387,19 @@ const (
 )
 
 // Attempts returns the last n recorded delivery attempts of webhook id,
-// newest first. The caller has checked that the webhook is the client's.
+// newest first by their own At: an attempt is recorded when it ends, so
+// a slow one is recorded after attempts begun later. Attempts begun at
+// the same instant come in the order they were recorded, the last first.
+// The caller has checked that the webhook is the client's.
 func (s *Store) Attempts(ctx context.Context, id string, n int) ([]contracts.DeliveryAttempt, error) {
 	n = min(max(n, 1), MaxAttempts)
 	all, err := s.deliveries.Attempts(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]contracts.DeliveryAttempt, 0, min(len(all), n))
-	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
-		out = append(out, all[i])
-	}
-	return out, nil
+	slices.Reverse(all)
+	slices.SortStableFunc(all, func(a, b contracts.DeliveryAttempt) int { return b.At.Compare(a.At) })
+	return all[:min(len(all), n)], nil
 }
 
 // pingMessage is what a test delivery says.

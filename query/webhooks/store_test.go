@@ -2,10 +2,14 @@ package webhooks_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -119,12 +123,63 @@ func TestOwnersApart(t *testing.T) {
 	}
 }
 
+// TestLimitCountsWhatIsRegistered: a key's limit counts the webhooks it
+// registered before keys had a record of them, and a place held by a
+// registration that is gone (a pod stopped between a deletion's two
+// writes) is given back by the key's next list once it is old enough.
+func TestLimitCountsWhatIsRegistered(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s, js := newStore(t, func() time.Time { return now })
+	ctx := context.Background()
+	// Registered by an earlier version: no record of the key's webhooks.
+	old := &contracts.Webhook{ID: "wh_00000000000000aa", Owner: owner, URL: registration.URL, Events: registration.Events,
+		Secrets: []contracts.WebhookSecret{{Secret: "whsec_" + strings.Repeat("A", 43) + "="}}, CreatedAt: now, UpdatedAt: now}
+	if err := bus.Webhooks(js).Create(ctx, contracts.WebhookKey(owner, old.ID), old); err != nil {
+		t.Fatal(err)
+	}
+	var le *webhooks.LimitError
+	if _, err := s.Create(ctx, owner, registration, 1); !errors.As(err, &le) {
+		t.Fatalf("a create beside the earlier registration with a limit of 1: %v, want a LimitError", err)
+	}
+	c, err := s.Create(ctx, owner, registration, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The registration goes, its place stays (the deletion's second
+	// write never came).
+	if err := bus.Webhooks(js).Delete(ctx, contracts.WebhookKey(owner, c.Webhook.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, owner, registration, 2); !errors.As(err, &le) {
+		t.Fatalf("a create while the place is held: %v, want a LimitError", err)
+	}
+	for _, tt := range []struct {
+		after time.Duration
+		freed bool
+	}{{time.Minute, false}, {10 * time.Minute, true}} {
+		now = now.Add(tt.after)
+		if list, err := s.List(ctx, owner); err != nil || len(list) != 1 {
+			t.Fatalf("list: %v %v", list, err)
+		}
+		_, err := s.Create(ctx, owner, registration, 2)
+		if freed := err == nil; freed != tt.freed || err != nil && !errors.As(err, &le) {
+			t.Errorf("a create %v later: %v; want the place given back: %v", tt.after, err, tt.freed)
+		}
+	}
+}
+
+// newStore is a store on a new JetStream with the clock now.
+func newStore(t *testing.T, now func() time.Time) (*webhooks.Store, jetstream.JetStream) {
+	t.Helper()
+	_, js := bustest.Provisioned(t)
+	return webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, now), js
+}
+
 // storeWithOne is a store on a new JetStream with the clock now, holding
 // one webhook of owner's.
 func storeWithOne(t *testing.T, now func() time.Time) (*webhooks.Store, webhooks.Created) {
 	t.Helper()
-	_, js := bustest.Provisioned(t)
-	s := webhooks.NewStore(webhooks.Config{}, bus.Webhooks(js), bus.NewDeliveries(js), now)
+	s, _ := newStore(t, now)
 	c, err := s.Create(context.Background(), owner, registration, 1)
 	if err != nil {
 		t.Fatal(err)

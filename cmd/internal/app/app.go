@@ -278,7 +278,8 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 		return nil, nil, err
 	}
 	hooks := newWebhooks(q.Webhooks, js)
-	subs, err := q.Subscribe.Service(js, log.With("part", "subscribe"), reg)
+	subsLog := log.With("part", "subscribe")
+	subs, err := q.Subscribe.Service(js, subsLog, reg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -290,8 +291,8 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	parts := []func(context.Context) error{srv.Run, keys.Run}
 	if subs != nil {
 		parts = append(parts, subs.Run)
-		if q.Subscribe.Alerts {
-			parts = append(parts, newAlerts(subs, js).Run)
+		if q.Subscribe.WithDigests {
+			parts = append(parts, newDigests(subs, js, subsLog).Run)
 		}
 	}
 	if q.MetricsAddr != "" {

@@ -69,5 +69,5 @@ func newKeys(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg promet
 // newWebhooks is the query service's store of webhook registrations, of
 // which --webhook-endpoints limits how many a key may have.
 func newWebhooks(cfg webhooks.Config, js jetstream.JetStream) *webhooks.Store {
-	return webhooks.NewStore(cfg, bus.Webhooks(js), bus.NewDeliveries(js), time.Now)
+	return webhooks.NewStore(cfg, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
 }

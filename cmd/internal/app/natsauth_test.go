@@ -515,7 +515,7 @@ func TestNATSPermissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := api.NewServer(api.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, bus.Webhooks(reader.js), bus.NewDeliveries(reader.js), time.Now), log, reg, reg)
+		srv, err := api.NewServer(api.DefaultConfig(), cons, keys, webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(reader.js), Owners: bus.WebhookOwners(reader.js), Deliveries: bus.NewDeliveries(reader.js)}, time.Now), log, reg, reg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,7 +565,7 @@ func TestNATSPermissions(t *testing.T) {
 	})
 
 	t.Run("zoneprice-admin manages webhooks", func(t *testing.T) {
-		store := webhooks.NewStore(webhooks.Config{}, bus.Webhooks(reader.js), bus.NewDeliveries(reader.js), time.Now)
+		store := webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(reader.js), Owners: bus.WebhookOwners(reader.js), Deliveries: bus.NewDeliveries(reader.js)}, time.Now)
 		created, err := store.Create(ctx, "4d930e71934acb20", webhooks.Registration{URL: "https://hooks.example.com/",
 			Events: []contracts.EventType{contracts.EventPing}}, 1)
 		if err != nil {

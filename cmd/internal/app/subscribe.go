@@ -19,6 +19,8 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
+	"github.com/zoneprice/zoneprice/query/digest"
+	"github.com/zoneprice/zoneprice/query/mail"
 	"github.com/zoneprice/zoneprice/query/subscribe"
 )
 
@@ -28,10 +30,13 @@ import (
 // environment or files only.
 type SubscribeFlags struct {
 	Config subscribe.Config
-	// Alerts runs the price-drop digests beside the query service (the
-	// all-in-one's choice).
-	Alerts bool
-	// Names are the flags that set Config's fields.
+	// Mail is how the mails leave.
+	Mail mail.Config
+	// WithDigests runs the price-drop digests beside the query service
+	// (the all-in-one's choice).
+	WithDigests bool
+	// Names are the flags that set Config's fields, and Mail's as
+	// "Mail.<field>".
 	Names  FlagNames
 	getenv Env
 	tls    string
@@ -46,25 +51,25 @@ const (
 
 // RegisterSubscribeFlags declares the subscription's flags.
 func RegisterSubscribeFlags(fs *flag.FlagSet, getenv Env) (*SubscribeFlags, error) {
-	f := &SubscribeFlags{Config: subscribe.DefaultConfig(), Names: FlagNames{}, getenv: getenv}
-	c := &f.Config
+	f := &SubscribeFlags{Config: subscribe.DefaultConfig(), Mail: mail.DefaultConfig(), Names: FlagNames{}, getenv: getenv}
+	c, m := &f.Config, &f.Mail
 	StringVar(fs, getenv, &c.PublicURL, "public-url", "ZONEPRICE_PUBLIC_URL", "", "address people reach the service at, which mails link to (https://…)")
 	f.Names.add("PublicURL", "public-url", "ZONEPRICE_PUBLIC_URL")
 	f.Names["Secret"] = subscribeSecretEnv + " or " + subscribeSecretEnv + "_FILE"
-	StringVar(fs, getenv, &c.Mail.From, "mail-from", "ZONEPRICE_MAIL_FROM", "", `sender of the subscription mails ("zoneprice <alerts@example.org>")`)
+	StringVar(fs, getenv, &m.From, "mail-from", "ZONEPRICE_MAIL_FROM", "", `sender of the subscription mails ("zoneprice <alerts@example.org>")`)
 	f.Names.add("Mail.From", "mail-from", "ZONEPRICE_MAIL_FROM")
-	StringVar(fs, getenv, &c.Mail.Host, "smtp-host", "ZONEPRICE_SMTP_HOST", "", "SMTP relay that sends the subscription mails (none: --mail-outbox, or no subscriptions)")
+	StringVar(fs, getenv, &m.Host, "smtp-host", "ZONEPRICE_SMTP_HOST", "", "SMTP relay that sends the subscription mails (none: --mail-outbox, or no subscriptions)")
 	f.Names.add("Mail.Host", "smtp-host", "ZONEPRICE_SMTP_HOST")
-	if err := IntVar(fs, getenv, &c.Mail.Port, "smtp-port", "ZONEPRICE_SMTP_PORT", c.Mail.Port, "SMTP relay's port"); err != nil {
+	if err := IntVar(fs, getenv, &m.Port, "smtp-port", "ZONEPRICE_SMTP_PORT", m.Port, "SMTP relay's port"); err != nil {
 		return nil, err
 	}
 	f.Names.add("Mail.Port", "smtp-port", "ZONEPRICE_SMTP_PORT")
-	StringVar(fs, getenv, &f.tls, "smtp-tls", "ZONEPRICE_SMTP_TLS", string(c.Mail.TLS), "starttls (required), tls (implicit, port 465) or none (a relay on this machine only)")
+	StringVar(fs, getenv, &f.tls, "smtp-tls", "ZONEPRICE_SMTP_TLS", string(m.TLS), "starttls (required), tls (implicit, port 465) or none (a relay on this machine only)")
 	f.Names.add("Mail.TLS", "smtp-tls", "ZONEPRICE_SMTP_TLS")
-	StringVar(fs, getenv, &c.Mail.CAFile, "smtp-ca", "ZONEPRICE_SMTP_CA", "", "PEM file of the CAs to trust for the relay instead of the system's")
+	StringVar(fs, getenv, &m.CAFile, "smtp-ca", "ZONEPRICE_SMTP_CA", "", "PEM file of the CAs to trust for the relay instead of the system's")
 	f.Names.add("Mail.CAFile", "smtp-ca", "ZONEPRICE_SMTP_CA")
 	f.Names["Mail.Username"] = smtpUserEnv
-	StringVar(fs, getenv, &c.Mail.Outbox, "mail-outbox", "ZONEPRICE_MAIL_OUTBOX", "", "without --smtp-host: write each mail to a file in this directory instead")
+	StringVar(fs, getenv, &m.Outbox, "mail-outbox", "ZONEPRICE_MAIL_OUTBOX", "", "without --smtp-host: write each mail to a file in this directory instead")
 	f.Names.add("Mail.Outbox", "mail-outbox", "ZONEPRICE_MAIL_OUTBOX")
 	return f, nil
 }
@@ -74,12 +79,12 @@ func RegisterSubscribeFlags(fs *flag.FlagSet, getenv Env) (*SubscribeFlags, erro
 // listen's port, and a secret made on the first start and kept in
 // dataDir/credentials/subscribe.key (0600), as the NATS seeds are.
 func (f *SubscribeFlags) Local(dataDir, listen string) error {
-	c := &f.Config
-	if c.Mail.Host == "" && c.Mail.Outbox == "" {
-		c.Mail.Outbox = filepath.Join(dataDir, "outbox")
+	c, m := &f.Config, &f.Mail
+	if m.Host == "" && m.Outbox == "" {
+		m.Outbox = filepath.Join(dataDir, "outbox")
 	}
-	if c.Mail.From == "" {
-		c.Mail.From = "zoneprice <zoneprice@localhost.localdomain>"
+	if m.From == "" {
+		m.From = "zoneprice <zoneprice@localhost.localdomain>"
 	}
 	if c.PublicURL == "" {
 		_, port, err := net.SplitHostPort(listen)
@@ -161,9 +166,9 @@ func readOwnerOnly(path string) ([]byte, error) {
 // can be sent (no relay, no outbox): the form then answers that
 // subscriptions are unavailable, which the log says too.
 func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) (*subscribe.Service, error) {
-	c := &f.Config
-	c.Mail.TLS = subscribe.TLSMode(f.tls)
-	if !c.Mail.Enabled() {
+	c, m := &f.Config, &f.Mail
+	m.TLS = mail.TLSMode(f.tls)
+	if !m.Enabled() {
 		log.Info("subscriptions unavailable: no mail is sent without --smtp-host or --mail-outbox; the form answers 503")
 		return nil, nil
 	}
@@ -182,20 +187,27 @@ func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg p
 	if err != nil {
 		return nil, err
 	}
-	c.Mail.Username, c.Mail.Password = user, password
+	m.Username, m.Password = user, password
 	if err := c.Validate(); err != nil {
 		return nil, f.Names.Explain(err)
 	}
-	mailer, err := subscribe.NewMailer(c.Mail, time.Now)
+	if err := m.Validate(); err != nil {
+		return nil, f.Names.Explain(contracts.InField("Mail", err))
+	}
+	mailer, err := mail.New(*m, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("mail: %w", err)
 	}
-	if c.Mail.Host == "" {
-		log.Warn("no SMTP relay: subscription mails are written to the outbox, not sent", "dir", c.Mail.Outbox)
+	if m.Host == "" {
+		log.Warn("no SMTP relay: subscription mails are written to the outbox, not sent", "dir", m.Outbox)
 	} else {
-		log.Info("subscription mails go through the relay", "relay", c.Mail.String())
+		log.Info("subscription mails go through the relay", "relay", m.String())
 	}
-	return subscribe.New(*c, subscribe.NewStore(bus.Subscribers(js)), mailer, log, reg, time.Now)
+	sender, err := mail.NewSender(mailer, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	return subscribe.New(*c, subscribe.NewStore(bus.Subscribers(js)), sender, log, reg, time.Now)
 }
 
 // Digests composes the price-drop digests on js (zoneprice-notify runs
@@ -205,13 +217,13 @@ func (f *SubscribeFlags) Digests(js jetstream.JetStream, log *slog.Logger, reg p
 	if err != nil || s == nil {
 		return nil, err
 	}
-	return newAlerts(s, js).Run, nil
+	return newDigests(s, js, log).Run, nil
 }
 
-// newAlerts is the price-drop digests of s's subscribers, collected by
-// subscribe.AlertsConsumer on js's history stream.
-func newAlerts(s *subscribe.Service, js jetstream.JetStream) *subscribe.Alerts {
-	return subscribe.NewAlerts(s, bus.NewDurable(js, contracts.HistoryStream, bus.AlertsConsumerConfig()), time.Minute)
+// newDigests is the price-drop digests of s's subscribers, collected by
+// digest.AlertsConsumer on js's history stream.
+func newDigests(s *subscribe.Service, js jetstream.JetStream, log *slog.Logger) *digest.Service {
+	return digest.New(s, bus.NewDurable(js, contracts.HistoryStream, bus.AlertsConsumerConfig()), log, time.Now, time.Minute)
 }
 
 // errNoMail is a command that must send mail without a way to.

@@ -58,7 +58,7 @@ func TestSubscribeLocal(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("secret file: %v, %v; want mode 0600", info, err)
 	}
-	if f.Config.PublicURL != "http://localhost:8080" || f.Config.Mail.Outbox != filepath.Join(dir, "outbox") || len(f.Config.Secret) != 64 {
+	if f.Config.PublicURL != "http://localhost:8080" || f.Mail.Outbox != filepath.Join(dir, "outbox") || len(f.Config.Secret) != 64 {
 		t.Errorf("local config: %+v", f.Config)
 	}
 	var logs bytes.Buffer
@@ -76,7 +76,7 @@ func TestSubscribeLocal(t *testing.T) {
 	}
 	// A command beside it finds the same secret and outbox.
 	admin := subscribeFlags(t, map[string]string{"ZONEPRICE_DATA_DIR": dir})
-	if err := admin.UseLocal(); err != nil || !bytes.Equal(admin.Config.Secret, secret) || admin.Config.Mail.Outbox != f.Config.Mail.Outbox {
+	if err := admin.UseLocal(); err != nil || !bytes.Equal(admin.Config.Secret, secret) || admin.Mail.Outbox != f.Mail.Outbox {
 		t.Errorf("beside the all-in-one: %+v, %v", admin.Config, err)
 	}
 	if err := os.Chmod(app.LocalSubscribeSecretFile(dir), 0o644); err != nil {
@@ -119,7 +119,7 @@ func TestSubscribeFlags(t *testing.T) {
 	}
 	ok := subscribeFlags(t, map[string]string{"ZONEPRICE_SUBSCRIBE_SECRET_FILE": secret, "ZONEPRICE_SMTP_USERNAME": "u", "ZONEPRICE_SMTP_PASSWORD": "p"},
 		"--smtp-host", "smtp.example", "--mail-from", "a@example.org", "--public-url", "https://zoneprice.example")
-	if svc, err := ok.Service(js, log, prometheus.NewRegistry()); err != nil || svc == nil || ok.Config.Mail.Password != "p" {
+	if svc, err := ok.Service(js, log, prometheus.NewRegistry()); err != nil || svc == nil || ok.Mail.Password != "p" {
 		t.Errorf("a relay: %v, %v", svc, err)
 	}
 }
@@ -189,10 +189,10 @@ func TestSubscribeAsQueryUser(t *testing.T) {
 	page("POST", hs.URL+"/subscribe", url.Values{"csrf": {token[1]}, "email": {"ann@example.org"}, "interests": {"articles", "price-drops"}, "zones": {".com"}, "min_drop": {"0"}})
 	var mail []byte
 	querytest.Until(t, "the confirmation in the outbox", func() bool {
-		files, _ := os.ReadDir(f.Config.Mail.Outbox)
+		files, _ := os.ReadDir(f.Mail.Outbox)
 		for _, e := range files {
 			if !strings.HasPrefix(e.Name(), ".") { // not one being written
-				mail, _ = os.ReadFile(filepath.Join(f.Config.Mail.Outbox, e.Name()))
+				mail, _ = os.ReadFile(filepath.Join(f.Mail.Outbox, e.Name()))
 				return true
 			}
 		}

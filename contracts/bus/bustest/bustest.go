@@ -261,6 +261,24 @@ func Truncate(t testing.TB, srv *server.Server, stream string, value []byte) *se
 	})
 }
 
+// RemoveStream stops srv, moves the named stream's directory out of its
+// store, and starts the server again: the single server's repair of a
+// stream with a message it can no longer read, which neither a restart nor
+// a purge removes. The stream is gone until it is provisioned again.
+func RemoveStream(t testing.TB, srv *server.Server, stream string) *server.Server {
+	t.Helper()
+	store := srv.JetStreamConfig().StoreDir
+	restart := Stop(t, srv)
+	dirs, err := filepath.Glob(filepath.Join(store, "*", "streams", stream))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("no directory of %s under %s: %v", stream, store, err)
+	}
+	if err := os.Rename(dirs[0], filepath.Join(t.TempDir(), stream)); err != nil {
+		t.Fatal(err)
+	}
+	return restart()
+}
+
 // damageBlocks stops srv, has damage change the stream's message blocks
 // (in order), and starts the server again.
 func damageBlocks(t testing.TB, srv *server.Server, stream string, damage func(blks []string)) *server.Server {

@@ -1,4 +1,4 @@
-package subscribe
+package mail
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wneessen/go-mail"
+	gomail "github.com/wneessen/go-mail"
 )
 
 // Message is one mail to one subscriber. Every message carries the
@@ -45,9 +45,9 @@ type Mailer interface {
 	Send(ctx context.Context, msg *Message) error
 }
 
-// NewMailer returns the mailer cfg describes: SMTP to a relay, files in an
+// New returns the mailer cfg describes: SMTP to a relay, files in an
 // outbox, or nil when it describes none. cfg has been validated.
-func NewMailer(cfg MailConfig, now func() time.Time) (Mailer, error) {
+func New(cfg Config, now func() time.Time) (Mailer, error) {
 	from, err := parseFrom(cfg.From)
 	switch {
 	case !cfg.Enabled():
@@ -74,17 +74,6 @@ func NewMailer(cfg MailConfig, now func() time.Time) (Mailer, error) {
 	return &Outbox{dir: cfg.Outbox, from: from, now: now}, nil
 }
 
-func parseFrom(from string) (*netmail.Address, error) {
-	if from == "" {
-		return nil, errors.New("missing: the sender's address, such as zoneprice <alerts@zoneprice.example>")
-	}
-	a, err := netmail.ParseAddress(from)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not an address such as zoneprice <alerts@zoneprice.example>", from)
-	}
-	return a, nil
-}
-
 // compose builds msg as go-mail writes it: RFC 5322 headers (Date,
 // Message-ID, encoded words where needed), multipart/alternative of the
 // text and HTML parts, quoted-printable. With readable (the outbox, which
@@ -92,8 +81,8 @@ func parseFrom(from string) (*netmail.Address, error) {
 // CRLF line ends, so that each link is whole on its line and "=" is not
 // "=3D"; unless a line of it is longer than SMTP's 998 bytes (50 zones of
 // a subscription on one line), which only quoted-printable may carry.
-func compose(msg *Message, from *netmail.Address, now time.Time, readable bool) (*mail.Msg, error) {
-	m := mail.NewMsg()
+func compose(msg *Message, from *netmail.Address, now time.Time, readable bool) (*gomail.Msg, error) {
+	m := gomail.NewMsg()
 	m.FromMailAddress(from)
 	if err := m.To(msg.To); err != nil {
 		return nil, errors.New("the recipient is not an address")
@@ -115,12 +104,12 @@ func compose(msg *Message, from *netmail.Address, now time.Time, readable bool) 
 	}
 	m.SetGenHeader("Auto-Submitted", "auto-generated")
 	m.SetUserAgent("zoneprice")
-	text, enc := msg.Text, mail.EncodingQP
+	text, enc := msg.Text, gomail.EncodingQP
 	if readable && !slices.ContainsFunc(strings.Split(text, "\n"), func(l string) bool { return len(strings.TrimSuffix(l, "\r")) > 998 }) {
-		text, enc = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n"), mail.NoEncoding
+		text, enc = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n"), gomail.NoEncoding
 	}
-	m.SetBodyString(mail.TypeTextPlain, text, mail.WithPartEncoding(enc))
-	m.AddAlternativeString(mail.TypeTextHTML, msg.HTML)
+	m.SetBodyString(gomail.TypeTextPlain, text, gomail.WithPartEncoding(enc))
+	m.AddAlternativeString(gomail.TypeTextHTML, msg.HTML)
 	return m, nil
 }
 
@@ -137,10 +126,10 @@ func randomHex(n int) string {
 // asked (TLSMandatory), authenticates (PLAIN, LOGIN, SCRAM, or what the
 // relay offers), and writes RFC-correct headers and MIME parts.
 type SMTP struct {
-	cfg  MailConfig
+	cfg  Config
 	from *netmail.Address
 	now  func() time.Time
-	// roots replace the system's when MailConfig.CAFile names some.
+	// roots replace the system's when Config.CAFile names some.
 	roots *x509.CertPool
 }
 
@@ -153,22 +142,22 @@ func (s *SMTP) Send(ctx context.Context, msg *Message) error {
 	if err != nil {
 		return err
 	}
-	opts := []mail.Option{mail.WithPort(s.cfg.Port), mail.WithTimeout(s.cfg.Timeout), mail.WithHELO(domainOf(s.from.Address))}
+	opts := []gomail.Option{gomail.WithPort(s.cfg.Port), gomail.WithTimeout(s.cfg.Timeout), gomail.WithHELO(domainOf(s.from.Address))}
 	switch s.cfg.TLS {
 	case TLSStartTLS:
-		opts = append(opts, mail.WithTLSPortPolicy(mail.TLSMandatory))
+		opts = append(opts, gomail.WithTLSPortPolicy(gomail.TLSMandatory))
 	case TLSImplicit:
-		opts = append(opts, mail.WithSSLPort(false))
+		opts = append(opts, gomail.WithSSLPort(false))
 	case TLSNone:
-		opts = append(opts, mail.WithTLSPolicy(mail.NoTLS))
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
 	}
 	if s.roots != nil {
-		opts = append(opts, mail.WithTLSConfig(&tls.Config{ServerName: s.cfg.Host, RootCAs: s.roots, MinVersion: tls.VersionTLS12}))
+		opts = append(opts, gomail.WithTLSConfig(&tls.Config{ServerName: s.cfg.Host, RootCAs: s.roots, MinVersion: tls.VersionTLS12}))
 	}
 	if s.cfg.Username != "" {
-		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover), mail.WithUsername(s.cfg.Username), mail.WithPassword(s.cfg.Password))
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(s.cfg.Username), gomail.WithPassword(s.cfg.Password))
 	}
-	c, err := mail.NewClient(s.cfg.Host, opts...)
+	c, err := gomail.NewClient(s.cfg.Host, opts...)
 	if err != nil {
 		return fmt.Errorf("smtp client: %w", err)
 	}

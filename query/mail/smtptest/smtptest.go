@@ -20,7 +20,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net"
-	"net/mail"
+	netmail "net/mail"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +30,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/zoneprice/zoneprice/query/mail"
 )
 
 // The relay's credentials.
@@ -49,9 +51,9 @@ type Message struct {
 }
 
 // Parse reads the message's headers and body.
-func (m Message) Parse(t testing.TB) *mail.Message {
+func (m Message) Parse(t testing.TB) *netmail.Message {
 	t.Helper()
-	msg, err := mail.ReadMessage(bytes.NewReader(m.Data))
+	msg, err := netmail.ReadMessage(bytes.NewReader(m.Data))
 	if err != nil {
 		t.Fatalf("received mail does not parse: %v", err)
 	}
@@ -98,6 +100,13 @@ func Start(t testing.TB) *Server {
 		<-done
 	})
 	return s
+}
+
+// Config is how a client mails through the relay, from from: STARTTLS
+// with the relay's certificate, authenticated.
+func (s *Server) Config(from string) mail.Config {
+	return mail.Config{From: from, Host: s.Host, Port: s.Port, TLS: mail.TLSStartTLS,
+		Username: Username, Password: Password, CAFile: s.CAFile, Timeout: 10 * time.Second}
 }
 
 // Addr is host:port.

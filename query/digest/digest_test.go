@@ -1,4 +1,4 @@
-package subscribe_test
+package digest_test
 
 import (
 	"context"
@@ -18,12 +18,15 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
+	"github.com/zoneprice/zoneprice/query/digest"
+	"github.com/zoneprice/zoneprice/query/mail"
+	"github.com/zoneprice/zoneprice/query/mail/smtptest"
 	"github.com/zoneprice/zoneprice/query/querytest"
 	"github.com/zoneprice/zoneprice/query/subscribe"
-	"github.com/zoneprice/zoneprice/query/subscribe/smtptest"
 )
 
-// fixture is a service with its relay, bucket and clock, and subscribers.
+// fixture is a subscription with its relay, bucket and clock, and
+// subscribers.
 type fixture struct {
 	svc    *subscribe.Service
 	js     jetstream.JetStream
@@ -43,14 +46,17 @@ func newFixture(t *testing.T) *fixture {
 	clk := querytest.NewClock(day.Add(9 * time.Hour))
 	cfg := subscribe.DefaultConfig()
 	cfg.PublicURL, cfg.Secret = "https://zoneprice.test", []byte(strings.Repeat("s", 32))
-	cfg.Mail = subscribe.MailConfig{From: "zoneprice <alerts@zoneprice.test>", Host: relay.Host, Port: relay.Port, TLS: subscribe.TLSStartTLS,
-		Username: smtptest.Username, Password: smtptest.Password, CAFile: relay.CAFile, Timeout: 10 * time.Second}
-	mailer, err := subscribe.NewMailer(cfg.Mail, clk.Now)
+	mailer, err := mail.New(relay.Config("zoneprice <alerts@zoneprice.test>"), clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{js: js, relay: relay, clock: clk, mailer: &refusing{Mailer: mailer}, log: &querytest.LogBuffer{}}
-	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), f.mailer, slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry(), clk.Now)
+	log, reg := slog.New(slog.NewJSONHandler(f.log, nil)), prometheus.NewRegistry()
+	sender, err := mail.NewSender(f.mailer, log, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := subscribe.New(cfg, subscribe.NewStore(bus.Subscribers(js)), sender, log, reg, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +71,11 @@ func newFixture(t *testing.T) *fixture {
 // refusing is the relay's mailer, or a relay that refuses every mail
 // while refuse is set.
 type refusing struct {
-	subscribe.Mailer
+	mail.Mailer
 	refuse atomic.Bool
 }
 
-func (r *refusing) Send(ctx context.Context, msg *subscribe.Message) error {
+func (r *refusing) Send(ctx context.Context, msg *mail.Message) error {
 	if r.refuse.Load() {
 		return errors.New("451 4.3.0 try again later")
 	}
@@ -106,11 +112,11 @@ func (f *fixture) get(t *testing.T, email string) *contracts.Subscriber {
 	return &sub
 }
 
-// runAlerts runs the digests until the returned stop is called or the
+// runDigests runs the digests until the returned stop is called or the
 // test ends, once the history consumer exists.
-func (f *fixture) runAlerts(t *testing.T) (stop func()) {
+func (f *fixture) runDigests(t *testing.T) (stop func()) {
 	t.Helper()
-	a := subscribe.NewAlerts(f.svc, bus.NewDurable(f.js, contracts.HistoryStream, bus.AlertsConsumerConfig()), 10*time.Millisecond)
+	a := digest.New(f.svc, bus.NewDurable(f.js, contracts.HistoryStream, bus.AlertsConsumerConfig()), slog.New(slog.NewJSONHandler(f.log, nil)), f.clock.Now, 10*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
@@ -119,13 +125,13 @@ func (f *fixture) runAlerts(t *testing.T) (stop func()) {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
-				t.Errorf("alerts: %v", err)
+				t.Errorf("digests: %v", err)
 			}
 		})
 	}
 	t.Cleanup(stop)
-	querytest.Until(t, "the alerts consumer", func() bool {
-		_, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+	querytest.Until(t, "the digests' consumer", func() bool {
+		_, err := f.js.Consumer(context.Background(), contracts.HistoryStream, digest.AlertsConsumer)
 		return err == nil
 	})
 	return stop
@@ -169,7 +175,7 @@ func TestDigest(t *testing.T) {
 	f.put(t, "carol@example.org", true, 50, com, contracts.InterestPriceDrops)            // above her threshold
 	f.put(t, "dave@example.org", true, 5, []string{".net"}, contracts.InterestPriceDrops) // another zone
 	f.put(t, "erin@example.org", true, 5, com, contracts.InterestArticles)                // no drops
-	stop := f.runAlerts(t)
+	stop := f.runDigests(t)
 
 	morning := day.Add(8 * time.Hour)
 	f.change(t, "porkbun", ".com", morning, 1000, 900)                // -10%
@@ -185,7 +191,7 @@ func TestDigest(t *testing.T) {
 	// acknowledged every change: one stopped with a change in hand leaves
 	// it to be collected again after the consumer's AckWait.)
 	querytest.Until(t, "every change acknowledged", func() bool {
-		c, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+		c, err := f.js.Consumer(context.Background(), contracts.HistoryStream, digest.AlertsConsumer)
 		if err != nil {
 			return false
 		}
@@ -194,7 +200,7 @@ func TestDigest(t *testing.T) {
 	})
 	stop()
 	f.change(t, "dynadot", ".com", morning.Add(3*time.Hour), 2000, 1000) // -50%
-	f.runAlerts(t)
+	f.runDigests(t)
 	querytest.Until(t, "the drop stored during the restart", func() bool {
 		return len(f.get(t, "ann@example.org").Pending) == 3 && len(f.get(t, "carol@example.org").Pending) == 1
 	})
@@ -220,10 +226,13 @@ func TestDigest(t *testing.T) {
 		m.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" || !strings.HasPrefix(m.Header.Get("List-Unsubscribe"), "<https://zoneprice.test/subscribe/unsubscribe?token=") {
 		t.Errorf("digest headers: %v", m.Header)
 	}
-	for _, want := range []string{"porkbun", "inwx", "dynadot", "10.00 USD -> 9.00 USD (-10%)", "(-50%)", "https://zoneprice.test/zones/.com", "/subscribe/manage?token="} {
+	for _, want := range []string{"porkbun", "inwx", "dynadot", ".com at porkbun: register 10.00 USD -> 9.00 USD (-10%)", "(-50%)", "https://zoneprice.test/zones/.com", "/subscribe/manage?token="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("digest text lacks %q:\n%s", want, text)
 		}
+	}
+	if !strings.Contains(html, "<td>porkbun</td><td>register</td><td>10.00 USD</td>") {
+		t.Errorf("digest HTML lacks porkbun's drop with its operation:\n%s", html)
 	}
 	for _, absent := range []string{"sample-alpha", "openprovider", "joker", ".org"} {
 		if strings.Contains(text, absent) || strings.Contains(html, absent) {
@@ -251,36 +260,13 @@ func TestDigest(t *testing.T) {
 	}
 }
 
-func TestAnnounce(t *testing.T) {
-	f := newFixture(t)
-	f.put(t, "ann@example.org", true, 0, nil, contracts.InterestArticles)
-	f.put(t, "bob@example.org", false, 0, nil, contracts.InterestArticles) // not confirmed
-	f.put(t, "carol@example.org", true, 0, nil, contracts.InterestAPIUpdates)
-	res, err := f.svc.Announce(context.Background(), subscribe.Announcement{Interest: contracts.InterestArticles,
-		Subject: "New: the renewal trap", Body: "First paragraph.\n\nSecond <paragraph>."})
-	if err != nil || res != (subscribe.AnnounceResult{Sent: 1}) {
-		t.Fatalf("Announce: %+v, %v; want one sent", res, err)
-	}
-	msgs := f.relay.Messages()
-	if len(msgs) != 1 || msgs[0].To[0] != "ann@example.org" {
-		t.Fatalf("mails %v, want one to ann", msgs)
-	}
-	text, html := msgs[0].Parts(t)
-	if !strings.Contains(text, "Second <paragraph>.") || !strings.Contains(html, "<p>Second &lt;paragraph&gt;.</p>") || !strings.Contains(text, "Unsubscribe: https://zoneprice.test/subscribe/unsubscribe?token=") {
-		t.Errorf("announcement:\n%s\n%s", text, html)
-	}
-	if _, err := f.svc.Announce(context.Background(), subscribe.Announcement{Interest: contracts.InterestPriceDrops, Subject: "x", Body: "y"}); err == nil {
-		t.Error("an announcement to price-drops subscribers was accepted")
-	}
-}
-
 // TestDigestRefused: a digest the relay refuses is put back, and sent
 // whole at the next try.
 func TestDigestRefused(t *testing.T) {
 	f := newFixture(t)
 	f.put(t, "ann@example.org", true, 5, []string{".com"}, contracts.InterestPriceDrops)
 	f.mailer.refuse.Store(true)
-	f.runAlerts(t)
+	f.runDigests(t)
 	f.change(t, "porkbun", ".com", day.Add(8*time.Hour), 1000, 900)
 	f.change(t, "inwx", ".com", day.Add(9*time.Hour), 1000, 800)
 	querytest.Until(t, "two drops", func() bool { return len(f.get(t, "ann@example.org").Pending) == 2 })
@@ -314,7 +300,7 @@ func TestDigestRefused(t *testing.T) {
 func TestStopHandsBack(t *testing.T) {
 	f := newFixture(t)
 	f.put(t, "ann@example.org", true, 5, []string{".com"}, contracts.InterestPriceDrops)
-	stop := f.runAlerts(t)
+	stop := f.runDigests(t)
 	// More than a digest keeps one by one (MaxPendingDrops): past it a
 	// change delivered again is counted once too.
 	const n = contracts.MaxPendingDrops + 10
@@ -326,7 +312,7 @@ func TestStopHandsBack(t *testing.T) {
 		ann := f.get(t, "ann@example.org")
 		return len(ann.Pending) + ann.PendingMore
 	}
-	cons, err := f.js.Consumer(context.Background(), contracts.HistoryStream, subscribe.AlertsConsumer)
+	cons, err := f.js.Consumer(context.Background(), contracts.HistoryStream, digest.AlertsConsumer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +328,7 @@ func TestStopHandsBack(t *testing.T) {
 		}
 		querytest.Until(t, "a drop collected", func() bool { return collected() > got || redelivered() })
 		stop()
-		stop = f.runAlerts(t)
+		stop = f.runDigests(t)
 		querytest.Until(t, "the restarted process collecting", func() bool { return collected() > got+1 || redelivered() })
 	}
 	querytest.Until(t, "every drop collected", func() bool { return collected() == n })
