@@ -14,10 +14,11 @@ type Role string
 
 const (
 	// RoleIngest provisions the streams and buckets, publishes prices,
-	// changes, zone metadata and rates of any source, reads the state and
-	// history streams, and answers zoneprice-admin's republish request.
-	// The cluster's ingesters are narrower: each publishes its own
-	// registrars' subjects only (accounts.conf's INGEST_ users).
+	// changes, zone metadata, rates and registrar statuses of any source,
+	// reads the state and history streams, and answers zoneprice-admin's
+	// republish request. The cluster's ingesters are narrower: each
+	// publishes its own registrars' subjects only (accounts.conf's INGEST_
+	// users).
 	RoleIngest Role = "ingest"
 	// RoleAdmin provisions, and manages the API keys and the webhooks; it
 	// reads the subscribers to announce to them, reads the whole state
@@ -105,7 +106,7 @@ func PermissionsOf(role Role) Permissions {
 	case RoleIngest:
 		publish = slices.Concat(provision(), read(contracts.StateStream), read(contracts.HistoryStream), []string{
 			contracts.PriceSubjectPrefix + ">", contracts.ChangeSubjectPrefix + ">",
-			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">",
+			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">", contracts.StatusSubjectPrefix + ">",
 			directGet(contracts.StateStream),
 		})
 		p.Subscribe = append(p.Subscribe, contracts.RepublishSubject)
