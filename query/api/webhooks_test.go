@@ -470,6 +470,37 @@ func TestWebhookLimit(t *testing.T) {
 	w.create(t, w.pro, registration)
 }
 
+// TestWebhookInternalAddressesRefused: a URL whose host is an internal
+// address, however it is spelt, is refused at registration and in a
+// change, naming url; a public address, and any name, are taken (a name
+// is checked when a delivery connects, after DNS resolution).
+func TestWebhookInternalAddressesRefused(t *testing.T) {
+	w := startWebhookPod(t, "pro=100")
+	body := func(url string) string { return `{"url":"` + url + `","events":["ping"]}` }
+	for _, url := range []string{
+		"https://127.0.0.1/", "https://127.0.0.1./", "https://127.1/", "https://2130706433/", "https://0x7f000001/",
+		"https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://１２７.０.０.１/", "https://127.0.0.1:443/hook",
+		"https://10.0.0.5/", "https://172.16.0.1/", "https://192.168.1.1/", "https://100.64.0.1/",
+		"https://169.254.169.254/latest/meta-data/", "https://0.0.0.0/", "https://0/", "https://224.0.0.1/",
+		"https://255.255.255.255/", "https://192.0.2.1/",
+		"https://[::1]/", "https://[::]/", "https://[::ffff:127.0.0.1]/", "https://[::ffff:a9fe:a9fe]/",
+		"https://[fe80::1%25eth0]/", "https://[fc00::1]/", "https://[fd12:3456::1]/", "https://[64:ff9b::a9fe:a9fe]/",
+		"https://[2002:a9fe:a9fe::1]/", "https://[2001:db8::1]/", "https://[ff02::1]/",
+	} {
+		resp, b := w.as(t, w.pro, http.MethodPost, "/api/webhooks", body(url))
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"param":"url"`) {
+			t.Errorf("%s: %d %s, want 400 naming url", url, resp.StatusCode, b)
+		}
+	}
+	var kept webhookJSON
+	for _, url := range []string{"https://93.184.216.34/hook", "https://[2606:4700:4700::1111]/", "https://hooks.example.com/",
+		"https://127.0.0.1.nip.io/", "https://0x7f.example/", "https://1.1.1.1:443/"} {
+		kept = w.create(t, w.pro, body(url))
+	}
+	resp, b := w.as(t, w.pro, http.MethodPatch, "/api/webhooks/"+kept.ID, `{"url":"https://[::ffff:10.0.0.1]/"}`)
+	wantProblem(t, resp, b, http.StatusBadRequest, contracts.CodeInvalidBody, "url")
+}
+
 // TestWebhookLimitUnderConcurrency: 200 creates at once with a key that
 // may have 5, spread over two pods, make exactly 5 webhooks; every other
 // create is the tier's problem, and leaves nothing behind: no record, no

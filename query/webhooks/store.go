@@ -19,9 +19,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
+
+	"code.dny.dev/ssrf"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -48,6 +51,15 @@ func (e *LimitError) Error() string {
 type Config struct {
 	// AllowHTTP accepts plain http URLs; otherwise only https.
 	AllowHTTP bool
+	// AllowLoopback accepts URLs whose host is a loopback address, for
+	// tests and local development, as notify's Config.AllowLoopback
+	// delivers to them. Never in production.
+	AllowLoopback bool
+	// AllowPrefixes accepts URLs whose host is an address in these
+	// networks although they are internal, as notify's
+	// Config.AllowPrefixes delivers to them: for tests on a private
+	// container network. Never in production.
+	AllowPrefixes []netip.Prefix
 }
 
 // Records is the bucket of registrations, contracts.WebhooksBucket
@@ -85,13 +97,14 @@ type Store struct {
 	owners     Owners
 	deliveries Deliveries
 	now        func() time.Time
+	guard      *ssrf.Guardian
 	creates    ownerLocks
 }
 
 // NewStore returns a store of the registrations on b. It needs no bucket
 // until used, so it can be made before the buckets are provisioned.
 func NewStore(cfg Config, b Bus, now func() time.Time) *Store {
-	return &Store{cfg: cfg, records: b.Webhooks, owners: b.Owners, deliveries: b.Deliveries, now: now}
+	return &Store{cfg: cfg, records: b.Webhooks, owners: b.Owners, deliveries: b.Deliveries, now: now, guard: newGuard(cfg)}
 }
 
 // Registration is what a subscriber sends to register a webhook.
@@ -130,7 +143,7 @@ func (s *Store) Create(ctx context.Context, owner string, r Registration, limit 
 	now := s.now().UTC()
 	w := contracts.Webhook{ID: id, Owner: owner, URL: r.URL, Events: r.Events, Filters: filters, Description: r.Description,
 		Paused: r.Paused, Secrets: []contracts.WebhookSecret{{Secret: secret}}, CreatedAt: now, UpdatedAt: now}
-	if err := w.Validate(s.cfg.AllowHTTP); err != nil {
+	if err := s.validate(&w); err != nil {
 		return Created{}, err
 	}
 	unlock, err := s.creates.lock(ctx, owner)
@@ -312,8 +325,23 @@ func (s *Store) Patch(ctx context.Context, owner, id string, p Patch) (contracts
 		if p.Enable {
 			w.Disabled, w.FailingSince = nil, nil
 		}
-		return w.Validate(s.cfg.AllowHTTP)
+		if p.URL == nil {
+			// A URL registered before addresses were checked stays
+			// (notify refuses to connect to it): the subscriber may
+			// change the rest.
+			return w.Validate(s.cfg.AllowHTTP)
+		}
+		return s.validate(w)
 	})
+}
+
+// validate reports the first problem with registration w, naming the
+// field: the registration's own rules, then the URL's address.
+func (s *Store) validate(w *contracts.Webhook) error {
+	if err := w.Validate(s.cfg.AllowHTTP); err != nil {
+		return err
+	}
+	return s.checkAddress(w.URL)
 }
 
 // Disable stops deliveries to owner's webhook id, for the operator, with
