@@ -14,19 +14,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/querytest"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // webhookPod is a pod with keys and webhooks on a provisioned JetStream,
 // and keys of each kind the webhook API tells apart.
 type webhookPod struct {
 	*pod
-	js  jetstream.JetStream
-	cfg *api.Config
+	js    jetstream.JetStream
+	cfg   *api.Config
+	hooks webhooks.Config
 	// pro and other are two subscribers whose tier has webhooks; free is
 	// a key of a tier without.
 	pro, other, free createdKey
@@ -36,6 +39,12 @@ type webhookPod struct {
 func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
+	return startWebhookPodOn(t, js, endpoints, webhooks.Config{})
+}
+
+// startWebhookPodOn starts it on js, its store configured by hooks.
+func startWebhookPodOn(t *testing.T, js jetstream.JetStream, endpoints string, hooks webhooks.Config) *webhookPod {
+	t.Helper()
 	publish(t, js, baseEvents()...)
 	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
 	if err != nil {
@@ -47,8 +56,8 @@ func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 	if cfg.Limits.WebhookEndpoints, err = access.ParseEndpoints(endpoints); err != nil {
 		t.Fatal(err)
 	}
-	w.cfg = cfg
-	w.pod = startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true})
+	w.cfg, w.hooks = cfg, hooks
+	w.pod = startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true, hooks: hooks})
 	return w
 }
 
@@ -56,7 +65,7 @@ func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 // logging to log (nil discards).
 func (w *webhookPod) another(t *testing.T, log *slog.Logger) *pod {
 	t.Helper()
-	return startPod(t, w.js, podConfig{cfg: w.cfg, runKeys: true, webhooks: true, log: log})
+	return startPod(t, w.js, podConfig{cfg: w.cfg, runKeys: true, webhooks: true, hooks: w.hooks, log: log})
 }
 
 // as makes a request with k's key.
@@ -259,7 +268,7 @@ func TestWebhookLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg, err := s.GetLastMsgForSubject(ctx, contracts.DeliverySubject(created.ID))
+		msg, err := s.GetLastMsgForSubject(ctx, contracts.DeliverySubject(w.pro.id, created.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -554,6 +563,66 @@ func TestWebhookLimitUnderConcurrency(t *testing.T) {
 	// The bucket's stream has no consumer a create left behind (the list
 	// above deleted its own when it ended).
 	waitConsumers(t, w.js, "KV_"+contracts.WebhooksBucket, 0)
+}
+
+// TestWebhookPingsCapped: pings at once to one endpoint queue exactly as
+// many as the stream keeps for one, pings to the key's other endpoint
+// exactly as many as the key may still have waiting; every other ping is
+// 429 delivery-queue-full with Retry-After, and queues nothing.
+func TestWebhookPingsCapped(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	cfg := bus.DeliveriesConfig(bus.Options{})
+	cfg.MaxMsgsPerSubject = 3
+	if _, err := js.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	w := startWebhookPodOn(t, js, "pro=5", webhooks.Config{MaxQueuedPerKey: 5})
+	a, b := w.create(t, w.pro, registration), w.create(t, w.pro, registration)
+	doc := openapitest.Load(t)
+	refusal, err := doc.Response(http.MethodPost, "/api/webhooks/{id}/test", http.StatusTooManyRequests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		webhook  string
+		accepted int
+	}{{a.ID, 3}, {b.ID, 2}} {
+		const pings = 20
+		statuses := make([]int, pings)
+		var wg sync.WaitGroup
+		for i := range pings {
+			wg.Go(func() {
+				resp, body := w.as(t, w.pro, http.MethodPost, "/api/webhooks/"+tt.webhook+"/test", "")
+				statuses[i] = resp.StatusCode
+				if resp.StatusCode == http.StatusTooManyRequests {
+					var p contracts.Problem
+					if err := json.Unmarshal(body, &p); err != nil || p.Code != contracts.CodeDeliveryQueueFull || resp.Header.Get("Retry-After") != "60" {
+						t.Errorf("a refused ping: %s, Retry-After %q", body, resp.Header.Get("Retry-After"))
+					}
+					for _, err := range doc.Validate(refusal, resp, body, openapitest.Check{}) {
+						t.Errorf("a refused ping against the OpenAPI document: %v", err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		accepted := 0
+		for _, st := range statuses {
+			switch st {
+			case http.StatusAccepted:
+				accepted++
+			case http.StatusTooManyRequests:
+			default:
+				t.Errorf("a ping: %d", st)
+			}
+		}
+		if accepted != tt.accepted {
+			t.Errorf("%d pings of %d to %s accepted, want %d", accepted, pings, tt.webhook, tt.accepted)
+		}
+	}
+	if n, err := bus.NewDeliveries(js).Queued(context.Background(), w.pro.id); err != nil || n != 5 {
+		t.Errorf("the key has %d deliveries waiting (%v), want 5", n, err)
+	}
 }
 
 // waitConsumers waits until stream has want consumers.

@@ -15,6 +15,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,22 @@ var (
 	ErrConflict = bus.ErrConflict
 )
 
+// QueueFullError is a test delivery refused because as many deliveries
+// wait for the endpoint, or for all of the key's endpoints, as may.
+type QueueFullError struct {
+	// Endpoint is true when the endpoint has no room, false when the key
+	// has none.
+	Endpoint bool
+	Limit    int
+}
+
+func (e *QueueFullError) Error() string {
+	if e.Endpoint {
+		return fmt.Sprintf("%d deliveries already wait for this endpoint, as many as may", e.Limit)
+	}
+	return fmt.Sprintf("%d deliveries already wait for this key's endpoints together, as many as may", e.Limit)
+}
+
 // LimitError is a new webhook beyond the number the owner may register.
 type LimitError struct{ Limit int }
 
@@ -60,6 +77,10 @@ type Config struct {
 	// Config.AllowPrefixes delivers to them: for tests on a private
 	// container network. Never in production.
 	AllowPrefixes []netip.Prefix
+	// MaxQueuedPerKey is how many deliveries may wait for one key's
+	// endpoints before a ping is refused; zero is
+	// contracts.MaxQueuedPerKey.
+	MaxQueuedPerKey int
 }
 
 // Records is the bucket of registrations, contracts.WebhooksBucket
@@ -71,9 +92,11 @@ type Records interface {
 	List(ctx context.Context, filter string, loadTimeout time.Duration) ([]bus.Entry[contracts.Webhook], error)
 }
 
-// Deliveries is where a test delivery is queued and an endpoint's
-// attempts are read (bus.NewDeliveries).
+// Deliveries is where a test delivery is queued, after counting what
+// waits for the key's endpoints, and an endpoint's attempts are read
+// (bus.NewDeliveries).
 type Deliveries interface {
+	Queued(ctx context.Context, owner string) (int, error)
 	Queue(ctx context.Context, d bus.Delivery) error
 	Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error)
 }
@@ -98,7 +121,8 @@ type Store struct {
 	deliveries Deliveries
 	now        func() time.Time
 	guard      *ssrf.Guardian
-	creates    ownerLocks
+	// creates and pings take one key's creates, and its pings, in turn.
+	creates, pings ownerLocks
 }
 
 // NewStore returns a store of the registrations on b. It needs no bucket
@@ -434,10 +458,27 @@ func (s *Store) Attempts(ctx context.Context, id string, n int) ([]contracts.Del
 const pingMessage = "a test delivery from zoneprice, as asked for with POST /api/webhooks/{id}/test"
 
 // Ping queues a test delivery (event ping) to owner's webhook id and
-// returns its delivery id (its webhook-id header).
+// returns its delivery id (its webhook-id header). A ping for an endpoint
+// or a key whose deliveries waiting are at their cap is a
+// *QueueFullError: the endpoint's cap is the stream's and holds exactly;
+// the key's is counted first, with the key's pings in turn in this
+// process, so that pods at once may pass it by one each.
 func (s *Store) Ping(ctx context.Context, owner, id string) (string, error) {
 	if _, err := s.Get(ctx, owner, id); err != nil {
 		return "", err
+	}
+	unlock, err := s.pings.lock(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	limit := cmp.Or(s.cfg.MaxQueuedPerKey, contracts.MaxQueuedPerKey)
+	queued, err := s.deliveries.Queued(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	if queued >= limit {
+		return "", &QueueFullError{Limit: limit}
 	}
 	delivery, err := contracts.NewPingDeliveryID()
 	if err != nil {
@@ -448,7 +489,11 @@ func (s *Store) Ping(ctx context.Context, owner, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.deliveries.Queue(ctx, bus.Delivery{Webhook: id, ID: delivery, Event: contracts.EventPing, Body: body}); err != nil {
+	err = s.deliveries.Queue(ctx, bus.Delivery{Owner: owner, Webhook: id, ID: delivery, Event: contracts.EventPing, Body: body})
+	if errors.Is(err, bus.ErrEndpointFull) {
+		return "", &QueueFullError{Endpoint: true, Limit: contracts.MaxQueuedPerEndpoint}
+	}
+	if err != nil {
 		return "", err
 	}
 	return delivery, nil
