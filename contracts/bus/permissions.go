@@ -26,7 +26,8 @@ const (
 	// republish. It publishes no data. accounts.conf's ADMIN.
 	RoleAdmin Role = "admin"
 	// RoleQuery reads the state and history streams, follows the keys,
-	// serves the webhook API (registrations, test deliveries, attempts)
+	// serves the webhook API (registrations, test deliveries after
+	// counting the key's deliveries waiting, attempts)
 	// and the subscription form's record of one address. accounts.conf's
 	// QUERY.
 	RoleQuery Role = "query"
@@ -118,7 +119,7 @@ func PermissionsOf(role Role) Permissions {
 	case RoleQuery:
 		publish = slices.Concat(read(contracts.StateStream), read(contracts.HistoryStream), watch(contracts.KeysBucket),
 			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket), write(contracts.WebhookOwnersBucket), write(contracts.SubscribersBucket),
-			[]string{contracts.DeliverySubjectPrefix + ">", "$JS.API.CONSUMER.MSG.NEXT." + contracts.AttemptsStream + ".>"},
+			[]string{contracts.DeliverySubjectPrefix + ">", streamInfo(contracts.DeliveriesStream), "$JS.API.CONSUMER.MSG.NEXT." + contracts.AttemptsStream + ".>"},
 			consumers(contracts.AttemptsStream))
 	case RoleNotify:
 		publish = slices.Concat(read(contracts.StateStream),

@@ -234,8 +234,13 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs.BoolVar(&q.Webhooks.AllowHTTP, "webhook-allow-http", allowHTTP,
+	fs.BoolVar(&q.Webhooks.AllowHTTP, allowHTTPFlag, allowHTTP,
 		"accept plain http webhook URLs, not only https (env ZONEPRICE_WEBHOOK_ALLOW_HTTP)")
+	loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
+	if err != nil {
+		return nil, err
+	}
+	fs.BoolVar(&q.Webhooks.AllowLoopback, allowLoopbackFlag, loopback, loopbackUsage)
 	if q.Subscribe, err = RegisterSubscribeFlags(fs, getenv); err != nil {
 		return nil, err
 	}
