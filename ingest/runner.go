@@ -123,6 +123,7 @@ type runnerMetrics struct {
 	refused     *prometheus.CounterVec
 	skipped     prometheus.Counter
 	outside     *prometheus.CounterVec
+	drift       *prometheus.GaugeVec
 	lastSuccess prometheus.Gauge
 	interval    prometheus.Gauge
 	changes     *prometheus.CounterVec
@@ -199,6 +200,13 @@ func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer
 	for _, reason := range contracts.SkipReasons() {
 		m.outside.WithLabelValues(reason)
 	}
+	m.drift = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zoneprice_ingest_format_drift_fields", ConstLabels: labels,
+		Help: "Fields of the last document the source read that differ from the format its adapter declares, by kind: unknown (a field it has never seen), missing (one it reads is gone), shape (a value of another kind: an object where an array was); the log names them.",
+	}, []string{"kind"})
+	for _, kind := range DriftKinds() {
+		m.drift.WithLabelValues(kind)
+	}
 	m.changes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "zoneprice_ingest_changes_total", ConstLabels: labels,
 		Help: "Price changes recorded on the history stream, by change: added, changed, withdrawn, known (a price first recorded as history started).",
@@ -206,7 +214,7 @@ func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer
 	for _, c := range []contracts.Change{contracts.ChangeAdded, contracts.ChangeChanged, contracts.ChangeWithdrawn, contracts.ChangeKnown} {
 		m.changes.WithLabelValues(string(c))
 	}
-	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.outside, m.lastSuccess, m.interval, m.changes} {
+	for _, c := range []prometheus.Collector{m.fetches, m.fetchTime, m.published, m.duplicates, m.withdrawn, m.invalid, m.refused, m.skipped, m.outside, m.drift, m.lastSuccess, m.interval, m.changes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics of source %s: %w", source, err)
 		}
@@ -350,6 +358,7 @@ func (r *Runner) fetch(ctx context.Context) (*List, error) {
 	list, err := r.src.Fetch(fctx)
 	r.m.fetchTime.Observe(time.Since(start).Seconds())
 	cancel()
+	r.reportDrift(list, err)
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
 		return nil, fmt.Errorf("fetch %s: %w", r.src.Name(), err)

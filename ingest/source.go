@@ -41,6 +41,10 @@ type Source interface {
 // Handshake's "8888" has; Tally puts them here): the runner counts them
 // with the names its root-zone guard skips (Root), not as unreadable rows,
 // and a zone of theirs, having none, is neither priced nor kept.
+//
+// Drift is how the document the list was read from differs from what its
+// source declares it knows (CheckFormat); nil for a source that declares
+// nothing.
 type List struct {
 	Prices  []contracts.PriceSet
 	Zones   []contracts.ZoneMeta
@@ -49,4 +53,5 @@ type List struct {
 	Keep    []string
 	Skipped int
 	Outside []Skip
+	Drift   *Drift
 }

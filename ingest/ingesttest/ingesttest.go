@@ -136,6 +136,18 @@ func (h *Harness) RoundFails(t testing.TB, registrar string, before map[string]*
 // ("reason", "not-in-root").
 func (h *Harness) Counter(t testing.TB, name string, labels ...string) float64 {
 	t.Helper()
+	return h.metric(t, name, labels).GetCounter().GetValue()
+}
+
+// Gauge reads the value of one of the runner's gauges, as Counter does.
+func (h *Harness) Gauge(t testing.TB, name string, labels ...string) float64 {
+	t.Helper()
+	return h.metric(t, name, labels).GetGauge().GetValue()
+}
+
+// metric finds one series of the runner's metric name.
+func (h *Harness) metric(t testing.TB, name string, labels []string) *dto.Metric {
+	t.Helper()
 	mfs, err := h.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -146,12 +158,12 @@ func (h *Harness) Counter(t testing.TB, name string, labels ...string) float64 {
 		}
 		for _, m := range mf.GetMetric() {
 			if len(labels) == 0 && len(mf.GetMetric()) == 1 || hasLabels(m, labels) {
-				return m.GetCounter().GetValue()
+				return m
 			}
 		}
 	}
-	t.Fatalf("no counter %s%q", name, labels)
-	return 0
+	t.Fatalf("no metric %s%q", name, labels)
+	return nil
 }
 
 // hasLabels reports whether m has every label pair given, and some.

@@ -198,10 +198,10 @@ type coupon struct {
 	Amount json.RawMessage `json:"amount"`
 }
 
-// Parse reads one response body of the pricing endpoint into a list of
+// parse reads one response body of the pricing endpoint into a list of
 // price sets observed at observed. See the package comment for how each
 // quirk of the format is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var r response
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("decode porkbun price list: %w", err)
