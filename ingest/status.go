@@ -43,6 +43,13 @@ type Description struct {
 	Registrars []Registrar
 }
 
+// OneRegistrar is the Description of a source that speaks for one
+// registrar, id, known as name, whose home page is website.
+func OneRegistrar(kind contracts.SourceKind, document, currency string, tax contracts.Tax, id, name, website string) Description {
+	return Description{Kind: kind, Document: document, Currency: currency, Tax: tax,
+		Registrars: []Registrar{{ID: id, Name: name, Website: website}}}
+}
+
 // Registrar is one registrar a source speaks for, as people know it.
 type Registrar struct {
 	ID   string

@@ -164,6 +164,13 @@ type Source struct {
 
 var _ ingest.Source = (*Source)(nil)
 
+var _ ingest.Describer = (*Source)(nil)
+
+// Describe implements ingest.Describer.
+func (s *Source) Describe() ingest.Description {
+	return ingest.OneRegistrar(contracts.SourceList, s.url, defaultCurrency, contracts.TaxExcluded, Name, "Cloudflare", "https://www.cloudflare.com/products/registrar/")
+}
+
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
 func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {

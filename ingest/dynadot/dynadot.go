@@ -153,6 +153,13 @@ type Source struct {
 
 var _ ingest.Source = (*Source)(nil)
 
+var _ ingest.Describer = (*Source)(nil)
+
+// Describe implements ingest.Describer.
+func (s *Source) Describe() ingest.Description {
+	return ingest.OneRegistrar(contracts.SourceSite, s.url, "", contracts.TaxExcluded, Name, "Dynadot", "https://www.dynadot.com")
+}
+
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
 func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
