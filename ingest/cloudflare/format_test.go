@@ -1,0 +1,13 @@
+package cloudflare_test
+
+import (
+	"testing"
+
+	"github.com/zoneprice/zoneprice/ingest/cloudflare"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+)
+
+func TestFormatDrift(t *testing.T) {
+	ingesttest.Drift(t, cloudflare.ListSource, cloudflare.Parse, ingesttest.Fixture(t, "prices.json"),
+		ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"})
+}

@@ -1,0 +1,13 @@
+package gname_test
+
+import (
+	"testing"
+
+	"github.com/zoneprice/zoneprice/ingest/gname"
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+)
+
+func TestFormatDrift(t *testing.T) {
+	ingesttest.Drift(t, gname.Name, gname.Parse, ingesttest.Fixture(t, "page1.json"),
+		ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"})
+}

@@ -1,0 +1,13 @@
+package nicnames_test
+
+import (
+	"testing"
+
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/nicnames"
+)
+
+func TestFormatDrift(t *testing.T) {
+	ingesttest.Drift(t, nicnames.Name, nicnames.Parse, ingesttest.Fixture(t, "prices.json"),
+		ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"})
+}
