@@ -52,6 +52,11 @@ const (
 	// CodeConflict is an update that kept meeting concurrent updates of the
 	// same resource; retrying the request is safe.
 	CodeConflict = "conflict"
+	// CodeDeliveryQueueFull is a test delivery refused because as many
+	// deliveries wait for the endpoint (MaxQueuedPerEndpoint), or for
+	// all of the key's endpoints (MaxQueuedPerKey), as may; Retry-After
+	// says when to try again.
+	CodeDeliveryQueueFull = "delivery-queue-full"
 )
 
 // NewProblem returns the problem for code with its type URI filled in.

@@ -12,7 +12,8 @@ import (
 // Subscriptions by email: a person leaves an address and interests on the
 // page's form, confirms them by a link mailed to the address (double
 // opt-in), and is then sent what they chose: a daily digest of price drops
-// in their zones, announcements of new articles, of API updates. Nothing
+// in their zones and, a choice of its own, of their renewal increases;
+// announcements of new articles, of API updates. Nothing
 // but the confirmation is ever sent to an address that has not confirmed.
 
 // SubscribersBucket is the JetStream key-value bucket of email subscribers,
@@ -30,6 +31,10 @@ const (
 	// InterestPriceDrops is a daily digest of the price drops in the
 	// subscriber's zones, at least their threshold.
 	InterestPriceDrops Interest = "price-drops"
+	// InterestRenewalIncreases adds to the same daily digest every rise
+	// of the renewal price in the subscriber's zones, whatever its size:
+	// what an owner of a name there pays next.
+	InterestRenewalIncreases Interest = "renewal-increases"
 	// InterestArticles is an announcement of each new article.
 	InterestArticles Interest = "articles"
 	// InterestAPIUpdates is an announcement of each change to the API.
@@ -38,7 +43,7 @@ const (
 
 // Interests are every interest, in the order the form shows them.
 func Interests() []Interest {
-	return []Interest{InterestPriceDrops, InterestArticles, InterestAPIUpdates}
+	return []Interest{InterestPriceDrops, InterestRenewalIncreases, InterestArticles, InterestAPIUpdates}
 }
 
 // ValidInterest reports whether i is one of Interests.
@@ -51,9 +56,13 @@ const (
 	MaxEmailLen = 254
 	// MaxSubscriberZones bounds the zones of a price-drop subscription.
 	MaxSubscriberZones = 50
-	// MaxPendingDrops bounds the drops a subscriber's next digest keeps;
-	// past it the digest says how many more there were.
-	MaxPendingDrops = 100
+	// MaxPendingDrops bounds the drops a subscriber's next digest keeps,
+	// and MaxPendingIncreases its renewal increases; past them the digest
+	// says how many more there were. Both lists at their longest, with
+	// MaxSubscriberZones zones as long as the longest TLD, fit the
+	// bucket's largest value, 64 KiB (a test of contracts/bus writes one).
+	MaxPendingDrops     = 100
+	MaxPendingIncreases = 50
 )
 
 // Subscriber is one address's subscription.
@@ -63,8 +72,9 @@ type Subscriber struct {
 	Email     string     `json:"email"`
 	Interests []Interest `json:"interests"`
 	// Zones are the canonical zones whose drops InterestPriceDrops
-	// reports, and MinDropPercent the least drop reported, in percent of
-	// the price before (ChangePercent).
+	// reports (and whose renewal increases InterestRenewalIncreases), and
+	// MinDropPercent the least drop reported, in percent of the price
+	// before (ChangePercent).
 	Zones          []string `json:"zones"`
 	MinDropPercent float64  `json:"min_drop_percent"`
 	// Confirmed is set once the person followed the confirmation link.
@@ -75,25 +85,31 @@ type Subscriber struct {
 	// confirmation, or a notice that it is already subscribed): the
 	// per-address limit counts from it.
 	FormMailAt *time.Time `json:"form_mail_at,omitempty"`
-	// LastDigestAt is when the last price-drop digest was sent, and
-	// DigestedThrough the history sequence of the newest change it held:
-	// a change at or below it has been sent (or claimed for sending).
+	// LastDigestAt is when the last digest was sent, and DigestedThrough
+	// the history sequence of the newest change it held: a change at or
+	// below it has been sent (or claimed for sending).
 	LastDigestAt    *time.Time `json:"last_digest_at,omitempty"`
 	DigestedThrough uint64     `json:"digested_through,omitempty"`
 	// Pending are the drops collected for the next digest, oldest first,
 	// and PendingMore how many more there were past MaxPendingDrops;
-	// MoreThrough is the history sequence of the newest drop counted in
-	// PendingMore, so that a change delivered again is counted once
-	// (changes come in stream order).
-	Pending     []PendingDrop `json:"pending,omitempty"`
-	PendingMore int           `json:"pending_more,omitempty"`
-	MoreThrough uint64        `json:"more_through,omitempty"`
+	// Increases and IncreasesMore the same of the renewal increases, past
+	// MaxPendingIncreases. MoreThrough is the history sequence of the
+	// newest change counted in either "more", so that a change delivered
+	// again is counted once (changes come in stream order, and a change's
+	// drop and increase are collected together).
+	Pending       []PendingChange `json:"pending,omitempty"`
+	PendingMore   int             `json:"pending_more,omitempty"`
+	Increases     []PendingChange `json:"increases,omitempty"`
+	IncreasesMore int             `json:"increases_more,omitempty"`
+	MoreThrough   uint64          `json:"more_through,omitempty"`
 }
 
-// PendingDrop is one price drop waiting for a subscriber's digest: the
-// change's place in the history stream (its sequence, so a change
-// delivered twice is collected once) and what the digest shows of it.
-type PendingDrop struct {
+// PendingChange is one price drop, or renewal increase, waiting for a
+// subscriber's digest: the change's place in the history stream (its
+// sequence, so a change delivered twice is collected once) and what the
+// digest shows of it. Percent is the drop's, or the increase's, in
+// percent of the price before.
+type PendingChange struct {
 	Seq        uint64    `json:"seq"`
 	Zone       string    `json:"zone"`
 	Registrar  string    `json:"registrar"`
@@ -121,8 +137,8 @@ func (s *Subscriber) Validate() error {
 	if err := ValidateDropAlert(s.Zones, s.MinDropPercent); err != nil {
 		return err
 	}
-	if s.Wants(InterestPriceDrops) && len(s.Zones) == 0 {
-		return invalid("zones", "price-drop alerts need at least one zone")
+	if (s.Wants(InterestPriceDrops) || s.Wants(InterestRenewalIncreases)) && len(s.Zones) == 0 {
+		return invalid("zones", "price-drop and renewal-increase alerts need at least one zone")
 	}
 	switch {
 	case s.CreatedAt.IsZero():
@@ -131,6 +147,10 @@ func (s *Subscriber) Validate() error {
 		return invalid("confirmed_at", "missing for a confirmed subscriber")
 	case len(s.Pending) > MaxPendingDrops:
 		return invalid("pending", "more than %d drops", MaxPendingDrops)
+	case len(s.Increases) > MaxPendingIncreases:
+		return invalid("increases", "more than %d renewal increases", MaxPendingIncreases)
+	case s.PendingMore < 0 || s.IncreasesMore < 0:
+		return invalid("pending_more", "must not be negative")
 	}
 	return nil
 }

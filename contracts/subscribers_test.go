@@ -1,6 +1,7 @@
 package contracts_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -81,6 +82,13 @@ func TestSubscriberValidate(t *testing.T) {
 			s.Interests = []contracts.Interest{contracts.InterestArticles, contracts.InterestArticles}
 		}},
 		{"drops without zones", "zones", func(s *contracts.Subscriber) { s.Zones = nil }},
+		{"renewal increases without zones", "zones", func(s *contracts.Subscriber) {
+			s.Interests, s.Zones = []contracts.Interest{contracts.InterestRenewalIncreases}, nil
+		}},
+		{"too many renewal increases", "increases", func(s *contracts.Subscriber) {
+			s.Increases = make([]contracts.PendingChange, contracts.MaxPendingIncreases+1)
+		}},
+		{"negative more", "pending_more", func(s *contracts.Subscriber) { s.IncreasesMore = -1 }},
 		{"zone not canonical", "zones", func(s *contracts.Subscriber) { s.Zones = []string{"COM"} }},
 		{"zone twice", "zones", func(s *contracts.Subscriber) { s.Zones = []string{".com", ".com"} }},
 		{"threshold above 100", "min_drop_percent", func(s *contracts.Subscriber) { s.MinDropPercent = 101 }},
@@ -96,6 +104,40 @@ func TestSubscriberValidate(t *testing.T) {
 				t.Errorf("got %v; want an error of the field %s", err, tc.field)
 			}
 		})
+	}
+}
+
+// TestSubscriberBefore: a record written before renewal increases existed
+// reads as it did (no increases), and stays valid; one that chose them
+// reads back with them.
+func TestSubscriberBefore(t *testing.T) {
+	old := `{"email":"ann@example.org","interests":["price-drops"],"zones":[".com"],"min_drop_percent":5,"confirmed":true,` +
+		`"created_at":"2026-11-20T08:00:00Z","confirmed_at":"2026-11-20T08:05:00Z","digested_through":41,` +
+		`"pending":[{"seq":42,"zone":".com","registrar":"porkbun","op":0,"before":{"amount":1000,"currency":"USD"},` +
+		`"after":{"amount":900,"currency":"USD"},"percent":10,"observed_at":"2026-11-26T08:00:00Z"}],"pending_more":3,"more_through":45}`
+	var sub contracts.Subscriber
+	if err := json.Unmarshal([]byte(old), &sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Validate(); err != nil || sub.Wants(contracts.InterestRenewalIncreases) || sub.Increases != nil || len(sub.Pending) != 1 || sub.PendingMore != 3 {
+		t.Errorf("an old record: %+v, %v", sub, err)
+	}
+	b, err := json.Marshal(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "increases") {
+		t.Errorf("an old record written back grew fields: %s", b)
+	}
+	sub.Interests = append(sub.Interests, contracts.InterestRenewalIncreases)
+	sub.Increases, sub.IncreasesMore = []contracts.PendingChange{{Seq: 46, Zone: ".com", Registrar: "porkbun", Op: contracts.OpRenew, Percent: 950}}, 2
+	b, err = json.Marshal(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back contracts.Subscriber
+	if err := json.Unmarshal(b, &back); err != nil || back.Validate() != nil || len(back.Increases) != 1 || back.IncreasesMore != 2 || !back.Wants(contracts.InterestRenewalIncreases) {
+		t.Errorf("a record with renewal increases read back: %+v, %v", back, err)
 	}
 }
 

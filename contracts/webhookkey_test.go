@@ -32,3 +32,24 @@ func TestNewPingDeliveryID(t *testing.T) {
 		t.Errorf("ping ids %q and %q: want distinct and as long as a DeliveryID", a, b)
 	}
 }
+
+func TestParseDeliverySubject(t *testing.T) {
+	for _, tt := range []struct {
+		name, subject, owner, id string
+		ok                       bool
+	}{
+		{"made by DeliverySubject", DeliverySubject("4d930e71934acb20", "wh_0123456789abcdef"), "4d930e71934acb20", "wh_0123456789abcdef", true},
+		{"queued before the key was in it", "deliveries.v1.wh_0123456789abcdef", "", "wh_0123456789abcdef", true},
+		{"an attempt's", AttemptSubject("wh_0123456789abcdef"), "", "", false},
+		{"owner not a key id", "deliveries.v1.4D93.wh_0123456789abcdef", "", "", false},
+		{"ID not a webhook id", "deliveries.v1.4d930e71934acb20.wh_0123", "", "", false},
+		{"a token too many", "deliveries.v1.4d930e71934acb20.wh_0123456789abcdef.x", "", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			owner, id, ok := ParseDeliverySubject(tt.subject)
+			if owner != tt.owner || id != tt.id || ok != tt.ok {
+				t.Errorf("ParseDeliverySubject(%q) = %q, %q, %v, want %q, %q, %v", tt.subject, owner, id, ok, tt.owner, tt.id, tt.ok)
+			}
+		})
+	}
+}

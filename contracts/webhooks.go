@@ -81,18 +81,35 @@ const (
 )
 
 // DeliveriesStream is the work-queue stream of pending deliveries, one
-// message per delivery on DeliverySubject(webhook), its data the exact
-// body to send (a WebhookPayload) and its Nats-Msg-Id the delivery's
-// webhook-id. A message leaves the stream when a worker acknowledges it:
-// delivered, given up, or its endpoint gone.
+// message per delivery on DeliverySubject(owner, webhook), its data the
+// exact body to send (a WebhookPayload) and its Nats-Msg-Id the
+// delivery's webhook-id. A message leaves the stream when a worker
+// acknowledges it: delivered, given up, or its endpoint gone.
 const DeliveriesStream = "ZONEPRICE_DELIVERIES"
+
+// The caps of the deliveries waiting in DeliveriesStream, so that no one
+// key, and no one endpoint, can fill it (a dead endpoint's deliveries
+// wait days for their retries; a key may ping at will). Pings count like
+// every other delivery.
+const (
+	// MaxQueuedPerEndpoint is how many deliveries may wait for one
+	// endpoint: the stream's own limit per subject, which refuses the
+	// next one, exactly, however many publish at once.
+	MaxQueuedPerEndpoint = 10_000
+	// MaxQueuedPerKey is how many may wait for one key's endpoints
+	// together, a tenth of the stream: past it the webhook API refuses
+	// a ping, and notify's dispatcher a change's delivery, each counting
+	// what the stream holds for the key (OwnerDeliveries) before it
+	// queues.
+	MaxQueuedPerKey = 100_000
+)
 
 // AttemptsStream keeps each endpoint's recent delivery attempts, a
 // DeliveryAttempt per message on AttemptSubject(webhook), the last
 // MaxAttemptsKept of each.
 const AttemptsStream = "ZONEPRICE_ATTEMPTS"
 
-// The webhook subject prefixes: each ends in a webhook ID.
+// The webhook subject prefixes: each subject ends in a webhook ID.
 const (
 	DeliverySubjectPrefix = "deliveries.v1."
 	AttemptSubjectPrefix  = "attempts.v1."
@@ -101,22 +118,39 @@ const (
 // MaxAttemptsKept is how many attempts AttemptsStream keeps per endpoint.
 const MaxAttemptsKept = 100
 
-// DeliverySubject is the subject of a delivery to webhook.
-func DeliverySubject(webhook string) string { return DeliverySubjectPrefix + webhook }
+// DeliverySubject is the subject of a delivery to owner's webhook. The
+// key comes first, so that one filter (OwnerDeliveries) counts what
+// waits for all of a key's endpoints.
+func DeliverySubject(owner, webhook string) string {
+	return DeliverySubjectPrefix + owner + "." + webhook
+}
+
+// OwnerDeliveries is the subject filter of every delivery to owner's
+// webhooks.
+func OwnerDeliveries(owner string) string { return DeliverySubjectPrefix + owner + ".>" }
+
+// ParseDeliverySubject returns the owner and the webhook a delivery
+// subject names. A delivery queued before the key was in the subject
+// (deliveries.v1.<webhook>, until 2026-11-28) names no owner: "".
+func ParseDeliverySubject(subject string) (owner, webhook string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, DeliverySubjectPrefix)
+	if !ok {
+		return "", "", false
+	}
+	owner, webhook, two := strings.Cut(rest, ".")
+	if !two {
+		owner, webhook = "", rest
+	} else if !keyIDPattern.MatchString(owner) {
+		return "", "", false
+	}
+	if !webhookIDPattern.MatchString(webhook) {
+		return "", "", false
+	}
+	return owner, webhook, true
+}
 
 // AttemptSubject is the subject of webhook's recorded attempts.
 func AttemptSubject(webhook string) string { return AttemptSubjectPrefix + webhook }
-
-// WebhookFromSubject returns the webhook ID at the end of a delivery or
-// attempt subject.
-func WebhookFromSubject(subject string) (string, bool) {
-	for _, prefix := range []string{DeliverySubjectPrefix, AttemptSubjectPrefix} {
-		if id, ok := strings.CutPrefix(subject, prefix); ok && webhookIDPattern.MatchString(id) {
-			return id, true
-		}
-	}
-	return "", false
-}
 
 // EventType names what a webhook delivery tells.
 type EventType string

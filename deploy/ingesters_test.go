@@ -42,14 +42,19 @@ var sourceInputs = map[string]struct {
 	files []string
 	env   []string
 }{
-	"iana":            {env: []string{"ZONEPRICE_IANA_OFFLINE=true"}},
-	"ecb":             {files: []string{"ecb/testdata/eurofxref-daily.xml"}},
-	"sample":          {},
-	"porkbun":         {files: []string{"porkbun/testdata/pricing.json"}},
-	"ovhcloud":        {files: []string{"ovhcloud/testdata/catalog_fr.json"}},
-	"namecheap":       {files: []string{"namecheap/testdata/pricing.xml"}},
-	"namecheap-list":  {files: []string{"namecheaplist/testdata/tlds.json"}},
-	"namecom":         {files: []string{"namecom/testdata/page1.json", "namecom/testdata/page2.json", "namecom/testdata/page3.json"}},
+	"iana":     {env: []string{"ZONEPRICE_IANA_OFFLINE=true"}},
+	"ecb":      {files: []string{"ecb/testdata/eurofxref-daily.xml"}},
+	"sample":   {},
+	"porkbun":  {files: []string{"porkbun/testdata/pricing.json"}},
+	"ovhcloud": {files: []string{"ovhcloud/testdata/catalog_fr.json"}},
+	// The credentialed sources, as deployed, have their credentials (never
+	// used: the round reads the file), which the registrar status of
+	// their import is made with.
+	"namecheap": {files: []string{"namecheap/testdata/pricing.xml"},
+		env: []string{"ZONEPRICE_NAMECHEAP_API_USER=user", "ZONEPRICE_NAMECHEAP_API_KEY=key", "ZONEPRICE_NAMECHEAP_CLIENT_IP=192.0.2.1"}},
+	"namecheap-list": {files: []string{"namecheaplist/testdata/tlds.json"}},
+	"namecom": {files: []string{"namecom/testdata/page1.json", "namecom/testdata/page2.json", "namecom/testdata/page3.json"},
+		env: []string{"ZONEPRICE_NAMECOM_USERNAME=user", "ZONEPRICE_NAMECOM_TOKEN=token"}},
 	"openprovider":    {files: []string{"openprovider/testdata/pricing.json"}},
 	"inwx":            {files: []string{"inwx/testdata/all-prices.json"}},
 	"dynadot":         {files: []string{"dynadot/testdata/current_list.json"}},

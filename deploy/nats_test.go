@@ -85,7 +85,7 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 	var samples []string
 	for _, p := range list.Prices {
 		if s := contracts.PriceSubjectPrefix + p.Registrar + ".>"; !slices.Contains(samples, s) {
-			samples = append(samples, s, contracts.ChangeSubjectPrefix+p.Registrar+".>")
+			samples = append(samples, s, contracts.ChangeSubjectPrefix+p.Registrar+".>", contracts.StatusSubject(p.Registrar))
 		}
 	}
 	streams := []string{contracts.StateStream, contracts.HistoryStream, contracts.DeliveriesStream, contracts.AttemptsStream,
@@ -167,12 +167,13 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 				slices.Sort(want)
 				slices.Sort(data)
 				if !slices.Equal(data, want) {
-					t.Errorf("may publish %v, want zone metadata, rates and the sample registrars' prices %v", data, want)
+					t.Errorf("may publish %v, want zone metadata, rates and the sample registrars' prices, changes and statuses %v", data, want)
 				}
 			case registrar == "SITES":
-				// Whole registrars' prices and their changes, and nothing
-				// else; which registrars, TestIngestersPublishAsAllowed
-				// holds to the sources its deployments run.
+				// Whole registrars' prices, their changes and statuses,
+				// and nothing else; which registrars,
+				// TestIngestersPublishAsAllowed holds to the sources its
+				// deployments run.
 				if len(data) == 0 {
 					t.Error("may publish no prices")
 				}
@@ -180,14 +181,16 @@ func TestNATSPermissionsLeastPrivilege(t *testing.T) {
 					rest, price := strings.CutPrefix(s, contracts.PriceSubjectPrefix)
 					r, whole := strings.CutSuffix(rest, ".>")
 					if !price || !whole || r == "" || strings.ContainsAny(r, ".*>") {
-						if rest, change := strings.CutPrefix(s, contracts.ChangeSubjectPrefix); !change || !slices.Contains(data, contracts.PriceSubjectPrefix+rest) {
-							t.Errorf("may publish %s, want only prices.v1.<registrar>.> subjects and the changes.v1.<registrar>.> of each", s)
+						rest, change := strings.CutPrefix(s, contracts.ChangeSubjectPrefix)
+						reg, status := strings.CutPrefix(s, contracts.StatusSubjectPrefix)
+						if !(change && slices.Contains(data, contracts.PriceSubjectPrefix+rest)) && !(status && slices.Contains(data, contracts.PriceSubjectPrefix+reg+".>")) {
+							t.Errorf("may publish %s, want only prices.v1.<registrar>.> subjects and the changes.v1.<registrar>.> and status.v1.<registrar> of each", s)
 						}
 					}
 				}
 			case ingester:
 				reg := strings.ToLower(registrar)
-				want := []string{contracts.PriceSubjectPrefix + reg + ".>", contracts.ChangeSubjectPrefix + reg + ".>"}
+				want := []string{contracts.PriceSubjectPrefix + reg + ".>", contracts.ChangeSubjectPrefix + reg + ".>", contracts.StatusSubject(reg)}
 				if !slices.Equal(data, want) {
 					t.Errorf("may publish %v, want only %v", data, want)
 				}

@@ -29,7 +29,10 @@ type Fallback struct {
 	ZonesElsewhere bool
 }
 
-var _ Source = (*Fallback)(nil)
+var (
+	_ Source    = (*Fallback)(nil)
+	_ Describer = (*Fallback)(nil)
+)
 
 // StateReader is what a Fallback reads of the streams (bus.Streams): the
 // last message on each subject, and on one subject.
@@ -48,6 +51,14 @@ func NewFallback(src Source, streams StateReader, log *slog.Logger) *Fallback {
 
 // Name implements Source.
 func (f *Fallback) Name() string { return f.src.Name() }
+
+// Describe implements Describer: what the stand-in states, if anything.
+func (f *Fallback) Describe() Description {
+	if d, ok := f.src.(Describer); ok {
+		return d.Describe()
+	}
+	return Description{}
+}
 
 // Fetch implements Source.
 func (f *Fallback) Fetch(ctx context.Context) (*List, error) {

@@ -19,9 +19,15 @@ type FileSource struct {
 	name, path string
 	parse      ParseFunc
 	now        func() time.Time
+	// About, when set, is the live source the file is a saved response
+	// of, which describes it (Describe).
+	About Describer
 }
 
-var _ Source = (*FileSource)(nil)
+var (
+	_ Source    = (*FileSource)(nil)
+	_ Describer = (*FileSource)(nil)
+)
 
 // NewFileSource returns a source named name reading path with parse.
 func NewFileSource(name, path string, parse ParseFunc, now func() time.Time) *FileSource {
@@ -30,6 +36,15 @@ func NewFileSource(name, path string, parse ParseFunc, now func() time.Time) *Fi
 
 // Name implements Source.
 func (s *FileSource) Name() string { return s.name }
+
+// Describe implements Describer: what the live source states, or nothing
+// without About.
+func (s *FileSource) Describe() Description {
+	if s.About == nil {
+		return Description{}
+	}
+	return s.About.Describe()
+}
 
 // Fetch implements Source.
 func (s *FileSource) Fetch(ctx context.Context) (*List, error) {

@@ -107,7 +107,7 @@ func (r *Runner) listing(list *List, stored map[string]storedEvent, inRoot func(
 	}
 	for _, reg := range list.Retired {
 		if ls.registrars[reg] > 0 {
-			return nil, fmt.Errorf("registrar %s is both listed and retired", reg)
+			return nil, fmt.Errorf("%w: registrar %s is both listed and retired", errRefused, reg)
 		}
 		ls.retired[reg] = true
 	}

@@ -33,6 +33,10 @@ type RunnerConfig struct {
 	// it) says when a price was last confirmed, not only when it last
 	// changed. Zero never refreshes.
 	Refresh time.Duration
+	// StatedInterval is the fetch interval a one-round run (Interval
+	// zero) states in its registrars' statuses: the interval the source
+	// runs at when it runs on. Zero states an hour.
+	StatedInterval time.Duration
 }
 
 // DefaultRunnerConfig is a sensible configuration for a live source.
@@ -53,6 +57,8 @@ func (c RunnerConfig) Validate() error {
 		return errors.New("min keep ratio must be between 0 and 1")
 	case c.Refresh < 0:
 		return errors.New("refresh must not be negative")
+	case c.StatedInterval < 0:
+		return errors.New("stated interval must not be negative")
 	}
 	return nil
 }
@@ -279,8 +285,74 @@ func (r *Runner) AfterSuccess(f func(*List)) { r.after = append(r.after, f) }
 // consuming, so its first catalog is whole.
 func (r *Runner) FirstRound() <-chan struct{} { return r.first }
 
-// Once fetches the list one time and publishes what changed.
+// Once fetches the list one time and publishes what changed, then, when
+// the source describes itself (Describer), the status of every registrar
+// it speaks for: how the round went.
 func (r *Runner) Once(ctx context.Context) error {
+	out := &outcome{at: r.now()}
+	err := r.round(ctx, out)
+	if err != nil && out.failure == "" {
+		out.failure = contracts.FailurePublish
+	}
+	r.report(ctx, out)
+	return err
+}
+
+// outcome is what one round did, for the registrars' statuses.
+type outcome struct {
+	at time.Time
+	// list is the round's list, less the names the root-zone guard
+	// skipped, once it was published; nil after a failure.
+	list  *List
+	skips []Skip
+	// failure is the class of the round's failure
+	// (contracts.FailureFetch, ...), "" when it published.
+	failure string
+}
+
+// round is Once but the statuses: fetch, guard, compare with the
+// streams, record the changes and publish the prices.
+func (r *Runner) round(ctx context.Context, out *outcome) error {
+	list, err := r.fetch(ctx)
+	if err != nil {
+		out.failure = failureOf(err)
+		r.reconcileOnce(ctx)
+		return err
+	}
+	list, skips, inRoot, err := r.guard(ctx, list)
+	if err != nil {
+		r.m.fetches.WithLabelValues("error").Inc()
+		return err
+	}
+	r.reportSkips(skips)
+	pl, err := r.plan(ctx, list, inRoot)
+	if err != nil {
+		switch {
+		case errors.Is(err, ErrShrunk):
+			out.failure = contracts.FailureShrunk
+		case errors.Is(err, errRefused):
+			out.failure = contracts.FailureParse
+		}
+		return err
+	}
+	if err := r.publish(ctx, pl); err != nil {
+		return err
+	}
+	out.list, out.skips = list, skips
+	r.m.withdrawn.Add(float64(pl.withdrawn))
+	r.m.fetches.WithLabelValues("ok").Inc()
+	r.m.lastSuccess.Set(float64(r.now().Unix()))
+	r.log.Info("price list published", "events", len(pl.messages), "changes", len(pl.changes), "withdrawn", pl.withdrawn, "invalid", pl.invalid,
+		"prices", len(list.Prices), "zones", len(list.Zones), "retired", len(list.Retired))
+	for _, f := range r.after {
+		f(list)
+	}
+	return nil
+}
+
+// fetch fetches the source's list, and counts and logs the rows it could
+// not read.
+func (r *Runner) fetch(ctx context.Context) (*List, error) {
 	fctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	start := time.Now()
 	list, err := r.src.Fetch(fctx)
@@ -289,19 +361,22 @@ func (r *Runner) Once(ctx context.Context) error {
 	r.reportDrift(list, err)
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
-		r.reconcileOnce(ctx)
-		return fmt.Errorf("fetch %s: %w", r.src.Name(), err)
+		return nil, fmt.Errorf("fetch %s: %w", r.src.Name(), err)
 	}
 	if list.Skipped > 0 {
 		r.m.skipped.Add(float64(list.Skipped))
 		r.log.Warn("rows of the list could not be read; their last good prices stay", "skipped", list.Skipped)
 	}
-	list, skips, inRoot, err := r.guard(ctx, list)
-	if err != nil {
-		r.m.fetches.WithLabelValues("error").Inc()
-		return err
-	}
-	r.reportSkips(skips)
+	return list, nil
+}
+
+// errRefused marks a list the runner would not publish as it is (one that
+// both lists and retires a registrar); ErrShrunk is one too.
+var errRefused = errors.New("price list refused")
+
+// plan compares the list with what the streams hold: the changes to
+// record and the messages to publish, or a refusal.
+func (r *Runner) plan(ctx context.Context, list *List, inRoot func(string) string) (*plan, error) {
 	stored, err := r.stored(ctx, list)
 	if errors.Is(err, bus.ErrIncomplete) {
 		// What the stream still delivers is all there is: diffing
@@ -311,23 +386,29 @@ func (r *Runner) Once(ctx context.Context) error {
 	}
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
-		return fmt.Errorf("read current state of %s: %w", r.src.Name(), err)
+		return nil, fmt.Errorf("read current state of %s: %w", r.src.Name(), err)
 	}
 	recorded, err := r.recorded(ctx, list)
 	if err != nil {
 		r.m.fetches.WithLabelValues("error").Inc()
-		return fmt.Errorf("read history of %s: %w", r.src.Name(), err)
+		return nil, fmt.Errorf("read history of %s: %w", r.src.Name(), err)
 	}
 	pl, err := r.diff(list, stored, recorded, inRoot, r.republish.Swap(false))
 	if err != nil {
 		r.m.fetches.WithLabelValues("refused").Inc()
-		return err
+		return nil, err
 	}
 	if recorded != nil {
 		if err := r.changes(pl, stored, recorded); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return pl, nil
+}
+
+// publish records a plan's changes on the history stream, then publishes
+// its messages to the state stream.
+func (r *Runner) publish(ctx context.Context, pl *plan) error {
 	// Changes first: a change is recorded before the price it leads to,
 	// so that a crash between the two leaves the history ahead of the
 	// state, and the next round, which compares the list with the
@@ -356,14 +437,6 @@ func (r *Runner) Once(ctx context.Context) error {
 		// The next round diffs against what the stream then holds, so
 		// whatever did not arrive is published again.
 		return err
-	}
-	r.m.withdrawn.Add(float64(pl.withdrawn))
-	r.m.fetches.WithLabelValues("ok").Inc()
-	r.m.lastSuccess.Set(float64(r.now().Unix()))
-	r.log.Info("price list published", "events", len(pl.messages), "changes", len(pl.changes), "withdrawn", pl.withdrawn, "invalid", pl.invalid,
-		"prices", len(list.Prices), "zones", len(list.Zones), "retired", len(list.Retired))
-	for _, f := range r.after {
-		f(list)
 	}
 	return nil
 }

@@ -21,6 +21,12 @@
 // interest (articles or api-updates), through the relay or outbox the
 // --smtp-* and --mail-* flags name (beside make run: the all-in-one's
 // outbox and secret).
+//
+//	zoneprice-admin registrars [--skipped]
+//
+// lists every registrar's status as the ingesters last published it on the
+// state stream (contracts.RegistrarStatus), or with --skipped the names the
+// root-zone guard kept out of each registrar's last good list.
 package main
 
 import (
@@ -73,6 +79,9 @@ const usage = `usage:
   zoneprice-admin announce --interest I --subject S --body-file F
                                                           mail an announcement to the confirmed subscribers of
                                                           articles or api-updates
+  zoneprice-admin registrars [--skipped]                  every registrar's last status: source, last success,
+                                                          failure, zones; --skipped: the names outside the DNS
+                                                          root each registrar's last good list had
 
 TIER is free, standard or pro. Another tier needs --allow-custom-tier, and
 the pods must define it in --tiers: a pod serves a key of a tier it does not
@@ -124,6 +133,7 @@ type options struct {
 	hooks                       *webhookFlags
 	interest, subject, bodyFile string
 	mail                        *app.SubscribeFlags
+	skipped                     bool
 
 	noun, verb   string
 	operands     []string
@@ -151,6 +161,7 @@ func register(getenv app.Env, stdout, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.interest, "interest", "", "announce: who is mailed: the confirmed subscribers of articles or api-updates")
 	fs.StringVar(&o.subject, "subject", "", "announce: the mail's subject")
 	fs.StringVar(&o.bodyFile, "body-file", "", "announce: file of the mail's plain text (paragraphs separated by blank lines)")
+	fs.BoolVar(&o.skipped, "skipped", false, "registrars: list the names the root-zone guard skipped, not the statuses")
 	var err error
 	o.mail, err = app.RegisterSubscribeFlags(fs, getenv)
 	return o, err
@@ -164,18 +175,15 @@ func (o *options) parse(args []string) error {
 		return err
 	}
 	words := fs.Args()
-	if len(words) == 1 && words[0] == "announce" {
-		words = append(words, "")
+	if len(words) > 0 && slices.Contains([]string{"announce", "registrars"}, words[0]) {
+		// These are one word: what follows is their flags.
+		words = append([]string{words[0], ""}, words[1:]...)
 	}
-	if len(words) < 2 || !slices.Contains([]string{"keys", "stream", "webhooks", "announce"}, words[0]) {
+	if len(words) < 2 || !slices.Contains([]string{"keys", "stream", "webhooks", "announce", "registrars"}, words[0]) {
 		fs.Usage()
-		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, announce, or webhooks list, show, delete, disable or enable")
+		return errors.New("want a command: keys create, keys list, keys revoke, stream check, stream republish, announce, registrars, or webhooks list, show, delete, disable or enable")
 	}
 	o.noun, o.verb = words[0], words[1]
-	if o.noun == "announce" && o.verb != "" {
-		// announce is one word: what follows is its flags.
-		words, o.verb = append([]string{o.noun, ""}, words[1:]...), ""
-	}
 	if err := fs.Parse(words[2:]); err != nil {
 		return err
 	}
@@ -195,6 +203,9 @@ func (o *options) parse(args []string) error {
 	}
 	if (o.interest != "" || o.subject != "" || o.bodyFile != "") && o.noun != "announce" {
 		return fmt.Errorf("--interest, --subject and --body-file go with announce, not %s %s", o.noun, o.verb)
+	}
+	if o.skipped && o.noun != "registrars" {
+		return fmt.Errorf("--skipped goes with registrars, not %s %s", o.noun, o.verb)
 	}
 	return nil
 }
@@ -229,6 +240,9 @@ func commands() map[string]command {
 		"stream republish": {0, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error {
 			return republish(ctx, js.Conn(), o.stdout)
 		}},
+		"registrars ": {0, nil, func(ctx context.Context, js jetstream.JetStream, o *options) error {
+			return registrars(ctx, js, o.skipped, o.stdout)
+		}},
 		"announce ": {0, (*options).checkAnnounce, func(ctx context.Context, js jetstream.JetStream, o *options) error {
 			log, err := o.common.Logger(o.stderr)
 			if err != nil {
@@ -251,8 +265,11 @@ func (o *options) command() (action, error) {
 	c, ok := commands()[o.noun+" "+o.verb]
 	if !ok || len(o.operands) != c.operands {
 		o.fs.Usage()
-		if o.noun == "announce" {
+		switch o.noun {
+		case "announce":
 			return nil, errors.New("announce takes no operands, only --interest, --subject and --body-file")
+		case "registrars":
+			return nil, errors.New("registrars takes no operands, only --skipped")
 		}
 		return nil, fmt.Errorf("%s %s %s: not a command", o.noun, o.verb, strings.Join(o.operands, " "))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,8 +25,9 @@ func NewDeliveries(js jetstream.JetStream) *Deliveries { return &Deliveries{js: 
 
 // Delivery is one delivery to queue: a webhook payload for one endpoint.
 type Delivery struct {
-	// Webhook is the endpoint's webhook ID.
-	Webhook string
+	// Owner is the ID of the API key whose endpoint it is, and Webhook
+	// the endpoint's webhook ID.
+	Owner, Webhook string
 	// ID is the delivery's ID: its webhook-id header, and its message
 	// ID, so that a delivery queued twice within the stream's duplicate
 	// window is kept once.
@@ -36,7 +38,7 @@ type Delivery struct {
 
 // message is d as the deliveries stream holds it.
 func (d *Delivery) message() *nats.Msg {
-	m := nats.NewMsg(contracts.DeliverySubject(d.Webhook))
+	m := nats.NewMsg(contracts.DeliverySubject(d.Owner, d.Webhook))
 	m.Data = d.Body
 	m.Header.Set(contracts.HeaderMsgID, d.ID)
 	m.Header.Set(contracts.HeaderWebhookID, d.ID)
@@ -44,12 +46,53 @@ func (d *Delivery) message() *nats.Msg {
 	return m
 }
 
-// Queue queues one delivery, once the stream has accepted it.
+// ErrEndpointFull is a delivery the stream refused because its endpoint
+// has contracts.MaxQueuedPerEndpoint deliveries waiting (the stream's
+// limit per subject).
+var ErrEndpointFull = errors.New("the endpoint has as many deliveries waiting as the stream keeps for one")
+
+// storeFailed is the server's error code of a message it did not store
+// (JSStreamStoreFailedF), which the client library does not name.
+const storeFailed jetstream.ErrorCode = 10077
+
+// endpointFull reports whether err is the stream's refusal of a message
+// past its limit per subject. The server says so only in words
+// ("maximum messages per subject exceeded"): its error code is that of
+// every failure to store.
+func endpointFull(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == storeFailed && strings.Contains(apiErr.Description, "per subject")
+}
+
+// Queue queues one delivery, once the stream has accepted it; one its
+// endpoint has no room for is ErrEndpointFull.
 func (q *Deliveries) Queue(ctx context.Context, d Delivery) error {
-	if _, err := q.js.PublishMsg(ctx, d.message()); err != nil {
+	_, err := q.js.PublishMsg(ctx, d.message())
+	if endpointFull(err) {
+		return fmt.Errorf("queue delivery to %s: %w", d.Webhook, ErrEndpointFull)
+	}
+	if err != nil {
 		return fmt.Errorf("queue delivery to %s: %w", d.Webhook, err)
 	}
 	return nil
+}
+
+// Queued is how many deliveries wait for owner's endpoints: one request,
+// whose answer counts each of the key's subjects.
+func (q *Deliveries) Queued(ctx context.Context, owner string) (int, error) {
+	s, err := q.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return 0, fmt.Errorf("count the deliveries of %s: %w", owner, err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.OwnerDeliveries(owner)))
+	if err != nil {
+		return 0, fmt.Errorf("count the deliveries of %s: %w", owner, err)
+	}
+	n := 0
+	for _, c := range info.State.Subjects {
+		n += int(c)
+	}
+	return n, nil
 }
 
 // batchSize is how many deliveries a Batch publishes before it waits for
@@ -68,6 +111,7 @@ type Batch struct {
 	js      jetstream.JetStream
 	futures []jetstream.PubAckFuture
 	errs    []error
+	full    map[contracts.EventType]int
 }
 
 // Batch starts a batch of deliveries; ctx bounds its waits.
@@ -90,11 +134,16 @@ func (b *Batch) Add(d Delivery) error {
 }
 
 // Wait waits for the stream to acknowledge every delivery added, and
-// returns every error of the batch's publishes.
+// returns every error of the batch's publishes but ErrEndpointFull:
+// those deliveries are not queued, and Full counts them.
 func (b *Batch) Wait() error {
 	b.await()
 	return errors.Join(b.errs...)
 }
+
+// Full is how many deliveries of each event type the stream refused, as
+// of the last Wait, because their endpoint had no room (ErrEndpointFull).
+func (b *Batch) Full() map[contracts.EventType]int { return b.full }
 
 // await waits for the acknowledgements of the publishes under way.
 func (b *Batch) await() {
@@ -105,6 +154,13 @@ func (b *Batch) await() {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
+			if endpointFull(err) {
+				if b.full == nil {
+					b.full = map[contracts.EventType]int{}
+				}
+				b.full[contracts.EventType(f.Msg().Header.Get(contracts.HeaderEvent))]++
+				continue
+			}
 			b.errs = append(b.errs, fmt.Errorf("queue delivery on %s: %w", f.Msg().Subject, err))
 		case <-timeout.C:
 			b.errs = append(b.errs, fmt.Errorf("the deliveries stream did not acknowledge within %v", ackTimeout))

@@ -14,10 +14,11 @@ type Role string
 
 const (
 	// RoleIngest provisions the streams and buckets, publishes prices,
-	// changes, zone metadata and rates of any source, reads the state and
-	// history streams, and answers zoneprice-admin's republish request.
-	// The cluster's ingesters are narrower: each publishes its own
-	// registrars' subjects only (accounts.conf's INGEST_ users).
+	// changes, zone metadata, rates and registrar statuses of any source,
+	// reads the state and history streams, and answers zoneprice-admin's
+	// republish request. The cluster's ingesters are narrower: each
+	// publishes its own registrars' subjects only (accounts.conf's INGEST_
+	// users).
 	RoleIngest Role = "ingest"
 	// RoleAdmin provisions, and manages the API keys and the webhooks; it
 	// reads the subscribers to announce to them, reads the whole state
@@ -25,7 +26,8 @@ const (
 	// republish. It publishes no data. accounts.conf's ADMIN.
 	RoleAdmin Role = "admin"
 	// RoleQuery reads the state and history streams, follows the keys,
-	// serves the webhook API (registrations, test deliveries, attempts)
+	// serves the webhook API (registrations, test deliveries after
+	// counting the key's deliveries waiting, attempts)
 	// and the subscription form's record of one address. accounts.conf's
 	// QUERY.
 	RoleQuery Role = "query"
@@ -105,7 +107,7 @@ func PermissionsOf(role Role) Permissions {
 	case RoleIngest:
 		publish = slices.Concat(provision(), read(contracts.StateStream), read(contracts.HistoryStream), []string{
 			contracts.PriceSubjectPrefix + ">", contracts.ChangeSubjectPrefix + ">",
-			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">",
+			contracts.ZoneSubjectPrefix + ">", contracts.RatesSubjectPrefix + ">", contracts.StatusSubjectPrefix + ">",
 			directGet(contracts.StateStream),
 		})
 		p.Subscribe = append(p.Subscribe, contracts.RepublishSubject)
@@ -117,7 +119,7 @@ func PermissionsOf(role Role) Permissions {
 	case RoleQuery:
 		publish = slices.Concat(read(contracts.StateStream), read(contracts.HistoryStream), watch(contracts.KeysBucket),
 			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket), write(contracts.WebhookOwnersBucket), write(contracts.SubscribersBucket),
-			[]string{contracts.DeliverySubjectPrefix + ">", "$JS.API.CONSUMER.MSG.NEXT." + contracts.AttemptsStream + ".>"},
+			[]string{contracts.DeliverySubjectPrefix + ">", streamInfo(contracts.DeliveriesStream), "$JS.API.CONSUMER.MSG.NEXT." + contracts.AttemptsStream + ".>"},
 			consumers(contracts.AttemptsStream))
 	case RoleNotify:
 		publish = slices.Concat(read(contracts.StateStream),

@@ -393,3 +393,38 @@ func (f *keysFollower) Down(err error) {
 	default:
 	}
 }
+
+// TestSubscriberAtItsLargest writes a subscriber record as large as its
+// bounds let it grow with real zones and registrars (contracts.MaxEmailLen,
+// MaxSubscriberZones zones as long as the longest TLD, MaxPendingDrops
+// drops and MaxPendingIncreases renewal increases from registrars of the
+// longest id) to its bucket: the bucket's largest value holds it.
+func TestSubscriberAtItsLargest(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	at := time.Date(2026, 11, 26, 23, 59, 59, 999999999, time.UTC)
+	email := strings.Repeat("a", 64) + "@" + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 57) + ".org"
+	sub := &contracts.Subscriber{Email: email, MinDropPercent: 12.3456789, Confirmed: true, CreatedAt: at, ConfirmedAt: &at, FormMailAt: &at, LastDigestAt: &at,
+		Interests:       []contracts.Interest{contracts.InterestPriceDrops, contracts.InterestRenewalIncreases, contracts.InterestArticles, contracts.InterestAPIUpdates},
+		DigestedThrough: 1<<64 - 2, PendingMore: 1 << 40, IncreasesMore: 1 << 40, MoreThrough: 1<<64 - 1}
+	for i := range contracts.MaxSubscriberZones {
+		// As long as .xn--vermgensberatung-pwb, the longest TLD.
+		sub.Zones = append(sub.Zones, fmt.Sprintf(".vermoegensberatungzzz%c%c", 'a'+i/26, 'a'+i%26))
+	}
+	change := func(op contracts.Op) contracts.PendingChange {
+		return contracts.PendingChange{Seq: 1<<64 - 1, Zone: sub.Zones[0], Registrar: strings.Repeat("r", 63), Op: op, Percent: 12.345678901234567, ObservedAt: at,
+			Before: contracts.Price{Amount: 1 << 62, Currency: "USD"}, After: contracts.Price{Amount: 1<<62 + 1, Currency: "USD"}}
+	}
+	for range contracts.MaxPendingDrops {
+		sub.Pending = append(sub.Pending, change(contracts.OpRegister))
+	}
+	for range contracts.MaxPendingIncreases {
+		sub.Increases = append(sub.Increases, change(contracts.OpRenew))
+	}
+	if err := sub.Validate(); err != nil {
+		t.Fatalf("the largest record is not valid: %v", err)
+	}
+	got, err := bus.Subscribers(js).Change(context.Background(), sub.Key(), func(*contracts.Subscriber) (*contracts.Subscriber, error) { return sub, nil })
+	if err != nil || got == nil || len(got.Increases) != contracts.MaxPendingIncreases {
+		t.Fatalf("the largest subscriber record not written: %v", err)
+	}
+}

@@ -155,7 +155,9 @@ func WebhookOwnersConfig(o Options) jetstream.KeyValueConfig {
 // The deliveries stream's bounds: a million pending deliveries is a
 // hundred changes fanned out to 10,000 endpoints that are all down.
 // Past them a new delivery is refused (and notify retries queueing it)
-// rather than an older pending one dropped.
+// rather than an older pending one dropped. Within them each endpoint
+// may have contracts.MaxQueuedPerEndpoint waiting, and each key
+// contracts.MaxQueuedPerKey.
 const (
 	MaxDeliveryMsgs  = 1_000_000
 	MaxDeliveryBytes = 4 << 30
@@ -167,19 +169,29 @@ const (
 // that a delivery queued twice is kept once. Nothing ages out: the
 // retry schedule spans more than three days, and a delivery ends only by
 // a worker's decision.
+//
+// Its subjects are deliveries.v1.<key>.<webhook>, and, for deliveries
+// queued before the key was in the subject, deliveries.v1.<webhook>.
+// Each subject, one endpoint's, holds at most
+// contracts.MaxQueuedPerEndpoint: the server refuses the next one
+// (DiscardNewPerSubject), whoever publishes it. The limit came with an
+// update of the stream, which cut an endpoint holding more down to it,
+// its oldest deliveries first.
 func DeliveriesConfig(o Options) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
-		Name:        contracts.DeliveriesStream,
-		Description: "webhook deliveries waiting to be sent or retried, one per change and endpoint",
-		Subjects:    []string{contracts.DeliverySubjectPrefix + "*"},
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     jetstream.FileStorage,
-		Replicas:    o.replicas(),
-		MaxMsgs:     MaxDeliveryMsgs,
-		MaxBytes:    MaxDeliveryBytes,
-		Discard:     jetstream.DiscardNew,
-		Duplicates:  contracts.DuplicateWindow,
-		MaxMsgSize:  contracts.MaxPayloadSize + 1024,
+		Name:                 contracts.DeliveriesStream,
+		Description:          "webhook deliveries waiting to be sent or retried, one per change and endpoint",
+		Subjects:             []string{contracts.DeliverySubjectPrefix + ">"},
+		Retention:            jetstream.WorkQueuePolicy,
+		Storage:              jetstream.FileStorage,
+		Replicas:             o.replicas(),
+		MaxMsgs:              MaxDeliveryMsgs,
+		MaxBytes:             MaxDeliveryBytes,
+		MaxMsgsPerSubject:    contracts.MaxQueuedPerEndpoint,
+		Discard:              jetstream.DiscardNew,
+		DiscardNewPerSubject: true,
+		Duplicates:           contracts.DuplicateWindow,
+		MaxMsgSize:           contracts.MaxPayloadSize + 1024,
 	}
 }
 

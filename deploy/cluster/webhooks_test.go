@@ -65,7 +65,9 @@ func TestWebhookLeaderLoss(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	_, adminJS := c.connect(userAdmin)
-	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true}, webhooks.Bus{Webhooks: bus.Webhooks(adminJS), Owners: bus.WebhookOwners(adminJS), Deliveries: bus.NewDeliveries(adminJS)}, time.Now)
+	// The receiver's address is internal: allowed here as the notifiers
+	// allow it (--webhook-allow-prefixes).
+	store := webhooks.NewStore(webhooks.Config{AllowHTTP: true, AllowPrefixes: []netip.Prefix{netip.MustParsePrefix(gateway + "/32")}}, webhooks.Bus{Webhooks: bus.Webhooks(adminJS), Owners: bus.WebhookOwners(adminJS), Deliveries: bus.NewDeliveries(adminJS)}, time.Now)
 	var hooks []string
 	for i := range 3 {
 		created, err := store.Create(ctx, "failuresuite1", webhooks.Registration{

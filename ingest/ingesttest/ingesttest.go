@@ -7,14 +7,12 @@
 package ingesttest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/query/querytest"
 )
 
 // Harness is a Runner for one source on a fresh provisioned stream.
@@ -37,7 +36,7 @@ type Harness struct {
 	Runner    *ingest.Runner
 	Registry  *prometheus.Registry
 	// Log is what the runner logged, as text.
-	Log *LogBuffer
+	Log *querytest.LogBuffer
 }
 
 // New starts a server and a Runner for src with a ten-second timeout, the
@@ -46,7 +45,7 @@ type Harness struct {
 func New(t testing.TB, src ingest.Source) *Harness {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
-	h := &Harness{Streams: bus.NewStreams(js), Publisher: bus.NewPublisher(js), Registry: prometheus.NewRegistry(), Log: &LogBuffer{}}
+	h := &Harness{Streams: bus.NewStreams(js), Publisher: bus.NewPublisher(js), Registry: prometheus.NewRegistry(), Log: &querytest.LogBuffer{}}
 	cfg := ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5}
 	r, err := ingest.NewRunner(src, h.Streams, h.Publisher, cfg, slog.New(slog.NewTextHandler(h.Log, nil)), h.Registry, time.Now)
 	if err != nil {
@@ -55,26 +54,6 @@ func New(t testing.TB, src ingest.Source) *Harness {
 	r.Guard(iana.NewRoot(h.Streams))
 	h.Runner = r
 	return h
-}
-
-// LogBuffer collects what a logger writes, for a test to read while the
-// logger may still write.
-type LogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *LogBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// String returns everything written so far.
-func (b *LogBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // Once runs one round.

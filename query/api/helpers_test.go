@@ -85,9 +85,10 @@ type podConfig struct {
 	// the test runs when it likes; runKeys runs it and waits until it
 	// has loaded them.
 	keys, runKeys bool
-	// webhooks gives the pod a store of webhooks on JetStream (with
-	// AllowHTTP: false).
+	// webhooks gives the pod a store of webhooks on JetStream,
+	// configured by hooks (the zero value takes https URLs only).
 	webhooks bool
+	hooks    webhooks.Config
 	// log is the pod's logger; nil discards.
 	log *slog.Logger
 	// reg is the pod's registry; nil is a new one.
@@ -132,7 +133,7 @@ func startPod(t testing.TB, js jetstream.JetStream, pc podConfig) *pod {
 	}
 	var hooks *webhooks.Store
 	if pc.webhooks {
-		hooks = webhooks.NewStore(webhooks.Config{}, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
+		hooks = webhooks.NewStore(pc.hooks, webhooks.Bus{Webhooks: bus.Webhooks(js), Owners: bus.WebhookOwners(js), Deliveries: bus.NewDeliveries(js)}, time.Now)
 	}
 	srv, err := api.NewServer(cfg, snaps, p.keys, hooks, log, p.reg, p.reg)
 	if err != nil {

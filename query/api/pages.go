@@ -63,6 +63,11 @@ func (b pageBackend) Changes(snap *cache.Snapshot, v *cache.HistoryView, q url.V
 	return body, pageError(err)
 }
 
+func (b pageBackend) Registrars(snap *cache.Snapshot, q url.Values) (*cache.Body, error) {
+	body, err := b.s.registrars(snap, q)
+	return body, pageError(err)
+}
+
 func (b pageBackend) Derived(version uint64, key string, render func() *cache.Body) *cache.Body {
 	return b.s.derived(version, key, render)
 }

@@ -268,6 +268,57 @@ func TestBrowser(t *testing.T) {
 	b.check()
 }
 
+// TestBrowserRegistrars opens the directory of registrars from the
+// navigation in a real chromium and looks at it: the stale registrar
+// marked, a name with markup shown as text, sorting in place; then a
+// zone's rows naming the registrars with links to their sites; on a
+// desktop and a phone, with screenshots.
+func TestBrowserRegistrars(t *testing.T) {
+	p := directoryPod(t)
+	b := newBrowser(t, true)
+	b.do("open the catalog and follow Registrars",
+		chromedp.Navigate(p.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#zones tbody tr`)),
+		chromedp.Click(chromedp.CSS(`header nav a[href="/registrars"]`)),
+		heading("Registrars"),
+	)
+	if got := eval[string](b, `document.querySelector('header nav a[href="/registrars"]').getAttribute("aria-current")`); got != "page" {
+		t.Errorf("on the directory, the navigation's Registrars has aria-current %q, want page", got)
+	}
+	if got, want := eval[[]string](b, column("directory", 0)), []string{"Alphaalpha", "Bravo & Sonsbravo", `<b>Charlie</b> "EU"charlie`, "india"}; !slices.Equal(got, want) {
+		t.Errorf("the directory's rows %q, want %q", got, want)
+	}
+	if n := eval[int](b, `document.querySelectorAll("#directory tbody b").length`); n != 0 {
+		t.Errorf("%d <b> elements in the directory: a name's markup was not escaped", n)
+	}
+	if got := eval[[]string](b, `Array.from(document.querySelectorAll("#directory tr.stale th")).map(th => th.textContent)`); !slices.Equal(got, []string{"Bravo & Sonsbravo"}) {
+		t.Errorf("rows marked stale %q, want bravo's", got)
+	}
+	if got := eval[string](b, `getComputedStyle(document.querySelector("#directory tr.stale td")).backgroundColor`); got == "rgba(0, 0, 0, 0)" {
+		t.Error("the stale row has no background of its own")
+	}
+	b.screenshot("registrars-desktop")
+	b.do("sort by zones, most first", chromedp.Click(chromedp.CSS(`th a[data-sort=zones]`)), chromedp.Click(chromedp.CSS(`th a[data-sort=zones]`)))
+	if got, want := eval[[]string](b, column("directory", 2)), []string{"4", "34 names skipped", "1", "1"}; !slices.Equal(got, want) {
+		t.Errorf("sorted by zones, most first: %q, want %q", got, want)
+	}
+	b.check()
+
+	b.do("open .com", chromedp.Navigate(p.url+"/zones/.com"), chromedp.WaitVisible(chromedp.CSS(`#registrars tbody tr`)))
+	if got := eval[string](b, `document.querySelector('#registrars th a[href="https://alpha.example"]').textContent`); got != "Alpha" {
+		t.Errorf("alpha's row links its site as %q, want Alpha", got)
+	}
+	b.check()
+
+	b.do("a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+		chromedp.Navigate(p.url+"/registrars"), heading("Registrars"))
+	if eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`) {
+		t.Error("the directory is wider than a phone's screen")
+	}
+	b.screenshot("registrars-phone")
+	b.check()
+}
+
 // TestBrowserWithoutJavaScript sorts the catalog, searches and opens a
 // zone with scripts off: the column headers are links and the form
 // submits.
@@ -308,7 +359,8 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 // off: from the catalog to the form by the navigation's link, the address,
 // interests, zones and threshold filled in and sent; the confirmation mail
 // read from the relay, its link opened, the confirmed page seen; then the
-// mail's unsubscribe link, its button, and the address gone. With scripts
+// mail's unsubscribe link, its button, and the address gone. Price drops
+// and renewal increases are ticked, each a choice of its own. With scripts
 // on, a zone page's link to its alerts fills in the form, and the form is
 // looked at on a phone. It fails on any console error or policy violation,
 // and keeps screenshots.
@@ -336,6 +388,7 @@ func TestBrowserSubscribe(t *testing.T) {
 			b.do("fill in the form",
 				chromedp.SendKeys(chromedp.CSS(`#email`), email),
 				chromedp.Click(chromedp.CSS(`#interest-price-drops`)),
+				chromedp.Click(chromedp.CSS(`#interest-renewal-increases`)),
 				chromedp.Click(chromedp.CSS(`#interest-articles`)),
 				chromedp.SendKeys(chromedp.CSS(`#zones`), ".com, .рф"),
 				chromedp.SetValue(chromedp.CSS(`#min_drop`), "5"),
@@ -349,7 +402,8 @@ func TestBrowserSubscribe(t *testing.T) {
 			b.screenshot("subscribe-confirmed-" + name)
 			sub := s.record(t, email)
 			if sub == nil || !sub.Confirmed || !slices.Equal(sub.Zones, []string{".com", ".xn--p1ai"}) || sub.MinDropPercent != 5 ||
-				!sub.Wants(contracts.InterestPriceDrops) || !sub.Wants(contracts.InterestArticles) || sub.Wants(contracts.InterestAPIUpdates) {
+				!sub.Wants(contracts.InterestPriceDrops) || !sub.Wants(contracts.InterestRenewalIncreases) || !sub.Wants(contracts.InterestArticles) ||
+				sub.Wants(contracts.InterestAPIUpdates) {
 				t.Fatalf("the record after confirming: %+v", sub)
 			}
 			b.check()

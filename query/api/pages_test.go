@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -92,6 +93,10 @@ func TestPagesAnswer(t *testing.T) {
 		{name: "unknown zone", target: "/zones/.zzz", status: 404, contains: "No registrar prices .zzz"},
 		{name: "malformed zone", target: "/zones/exa_mple", status: 400, contains: "malformed zone"},
 		{name: "zone, bad sort", target: "/zones/.com?sort=zone", status: 400, contains: "sort: must be one of"},
+		{name: "registrars", target: "/registrars", status: 200, contains: "<h1>Registrars</h1>"},
+		{name: "registrars with the form's empty fields", target: "/registrars?q=&kind=&stale=&sort=", status: 200, contains: "alpha"},
+		{name: "registrars, bad sort", target: "/registrars?sort=zone", status: 400, contains: "sort: must be one of"},
+		{name: "registrars, unknown kind", target: "/registrars?kind=rumour", status: 400, contains: "no kind of source"},
 		{name: "docs", target: "/docs", status: 200, contains: "/api/comparison/{zone}"},
 		{name: "the API's root", target: "/api", status: 302, location: "/docs"},
 		{name: "the API's root with a slash", target: "/api/", status: 302, location: "/docs"},
@@ -126,7 +131,7 @@ func TestPagesAnswer(t *testing.T) {
 
 func TestPagesNotReady(t *testing.T) {
 	p := startPod(t, nil, podConfig{snaps: notReady()})
-	for _, target := range []string{"/", "/zones/.com"} {
+	for _, target := range []string{"/", "/zones/.com", "/registrars"} {
 		resp, body := page(t, p.url+target)
 		if resp.StatusCode != http.StatusServiceUnavailable || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 			t.Errorf("GET %s before ready: %d %s, want a 503 page\n%s", target, resp.StatusCode, resp.Header.Get("Content-Type"), body)
@@ -146,7 +151,7 @@ func TestPagesHeaders(t *testing.T) {
 	if len(assets) != 3 {
 		t.Fatalf("the catalog links %d assets, want the stylesheet, the icon and the script", len(assets))
 	}
-	targets := []string{"/", "/?sort=-renew&years=2", "/zones/.com", "/zones/.xn--p1ai?currency=EUR", "/docs"}
+	targets := []string{"/", "/?sort=-renew&years=2", "/zones/.com", "/zones/.xn--p1ai?currency=EUR", "/registrars", "/registrars?stale=false", "/docs"}
 	for _, a := range assets {
 		targets = append(targets, string(a[1]))
 	}
@@ -197,7 +202,8 @@ func TestPagesHeaders(t *testing.T) {
 // link and the viewport.
 func TestPagesHTML(t *testing.T) {
 	p := pagePod(t)
-	for _, target := range []string{"/", "/?q=com&sort=-cost&years=5&currency=EUR", "/zones/.com", "/zones/.shop?years=10", "/zones/.xn--p1ai", "/docs", "/zones/.zzz", "/?years=0", "/subscribe"} {
+	for _, target := range []string{"/", "/?q=com&sort=-cost&years=5&currency=EUR", "/zones/.com", "/zones/.shop?years=10", "/zones/.xn--p1ai",
+		"/registrars", "/registrars?q=a&kind=api&stale=false&sort=-zones", "/docs", "/zones/.zzz", "/?years=0", "/subscribe"} {
 		t.Run(target, func(t *testing.T) {
 			_, body := page(t, p.url+target)
 			checkPage(t, body)
@@ -543,5 +549,130 @@ func TestDocsFromTheDocument(t *testing.T) {
 		if !strings.Contains(docs, want) {
 			t.Errorf("/docs does not say %s", want)
 		}
+	}
+}
+
+// directoryEvents are pageEvents and the statuses of three of their
+// registrars: alpha fresh, bravo stale after a failed round, charlie named
+// with markup; india, an older ingester's, has none.
+func directoryEvents() []contracts.Event {
+	bravo := eventtest.Status("bravo", "Bravo & Sons", time.Hour, epoch, 3)
+	lastGood := epoch.Add(-3 * time.Hour)
+	bravo.LastSuccess, bravo.Failure, bravo.Skipped = &lastGood, contracts.FailureParse, map[string]int{"not-in-root": 4}
+	charlie := eventtest.Status("charlie", `<b>Charlie</b> "EU"`, 24*time.Hour, epoch, 1)
+	charlie.SourceKind, charlie.Currency, charlie.Website = contracts.SourceList, "EUR", ""
+	return append(pageEvents(), eventtest.Status("alpha", "Alpha", time.Hour, epoch, 4), bravo, charlie)
+}
+
+// directoryPod is a pod serving directoryEvents with historyEvents'
+// history.
+func directoryPod(t *testing.T) *pod {
+	t.Helper()
+	f := serving(t, directoryEvents()...)
+	f.hist = historyOf(t, historyEvents()...)
+	return startPod(t, nil, podConfig{snaps: f})
+}
+
+// rowNames are the names the rows of a page's table show, unescaped.
+var rowNames = regexp.MustCompile(`<tr(?: class="stale")?><th scope="row">(?:<a [^>]*>)?([^<]*)`)
+
+// TestRegistrarsPage checks the directory's page: every registrar with
+// what the API says of it, the stale one marked, names linked to their
+// sites and their markup escaped; its rows are the API's for the form's
+// query, in its order.
+func TestRegistrarsPage(t *testing.T) {
+	p := directoryPod(t)
+	_, body := page(t, p.url+"/registrars")
+	checkPage(t, body)
+	for _, want := range []string{
+		`<a href="/registrars" aria-current="page">Registrars</a>`,
+		`<th scope="row"><a href="https://alpha.example" rel="external nofollow noopener">Alpha</a><span class="ascii">alpha</span></th>`,
+		`<tr class="stale"><th scope="row"><a href="https://bravo.example" rel="external nofollow noopener">Bravo &amp; Sons</a>`,
+		`<span class="badge trap">stale</span><span class="reg">since 20 Nov 2026 11:00 UTC</span></td>`,
+		`<span class="badge trap">parse failed</span>`,
+		`3<span class="reg">4 names skipped</span>`,
+		`<th scope="row">&lt;b&gt;Charlie&lt;/b&gt; &#34;EU&#34;<span class="ascii">charlie</span></th><td>fresh<span class="reg">until 22 Nov 2026 12:00 UTC</span>`,
+		`<td>Third-party list<span class="reg">test · <a href="https://api.charlie.example/prices"`,
+		`<th scope="row">india</th><td>not reported</td>`,
+		`<td>Not reported<span class="reg">test</span></td><td>INR<span class="reg">tax unknown</span></td>`,
+		`4 registrars, 1 of them stale`,
+		`<a href="/api/registrars">This list as JSON</a>`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/registrars does not say %s", want)
+		}
+	}
+	if strings.Contains(string(body), "<b>Charlie") {
+		t.Error("a registrar's name with markup reached the page as markup")
+	}
+	if os.Getenv("PAGES_DUMP") != "" {
+		_ = os.WriteFile(filepath.Join(os.Getenv("PAGES_DUMP"), "registrars.html"), body, 0o644)
+	}
+
+	for _, query := range []string{"sort=-zones", "q=&kind=&stale=true&sort=", "q=ar&kind=api&stale=&sort=name", "sort=last_success"} {
+		t.Run(query, func(t *testing.T) {
+			resp, body := page(t, p.url+"/registrars?"+query)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d:\n%s", resp.StatusCode, body)
+			}
+			got := []string{}
+			for _, m := range rowNames.FindAllSubmatch(body, -1) {
+				got = append(got, html.UnescapeString(string(m[1])))
+			}
+			q, _ := url.ParseQuery(query)
+			api := url.Values{}
+			for k, v := range q {
+				if v[0] != "" {
+					api[k] = v
+				}
+			}
+			var doc struct {
+				Registrars []struct {
+					Registrar string  `json:"registrar"`
+					Name      *string `json:"name"`
+				} `json:"registrars"`
+			}
+			decode(t, send(t, http.MethodGet, p.url+"/api/registrars?"+api.Encode()).body, &doc)
+			want := []string{}
+			for _, r := range doc.Registrars {
+				if r.Name != nil {
+					want = append(want, *r.Name)
+				} else {
+					want = append(want, r.Registrar)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("rows %q, want /api/registrars's %q", got, want)
+			}
+		})
+	}
+}
+
+// TestZonePageNamesRegistrars: a comparison's rows on a zone's page show
+// the directory's names, linked to the registrars' sites, escaped, beside
+// the ids; a registrar the directory cannot name by its id.
+func TestZonePageNamesRegistrars(t *testing.T) {
+	p := directoryPod(t)
+	_, com := page(t, p.url+"/zones/.com")
+	for _, want := range []string{
+		`<tr><th scope="row"><a href="https://alpha.example" rel="external nofollow noopener">Alpha</a><span class="ascii">alpha</span></th>`,
+		`<tr><th scope="row">&lt;b&gt;Charlie&lt;/b&gt; &#34;EU&#34;<span class="ascii">charlie</span></th>`,
+		`<tr><th scope="row">india <span class="badge">no exchange rate</span>`,
+	} {
+		if !strings.Contains(string(com), want) {
+			t.Errorf(".com's page does not say %s", want)
+		}
+	}
+	if strings.Contains(string(com), "<b>Charlie") {
+		t.Error("a registrar's name with markup reached the zone page as markup")
+	}
+	var api struct {
+		Prices []struct {
+			Registrar string `json:"registrar"`
+		} `json:"prices"`
+	}
+	decode(t, send(t, http.MethodGet, p.url+"/api/comparison/.com").body, &api)
+	if len(api.Prices) == 0 || api.Prices[0].Registrar != "alpha" {
+		t.Errorf("the API's rows %+v: they keep their ids", api.Prices)
 	}
 }

@@ -63,6 +63,7 @@ func (s *Server) routes(e *echo.Echo) {
 	// bodies, and their style and script.
 	e.Match(read, "/", s.limit(s.pages.Catalog()))
 	e.Match(read, "/zones/:zone", s.limit(s.pages.Zone()))
+	e.Match(read, "/registrars", s.limit(s.pages.Registrars()))
 	e.Match(read, "/docs", s.pages.Docs())
 	for _, path := range apiRoot {
 		e.Match(read, path, func(c *echo.Context) error {

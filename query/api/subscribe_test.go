@@ -201,7 +201,7 @@ func TestSubscribeConfirmUnsubscribe(t *testing.T) {
 	const email = "Ann.Subscriber@Example.ORG"
 
 	status, sent := fetch(t, c, http.MethodPost, s.pod.url+"/subscribe",
-		subscribeForm(email, formToken(t, c, s.pod.url+"/subscribe"), contracts.InterestPriceDrops, contracts.InterestArticles))
+		subscribeForm(email, formToken(t, c, s.pod.url+"/subscribe"), contracts.InterestPriceDrops, contracts.InterestRenewalIncreases, contracts.InterestArticles))
 	if status != http.StatusOK || !strings.Contains(sent, "Check your inbox") {
 		t.Fatalf("subscribe: %d\n%s", status, sent)
 	}
@@ -221,7 +221,8 @@ func TestSubscribeConfirmUnsubscribe(t *testing.T) {
 	}
 	text, html := mail.Parts(t)
 	for _, part := range []string{text, html} {
-		for _, want := range []string{"/subscribe/confirm?token=", "/subscribe/manage?token=", "/subscribe/unsubscribe?token=", "of at least 5% in .com, .рф, in a daily digest"} {
+		for _, want := range []string{"/subscribe/confirm?token=", "/subscribe/manage?token=", "/subscribe/unsubscribe?token=", "of at least 5% in .com, .рф, in a daily digest",
+			"Every rise of the renewal price in .com, .рф, in the same daily digest"} {
 			if !strings.Contains(part, want) {
 				t.Errorf("mail part lacks %q:\n%s", want, part)
 			}
@@ -365,6 +366,21 @@ func TestSubscribeManage(t *testing.T) {
 	sub := s.record(t, "erin@example.org")
 	if sub == nil || !sub.Wants(contracts.InterestAPIUpdates) || sub.Wants(contracts.InterestArticles) || len(sub.Zones) != 1 || sub.Zones[0] != ".co.uk" || sub.MinDropPercent != 12.5 {
 		t.Fatalf("record after saving: %+v", sub)
+	}
+	// Renewal increases are a choice of their own, for zones too: the page
+	// names the field a choice without zones lacks, and saves one with.
+	f = url.Values{"csrf": f["csrf"], "interests": {"renewal-increases"}, "zones": {""}, "min_drop": {""}}
+	if status, page = fetch(t, c, http.MethodPost, manage, f); status != http.StatusBadRequest || !strings.Contains(page, "Zones: renewal-increase alerts need at least one zone") {
+		t.Fatalf("renewal increases without zones: %d\n%s", status, page)
+	}
+	f.Set("zones", ".bond")
+	if status, page = fetch(t, c, http.MethodPost, manage, f); status != http.StatusOK || !strings.Contains(page, `value="renewal-increases" id="interest-renewal-increases" checked`) ||
+		!strings.Contains(page, `id="min_drop" value="10"`) {
+		t.Fatalf("save renewal increases: %d\n%s", status, page)
+	}
+	if sub := s.record(t, "erin@example.org"); sub == nil || !sub.Wants(contracts.InterestRenewalIncreases) || sub.Wants(contracts.InterestPriceDrops) ||
+		len(sub.Zones) != 1 || sub.Zones[0] != ".bond" {
+		t.Fatalf("record after choosing renewal increases: %+v", sub)
 	}
 	// The page's button unsubscribes, as one-click does.
 	unsub := s.link(t, text, "/subscribe/unsubscribe")

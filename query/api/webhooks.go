@@ -31,6 +31,12 @@ const maxWebhookBody = 64 << 10
 // webhookTimeout bounds the store's work for one request.
 const webhookTimeout = 10 * time.Second
 
+// queueFullRetryAfter is the Retry-After, in seconds, of a ping refused
+// for the deliveries waiting: a minute, in which a working endpoint
+// takes thousands; a failing one's wait for their retries, which its
+// deliveries page shows.
+const queueFullRetryAfter = 60
+
 // subscriberKey is where limit leaves the subscriber of a request with a
 // valid key.
 const subscriberKey = "subscriber"
@@ -93,6 +99,7 @@ func (s *Server) webhookRoute(do func(ctx context.Context, c *echo.Context, owne
 func (s *Server) webhookError(c *echo.Context, err error) error {
 	var ve *contracts.ValidationError
 	var le *webhooks.LimitError
+	var qe *webhooks.QueueFullError
 	var pe *problemError
 	var he *echo.HTTPError
 	switch {
@@ -106,6 +113,10 @@ func (s *Server) webhookError(c *echo.Context, err error) error {
 	case errors.As(err, &le):
 		return problem(http.StatusConflict, contracts.CodeWebhookLimit, "Webhook limit reached",
 			le.Error()+"; delete one first")
+	case errors.As(err, &qe):
+		c.Response().Header().Set("Retry-After", strconv.Itoa(queueFullRetryAfter))
+		return problem(http.StatusTooManyRequests, contracts.CodeDeliveryQueueFull, "Too many deliveries waiting",
+			qe.Error()+"; they leave the queue as they are delivered or given up (GET /api/webhooks/{id}/deliveries shows how they fare)")
 	case errors.Is(err, webhooks.ErrConflict):
 		return problem(http.StatusConflict, contracts.CodeConflict, "Conflict",
 			"the webhook was changed by others while this request changed it; retry")

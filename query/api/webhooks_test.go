@@ -14,19 +14,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/bus/bustest"
 	"github.com/zoneprice/zoneprice/contracts/openapitest"
 	"github.com/zoneprice/zoneprice/query/access"
 	"github.com/zoneprice/zoneprice/query/api"
 	"github.com/zoneprice/zoneprice/query/querytest"
+	"github.com/zoneprice/zoneprice/query/webhooks"
 )
 
 // webhookPod is a pod with keys and webhooks on a provisioned JetStream,
 // and keys of each kind the webhook API tells apart.
 type webhookPod struct {
 	*pod
-	js  jetstream.JetStream
-	cfg *api.Config
+	js    jetstream.JetStream
+	cfg   *api.Config
+	hooks webhooks.Config
 	// pro and other are two subscribers whose tier has webhooks; free is
 	// a key of a tier without.
 	pro, other, free createdKey
@@ -36,6 +39,12 @@ type webhookPod struct {
 func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 	t.Helper()
 	_, js := bustest.Provisioned(t)
+	return startWebhookPodOn(t, js, endpoints, webhooks.Config{})
+}
+
+// startWebhookPodOn starts it on js, its store configured by hooks.
+func startWebhookPodOn(t *testing.T, js jetstream.JetStream, endpoints string, hooks webhooks.Config) *webhookPod {
+	t.Helper()
 	publish(t, js, baseEvents()...)
 	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
 	if err != nil {
@@ -47,8 +56,8 @@ func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 	if cfg.Limits.WebhookEndpoints, err = access.ParseEndpoints(endpoints); err != nil {
 		t.Fatal(err)
 	}
-	w.cfg = cfg
-	w.pod = startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true})
+	w.cfg, w.hooks = cfg, hooks
+	w.pod = startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true, hooks: hooks})
 	return w
 }
 
@@ -56,7 +65,7 @@ func startWebhookPod(t *testing.T, endpoints string) *webhookPod {
 // logging to log (nil discards).
 func (w *webhookPod) another(t *testing.T, log *slog.Logger) *pod {
 	t.Helper()
-	return startPod(t, w.js, podConfig{cfg: w.cfg, runKeys: true, webhooks: true, log: log})
+	return startPod(t, w.js, podConfig{cfg: w.cfg, runKeys: true, webhooks: true, hooks: w.hooks, log: log})
 }
 
 // as makes a request with k's key.
@@ -259,7 +268,7 @@ func TestWebhookLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg, err := s.GetLastMsgForSubject(ctx, contracts.DeliverySubject(created.ID))
+		msg, err := s.GetLastMsgForSubject(ctx, contracts.DeliverySubject(w.pro.id, created.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -470,6 +479,37 @@ func TestWebhookLimit(t *testing.T) {
 	w.create(t, w.pro, registration)
 }
 
+// TestWebhookInternalAddressesRefused: a URL whose host is an internal
+// address, however it is spelt, is refused at registration and in a
+// change, naming url; a public address, and any name, are taken (a name
+// is checked when a delivery connects, after DNS resolution).
+func TestWebhookInternalAddressesRefused(t *testing.T) {
+	w := startWebhookPod(t, "pro=100")
+	body := func(url string) string { return `{"url":"` + url + `","events":["ping"]}` }
+	for _, url := range []string{
+		"https://127.0.0.1/", "https://127.0.0.1./", "https://127.1/", "https://2130706433/", "https://0x7f000001/",
+		"https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://１２７.０.０.１/", "https://127.0.0.1:443/hook",
+		"https://10.0.0.5/", "https://172.16.0.1/", "https://192.168.1.1/", "https://100.64.0.1/",
+		"https://169.254.169.254/latest/meta-data/", "https://0.0.0.0/", "https://0/", "https://224.0.0.1/",
+		"https://255.255.255.255/", "https://192.0.2.1/",
+		"https://[::1]/", "https://[::]/", "https://[::ffff:127.0.0.1]/", "https://[::ffff:a9fe:a9fe]/",
+		"https://[fe80::1%25eth0]/", "https://[fc00::1]/", "https://[fd12:3456::1]/", "https://[64:ff9b::a9fe:a9fe]/",
+		"https://[2002:a9fe:a9fe::1]/", "https://[2001:db8::1]/", "https://[ff02::1]/",
+	} {
+		resp, b := w.as(t, w.pro, http.MethodPost, "/api/webhooks", body(url))
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"param":"url"`) {
+			t.Errorf("%s: %d %s, want 400 naming url", url, resp.StatusCode, b)
+		}
+	}
+	var kept webhookJSON
+	for _, url := range []string{"https://93.184.216.34/hook", "https://[2606:4700:4700::1111]/", "https://hooks.example.com/",
+		"https://127.0.0.1.nip.io/", "https://0x7f.example/", "https://1.1.1.1:443/"} {
+		kept = w.create(t, w.pro, body(url))
+	}
+	resp, b := w.as(t, w.pro, http.MethodPatch, "/api/webhooks/"+kept.ID, `{"url":"https://[::ffff:10.0.0.1]/"}`)
+	wantProblem(t, resp, b, http.StatusBadRequest, contracts.CodeInvalidBody, "url")
+}
+
 // TestWebhookLimitUnderConcurrency: 200 creates at once with a key that
 // may have 5, spread over two pods, make exactly 5 webhooks; every other
 // create is the tier's problem, and leaves nothing behind: no record, no
@@ -523,6 +563,66 @@ func TestWebhookLimitUnderConcurrency(t *testing.T) {
 	// The bucket's stream has no consumer a create left behind (the list
 	// above deleted its own when it ended).
 	waitConsumers(t, w.js, "KV_"+contracts.WebhooksBucket, 0)
+}
+
+// TestWebhookPingsCapped: pings at once to one endpoint queue exactly as
+// many as the stream keeps for one, pings to the key's other endpoint
+// exactly as many as the key may still have waiting; every other ping is
+// 429 delivery-queue-full with Retry-After, and queues nothing.
+func TestWebhookPingsCapped(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	cfg := bus.DeliveriesConfig(bus.Options{})
+	cfg.MaxMsgsPerSubject = 3
+	if _, err := js.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	w := startWebhookPodOn(t, js, "pro=5", webhooks.Config{MaxQueuedPerKey: 5})
+	a, b := w.create(t, w.pro, registration), w.create(t, w.pro, registration)
+	doc := openapitest.Load(t)
+	refusal, err := doc.Response(http.MethodPost, "/api/webhooks/{id}/test", http.StatusTooManyRequests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		webhook  string
+		accepted int
+	}{{a.ID, 3}, {b.ID, 2}} {
+		const pings = 20
+		statuses := make([]int, pings)
+		var wg sync.WaitGroup
+		for i := range pings {
+			wg.Go(func() {
+				resp, body := w.as(t, w.pro, http.MethodPost, "/api/webhooks/"+tt.webhook+"/test", "")
+				statuses[i] = resp.StatusCode
+				if resp.StatusCode == http.StatusTooManyRequests {
+					var p contracts.Problem
+					if err := json.Unmarshal(body, &p); err != nil || p.Code != contracts.CodeDeliveryQueueFull || resp.Header.Get("Retry-After") != "60" {
+						t.Errorf("a refused ping: %s, Retry-After %q", body, resp.Header.Get("Retry-After"))
+					}
+					for _, err := range doc.Validate(refusal, resp, body, openapitest.Check{}) {
+						t.Errorf("a refused ping against the OpenAPI document: %v", err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		accepted := 0
+		for _, st := range statuses {
+			switch st {
+			case http.StatusAccepted:
+				accepted++
+			case http.StatusTooManyRequests:
+			default:
+				t.Errorf("a ping: %d", st)
+			}
+		}
+		if accepted != tt.accepted {
+			t.Errorf("%d pings of %d to %s accepted, want %d", accepted, pings, tt.webhook, tt.accepted)
+		}
+	}
+	if n, err := bus.NewDeliveries(js).Queued(context.Background(), w.pro.id); err != nil || n != 5 {
+		t.Errorf("the key has %d deliveries waiting (%v), want 5", n, err)
+	}
 }
 
 // waitConsumers waits until stream has want consumers.

@@ -1,16 +1,20 @@
-// Package digest is the daily digest of price drops, by email, to the
-// confirmed subscribers of package subscribe who chose them.
+// Package digest is the daily digest, by email, of the price drops and the
+// renewal increases in their zones, to the confirmed subscribers of package
+// subscribe who chose them (each a choice of its own).
 //
 // A Service follows the history stream through a durable consumer
 // (AlertsConsumer) that every process sending digests shares, so each
 // change is collected once; it mirrors the subscribers' bucket, adds each
-// drop to the record of every subscriber who follows its zone with a
-// threshold it reaches (collect.go), and once a day is over (UTC) mails
-// each of them the drops of the days before, in one mail (send.go, from
+// change's drop to the record of every subscriber who follows its zone
+// with a threshold it reaches, and its rise of the renewal price to the
+// record of every subscriber who follows the zone's renewal increases
+// (collect.go), and once a day is over (UTC) mails each of them the
+// changes of the days before, in one mail of a section each (send.go, from
 // templates/mail.txt and mail.html). The records hold what is collected,
 // so a restart loses none. It also has the subscription delete the
 // addresses never confirmed in time (subscribe.Service.DeleteExpired).
-// Mails leave through package mail, counted with kind "digest".
+// Mails leave through package mail, counted with kind "digest"; the
+// changes are counted by section (metrics.go).
 package digest
 
 import (
@@ -20,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -35,7 +40,7 @@ var templateFS embed.FS
 var mails = mail.MustParse(templateFS, "templates/mail.txt", "templates/mail.html")
 
 // AlertsConsumer is the durable consumer of the history stream that
-// collects price drops for the digests. Every process that runs a Service
+// collects price changes for the digests. Every process that runs a Service
 // shares it, so each change is collected once. Its configuration is
 // bus.AlertsConsumerConfig.
 const AlertsConsumer = bus.AlertsConsumer
@@ -45,17 +50,17 @@ type Consumer interface {
 	Consume(ctx context.Context, cfg bus.ConsumeConfig, handle func(bus.Job)) error
 }
 
-// Service sends the price-drop digests: it follows the history stream and
-// adds each drop to the pending digest of every confirmed subscriber who
-// follows its zone with a threshold it reaches (kept in the subscriber's
-// record, so a restart loses none), and once a day sends each of them the
-// drops of the days before, in one mail. It also deletes addresses not
-// confirmed in time.
+// Service sends the digests: it follows the history stream and adds each
+// drop, and each renewal increase, to the pending digest of every
+// confirmed subscriber who follows it (kept in the subscriber's record, so
+// a restart loses none), and once a day sends each of them the changes of
+// the days before, in one mail. It also deletes addresses not confirmed in
+// time.
 //
 // Exactly once, as far as SMTP allows: a change is acknowledged only once
 // every matching record holds it, and is not added twice (a change
 // delivered again is found by its sequence); a digest is claimed in the
-// record (LastDigestAt, DigestedThrough, the drops taken out) before it is
+// record (LastDigestAt, DigestedThrough, the changes taken out) before it is
 // sent, so two processes never both send it, and put back when the relay
 // refuses it. A process killed between the claim and the relay's answer
 // loses that one digest rather than send it twice.
@@ -63,6 +68,7 @@ type Service struct {
 	subs    *subscribe.Service
 	history Consumer
 	log     *slog.Logger
+	m       *metrics
 	now     func() time.Time
 	tick    time.Duration
 
@@ -74,12 +80,16 @@ type Service struct {
 	loadedOnce sync.Once
 }
 
-// New returns the digests of subs' subscribers, collecting the drops that
-// history hands out; every tick it looks for digests due (the decision is
-// now's, the tick only how often it is asked).
-func New(subs *subscribe.Service, history Consumer, log *slog.Logger, now func() time.Time, tick time.Duration) *Service {
-	return &Service{subs: subs, history: history, log: log, now: now, tick: tick,
-		mirror: map[string]*contracts.Subscriber{}, loaded: make(chan struct{})}
+// New returns the digests of subs' subscribers, collecting the changes
+// that history hands out; every tick it looks for digests due (the
+// decision is now's, the tick only how often it is asked).
+func New(subs *subscribe.Service, history Consumer, log *slog.Logger, reg prometheus.Registerer, now func() time.Time, tick time.Duration) (*Service, error) {
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{subs: subs, history: history, log: log, m: m, now: now, tick: tick,
+		mirror: map[string]*contracts.Subscriber{}, loaded: make(chan struct{})}, nil
 }
 
 // Run collects and sends until ctx ends.

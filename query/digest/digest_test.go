@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -35,6 +36,8 @@ type fixture struct {
 	clock  *querytest.Clock
 	mailer *refusing
 	log    *querytest.LogBuffer
+	// reg is the registry of the digests that runDigests ran last.
+	reg *prometheus.Registry
 }
 
 var day = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
@@ -116,7 +119,12 @@ func (f *fixture) get(t *testing.T, email string) *contracts.Subscriber {
 // test ends, once the history consumer exists.
 func (f *fixture) runDigests(t *testing.T) (stop func()) {
 	t.Helper()
-	a := digest.New(f.svc, bus.NewDurable(f.js, contracts.HistoryStream, bus.AlertsConsumerConfig()), slog.New(slog.NewJSONHandler(f.log, nil)), f.clock.Now, 10*time.Millisecond)
+	f.reg = prometheus.NewRegistry()
+	a, err := digest.New(f.svc, bus.NewDurable(f.js, contracts.HistoryStream, bus.AlertsConsumerConfig()), slog.New(slog.NewJSONHandler(f.log, nil)),
+		f.reg, f.clock.Now, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
@@ -141,10 +149,20 @@ func (f *fixture) runDigests(t *testing.T) (stop func()) {
 // stream, from register/renew before to after (USD cents).
 func (f *fixture) change(t *testing.T, registrar, zone string, at time.Time, before, after int64) {
 	t.Helper()
+	f.changeOps(t, registrar, zone, at, ops{before, before}, ops{after, after})
+}
+
+// ops are the register and renew prices of a change's side (USD cents).
+type ops struct{ register, renew int64 }
+
+// changeOps publishes a change of registrar's register and renew prices
+// for zone on the history stream.
+func (f *fixture) changeOps(t *testing.T, registrar, zone string, at time.Time, before, after ops) {
+	t.Helper()
 	c := &contracts.PriceChange{V: contracts.SchemaVersion, Kind: contracts.KindPriceChange, Change: contracts.ChangeChanged,
 		Registrar: registrar, Zone: zone, ObservedAt: at, Source: registrar,
-		Before: eventtest.Priced(registrar, zone, at, "USD", before, before, before).Offer(),
-		After:  eventtest.Priced(registrar, zone, at, "USD", after, after, after).Offer()}
+		Before: eventtest.Priced(registrar, zone, at, "USD", before.register, before.renew, before.register).Offer(),
+		After:  eventtest.Priced(registrar, zone, at, "USD", after.register, after.renew, after.register).Offer()}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -338,5 +356,106 @@ func TestStopHandsBack(t *testing.T) {
 	}
 	if strings.Contains(f.log.String(), `"level":"ERROR"`) {
 		t.Errorf("a stop logged an error:\n%s", f.log.String())
+	}
+}
+
+// TestDigestRenewalIncreases: a subscriber who chose renewal increases is
+// told of every rise of the renewal price in their zones, in a section of
+// its own beside the drops (text and HTML), in the same one digest a day;
+// one who chose drops alone is not, nor is one not confirmed. The digests'
+// metrics count both sections.
+func TestDigestRenewalIncreases(t *testing.T) {
+	f := newFixture(t)
+	both, zones := []contracts.Interest{contracts.InterestPriceDrops, contracts.InterestRenewalIncreases}, []string{".bond", ".com"}
+	f.put(t, "ann@example.org", true, 5, zones, both...)
+	f.put(t, "bob@example.org", true, 0, []string{".bond"}, contracts.InterestRenewalIncreases)
+	f.put(t, "carol@example.org", true, 5, zones, contracts.InterestPriceDrops)
+	f.put(t, "dave@example.org", false, 0, []string{".bond"}, contracts.InterestRenewalIncreases) // not confirmed
+	f.runDigests(t)
+
+	morning := day.Add(8 * time.Hour)
+	f.changeOps(t, "porkbun", ".bond", morning, ops{199, 6999}, ops{199, 73625})               // the renewal that owners fear
+	f.changeOps(t, "dynadot", ".com", morning.Add(time.Hour), ops{1000, 1400}, ops{800, 1500}) // both: -20% and +7.1%
+	f.changeOps(t, "inwx", ".bond", morning.Add(2*time.Hour), ops{500, 5000}, ops{500, 4000})  // a renewal drop
+	f.changeOps(t, "sample-alpha", ".bond", morning, ops{100, 100}, ops{100, 900})             // the sample
+	f.changeOps(t, "porkbun", ".org", morning, ops{1000, 1000}, ops{1000, 2000})               // nobody's zone
+	querytest.Until(t, "the changes collected", func() bool {
+		ann, bob, carol := f.get(t, "ann@example.org"), f.get(t, "bob@example.org"), f.get(t, "carol@example.org")
+		return len(ann.Pending) == 2 && len(ann.Increases) == 2 && len(bob.Increases) == 1 && len(carol.Pending) == 2
+	})
+	if carol := f.get(t, "carol@example.org"); len(carol.Increases) != 0 {
+		t.Errorf("carol, who chose drops alone, holds increases: %+v", carol.Increases)
+	}
+
+	f.clock.Set(day.Add(24*time.Hour + 30*time.Minute))
+	querytest.Until(t, "the digests", func() bool { return len(f.relay.Messages()) == 3 })
+	subject := func(email string) string {
+		t.Helper()
+		m := f.mailsTo(email)
+		if len(m) != 1 {
+			t.Fatalf("%s got %d mails, want one digest", email, len(m))
+		}
+		return m[0].Parse(t).Header.Get("Subject")
+	}
+	for email, want := range map[string]string{
+		"ann@example.org":   "Price drops: 2, renewal increases: 2 in your zones",
+		"bob@example.org":   "Renewal increases: 1 in your zones",
+		"carol@example.org": "Price drops: 2 in your zones",
+	} {
+		if got := subject(email); got != want {
+			t.Errorf("%s's digest is %q, want %q", email, got, want)
+		}
+	}
+	text, html := f.mailsTo("ann@example.org")[0].Parts(t)
+	text = strings.ReplaceAll(text, "\r\n", "\n") // the relay's line ends
+	for _, want := range []string{
+		"Price drops on 26 November 2026 in the zones you follow:\n",
+		".com at dynadot: register 10.00 USD -> 8.00 USD (-20%)",
+		".bond at inwx: renew 50.00 USD -> 40.00 USD (-20%)",
+		"\n\nRenewal increases on 26 November 2026 in the zones you follow:\n",
+		".bond at porkbun: renew 69.99 USD -> 736.25 USD (+951.9%)\n  https://zoneprice.test/zones/.bond",
+		".com at dynadot: renew 14.00 USD -> 15.00 USD (+7.1%)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ann's digest text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{
+		"<title>Price drops and renewal increases on 26 November 2026</title>",
+		`<tr><td><a href="https://zoneprice.test/zones/.bond">.bond</a></td><td>porkbun</td><td>69.99 USD</td><td>736.25 USD</td><td>+951.9%</td></tr>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("ann's digest HTML lacks %s:\n%s", want, html)
+		}
+	}
+	for _, absent := range []string{"sample-alpha", ".org"} {
+		if strings.Contains(text, absent) || strings.Contains(html, absent) {
+			t.Errorf("ann's digest holds %q:\n%s", absent, text)
+		}
+	}
+	if text, _ := f.mailsTo("bob@example.org")[0].Parts(t); strings.Contains(text, "Price drops") || !strings.Contains(text, "+951.9%") {
+		t.Errorf("bob's digest, of increases alone:\n%s", text)
+	}
+	if text, _ := f.mailsTo("carol@example.org")[0].Parts(t); strings.Contains(text, "Renewal increases") || strings.Contains(text, "736.25") {
+		t.Errorf("carol's digest, of drops alone:\n%s", text)
+	}
+	if ann := f.get(t, "ann@example.org"); len(ann.Pending)+len(ann.Increases) != 0 || ann.LastDigestAt == nil {
+		t.Errorf("ann after her digest: %+v", ann)
+	}
+	want := `
+# HELP zoneprice_subscribe_digest_collected_total Price changes added to a subscriber's next digest, one per subscriber, by section: drops, increases (renewal increases).
+# TYPE zoneprice_subscribe_digest_collected_total counter
+zoneprice_subscribe_digest_collected_total{section="drops"} 4
+zoneprice_subscribe_digest_collected_total{section="increases"} 3
+# HELP zoneprice_subscribe_digest_mailed_total Price changes told in the digests sent, by section (drops, increases), those told as "and N more" included.
+# TYPE zoneprice_subscribe_digest_mailed_total counter
+zoneprice_subscribe_digest_mailed_total{section="drops"} 4
+zoneprice_subscribe_digest_mailed_total{section="increases"} 3
+`
+	if err := testutil.GatherAndCompare(f.reg, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	if problems, err := testutil.GatherAndLint(f.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", problems, err)
 	}
 }

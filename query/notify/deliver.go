@@ -45,7 +45,7 @@ func (n *Notify) deliver(ctx context.Context) error {
 // follows: done (Ack), again after a delay (NakWithDelay), or given up
 // (Term).
 func (n *Notify) attempt(ctx context.Context, job bus.Job) {
-	hook, ok := contracts.WebhookFromSubject(job.Subject)
+	owner, hook, ok := contracts.ParseDeliverySubject(job.Subject)
 	if !ok {
 		n.log.Error("a delivery on no webhook's subject; dropped", "subject", job.Subject)
 		_ = job.Term()
@@ -53,7 +53,7 @@ func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 	}
 	id, event := delivery(job)
 	defer inProgress(job, n.cfg.AckWait/4)()
-	w, ok := n.lookup(ctx, hook)
+	w, ok := n.lookup(ctx, owner, hook)
 	// A ping is sent whatever the endpoint's state: the subscriber asked
 	// for it, perhaps to see whether a disabled endpoint works again.
 	if !ok || (!w.Active() && event != contracts.EventPing) {
@@ -221,15 +221,16 @@ func jitter(d time.Duration) time.Duration {
 	return d + time.Duration((rand.Float64()*0.2-0.1)*float64(d))
 }
 
-// lookup returns webhook id's registration. One created a moment ago may
-// not have reached this replica's mirror yet (another replica queued the
-// delivery): the bucket itself is asked before the webhook is taken for
-// deleted.
-func (n *Notify) lookup(ctx context.Context, id string) (*contracts.Webhook, bool) {
+// lookup returns owner's webhook id's registration. One created a moment
+// ago may not have reached this replica's mirror yet (another replica
+// queued the delivery): the bucket itself is asked before the webhook is
+// taken for deleted. owner is "" for a delivery queued before the key was
+// in its subject.
+func (n *Notify) lookup(ctx context.Context, owner, id string) (*contracts.Webhook, bool) {
 	if w, ok := n.regs.Lookup(id); ok {
 		return w, true
 	}
-	w, err := n.regs.fetch(ctx, id)
+	w, err := n.regs.fetch(ctx, owner, id)
 	if err != nil {
 		n.log.Warn("looking a webhook up in the bucket failed; taking it for deleted", "webhook", id, "err", err)
 	}

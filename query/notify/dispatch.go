@@ -91,6 +91,7 @@ func (n *Notify) dispatchOne(ctx context.Context, dec *contracts.Decoder, job bu
 // active endpoint that wants it, and waits for the stream to accept each.
 func (n *Notify) queue(ctx context.Context, c *contracts.PriceChange, doc []byte, seq uint64) error {
 	bodies := map[contracts.EventType][]byte{}
+	added := map[contracts.EventType]int{}
 	batch := n.bus.Deliveries.Batch(ctx)
 	var errs []error
 	n.regs.current().match(c, n.zones.Categories, func(w *contracts.Webhook, ev contracts.EventType) {
@@ -104,11 +105,19 @@ func (n *Notify) queue(ctx context.Context, c *contracts.PriceChange, doc []byte
 			}
 			bodies[ev] = body
 		}
-		if err := batch.Add(bus.Delivery{Webhook: w.ID, ID: contracts.DeliveryID(w.ID, seq), Event: ev, Body: body}); err != nil {
+		if err := batch.Add(bus.Delivery{Owner: w.Owner, Webhook: w.ID, ID: contracts.DeliveryID(w.ID, seq), Event: ev, Body: body}); err != nil {
 			errs = append(errs, err)
 			return
 		}
-		n.metrics.queued.WithLabelValues(string(ev)).Inc()
+		added[ev]++
 	})
-	return errors.Join(append(errs, batch.Wait())...)
+	err := batch.Wait()
+	// A delivery whose endpoint has no room is not queued, for good:
+	// dispatching the change again would meet the same full endpoint.
+	full := batch.Full()
+	for ev, count := range added {
+		n.metrics.queued.WithLabelValues(string(ev)).Add(float64(count - full[ev]))
+		n.metrics.refused.WithLabelValues(string(ev), refusedEndpointFull).Add(float64(full[ev]))
+	}
+	return errors.Join(append(errs, err)...)
 }

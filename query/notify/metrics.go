@@ -13,6 +13,7 @@ type metrics struct {
 	attemptDuration prometheus.Histogram
 	finished        *prometheus.CounterVec
 	deferred        prometheus.Counter
+	refused         *prometheus.CounterVec
 	disabled        *prometheus.CounterVec
 	registrations   *prometheus.GaugeVec
 	queued          *prometheus.CounterVec
@@ -36,6 +37,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		finished: newCounterVec("zoneprice_notify_deliveries_total",
 			"Deliveries that left the queue, by event type and result: delivered, gone (410), given_up (every attempt failed), dropped (the endpoint was deleted, paused or disabled before it was sent).", "event", "result"),
+		refused: newCounterVec("zoneprice_notify_deliveries_refused_total",
+			"Deliveries of changes not queued, by event type and reason: endpoint_full (the endpoint had contracts.MaxQueuedPerEndpoint waiting), key_full (its key's endpoints had contracts.MaxQueuedPerKey).", "event", "reason"),
 		deferred: newCounter("zoneprice_notify_deliveries_deferred_total",
 			"Deliveries put back for a moment because their endpoint already had as many attempts in flight as a replica makes to one."),
 		disabled: newCounterVec("zoneprice_notify_endpoints_disabled_total",
@@ -70,6 +73,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			m.finished.WithLabelValues(string(ev), r)
 		}
 		m.queued.WithLabelValues(string(ev))
+		for _, r := range []string{refusedEndpointFull, refusedKeyFull} {
+			m.refused.WithLabelValues(string(ev), r)
+		}
 	}
 	for _, r := range []string{"gone", "failing"} {
 		m.disabled.WithLabelValues(r)
@@ -77,10 +83,16 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, state := range []string{"active", "paused", "disabled"} {
 		m.registrations.WithLabelValues(state)
 	}
-	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.deferred, m.disabled, m.registrations, m.queued,
+	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.refused, m.deferred, m.disabled, m.registrations, m.queued,
 		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
 	return m
 }
+
+// The reasons of zoneprice_notify_deliveries_refused_total.
+const (
+	refusedEndpointFull = "endpoint_full"
+	refusedKeyFull      = "key_full"
+)
 
 func newCounter(name, help string) prometheus.Counter {
 	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})

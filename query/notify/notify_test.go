@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 func TestDeliverySigned(t *testing.T) {
@@ -474,7 +475,7 @@ func TestPingSentToPausedEndpoint(t *testing.T) {
 	}
 	body, _ := json.Marshal(contracts.WebhookPayload{Type: contracts.EventPing, Timestamp: time.Now(),
 		Data: contracts.PingData{Webhook: w.ID, Message: "test"}})
-	m := natsMsg(contracts.DeliverySubject(w.ID), body, id, contracts.EventPing)
+	m := natsMsg(contracts.DeliverySubject(w.Owner, w.ID), body, id, contracts.EventPing)
 	if _, err := h.js.PublishMsg(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
@@ -633,4 +634,43 @@ func TestLongAttemptNotHandedOut(t *testing.T) {
 	if n, o := started.Load(), overlap.Load(); n != 1 || o != 0 {
 		t.Errorf("the receiver got %d requests (%d while another ran), want 1", n, o)
 	}
+}
+
+// TestDispatchPastAFullEndpoint: changes for an endpoint that has as many
+// deliveries waiting as the stream keeps for one are dispatched all the
+// same (acknowledged, not dispatched again and again), and the deliveries
+// the stream refused are counted, by event type and reason.
+func TestDispatchPastAFullEndpoint(t *testing.T) {
+	h := newHarness(t)
+	cfg := bus.DeliveriesConfig(bus.Options{})
+	cfg.MaxMsgsPerSubject = 3
+	if _, err := h.js.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	h.register(t, rc.URL)
+	ncfg := testConfig()
+	ncfg.RetrySchedule = []time.Duration{time.Hour} // failed deliveries wait in the stream
+	r := h.start(t, ncfg, time.Now)
+	for i := range 6 {
+		h.change(t, "porkbun", ".com", int64(900+i))
+	}
+	waitFor(t, "six changes dispatched", func() bool {
+		return counter(t, r, "zoneprice_notify_changes_dispatched_total", "") == 6 &&
+			counter(t, r, "zoneprice_notify_deliveries_refused_total", "endpoint_full") == 3
+	})
+	if got := counter(t, r, "zoneprice_notify_deliveries_queued_total", ""); got != 3 {
+		t.Errorf("%v deliveries counted queued, want 3", got)
+	}
+	if got := h.queued(t); got != 3 {
+		t.Errorf("the stream holds %d deliveries, want 3", got)
+	}
+	waitFor(t, "every change acknowledged", func() bool {
+		c, err := h.js.Consumer(context.Background(), contracts.HistoryStream, DispatchConsumer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Info(context.Background())
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	})
 }

@@ -12,10 +12,11 @@ import (
 )
 
 // WebhookRecords is the registrations' bucket (bus.Webhooks): followed,
-// listed for one not followed yet, and changed where notify records what
-// it decided about an endpoint.
+// read or listed for one not followed yet, and changed where notify
+// records what it decided about an endpoint.
 type WebhookRecords interface {
 	Follow(ctx context.Context, cfg bus.FollowConfig, f bus.Follower[contracts.Webhook]) error
+	Get(ctx context.Context, key string) (*contracts.Webhook, uint64, error)
 	Change(ctx context.Context, key string, edit func(cur *contracts.Webhook) (*contracts.Webhook, error)) (*contracts.Webhook, error)
 	List(ctx context.Context, filter string, loadTimeout time.Duration) ([]bus.Entry[contracts.Webhook], error)
 }
@@ -240,11 +241,20 @@ func (r *Registrations) update(ctx context.Context, id string, change func(*cont
 	return cur, nil
 }
 
-// fetch reads webhook id's registration from the bucket, for one not in
-// the mirror; nil when it is not there.
-func (r *Registrations) fetch(ctx context.Context, id string) (*contracts.Webhook, error) {
+// fetch reads owner's webhook id's registration from the bucket, for one
+// not in the mirror; nil when it is not there. With the owner it is read
+// by its key; without (a delivery queued before the key was in its
+// subject), found by a list, which costs a consumer.
+func (r *Registrations) fetch(ctx context.Context, owner, id string) (*contracts.Webhook, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if owner != "" {
+		w, _, err := r.records.Get(ctx, contracts.WebhookKey(owner, id))
+		if errors.Is(err, bus.ErrNoBucket) {
+			return nil, nil
+		}
+		return w, err
+	}
 	found, err := r.records.List(ctx, contracts.WebhookKey("*", id), 0)
 	if err != nil {
 		return nil, err

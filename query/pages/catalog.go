@@ -31,7 +31,8 @@ var (
 
 // pageQuery is the request's query as the API takes it: only fields, and
 // only those the form filled in (a form sends its empty fields too, and the
-// API refuses an empty parameter), with the page's default years.
+// API refuses an empty parameter), with the page's default years where
+// the page has years.
 func pageQuery(q url.Values, fields []string) url.Values {
 	out := url.Values{}
 	for _, f := range fields {
@@ -41,7 +42,7 @@ func pageQuery(q url.Values, fields []string) url.Values {
 			}
 		}
 	}
-	if _, ok := out["years"]; !ok {
+	if _, ok := out["years"]; !ok && slices.Contains(fields, "years") {
 		out.Set("years", defaultYears)
 	}
 	return out

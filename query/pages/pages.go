@@ -1,7 +1,8 @@
 // Package pages is the web site people use: the catalog (/), a zone's
-// comparison and price history (/zones/{zone}) and the API's documentation
-// (/docs), as HTML rendered with html/template from the same bodies the
-// JSON API serves, with their style and script as embedded assets.
+// comparison and price history (/zones/{zone}), the directory of registrars
+// (/registrars) and the API's documentation (/docs), as HTML rendered with
+// html/template from the same bodies the JSON API serves, with their style
+// and script as embedded assets.
 //
 // A page is filled from the API's own JSON for the same view (the
 // Backend renders it, with the API's option parsing and response cache),
@@ -56,6 +57,9 @@ type Backend interface {
 	Comparison(snap *cache.Snapshot, zone string, q url.Values) (*cache.Body, error)
 	ZoneHistory(snap *cache.Snapshot, v *cache.HistoryView, zone string, q url.Values) (*cache.Body, error)
 	Changes(snap *cache.Snapshot, v *cache.HistoryView, q url.Values) (*cache.Body, error)
+	// Registrars is the body of /api/registrars for the query q; an
+	// *Error for a parameter it does not take (400).
+	Registrars(snap *cache.Snapshot, q url.Values) (*cache.Body, error)
 	// Derived returns the body cached for key at a snapshot version, or
 	// renders it once.
 	Derived(version uint64, key string, render func() *cache.Body) *cache.Body
@@ -75,7 +79,7 @@ func (e *Error) Error() string { return strconv.Itoa(e.Status) + ": " + e.Detail
 
 // Paths are the routes of the pages as routes.go registers them, for
 // tests that tell them from the API's.
-func Paths() []string { return []string{"/", "/zones/:zone", "/docs", "/assets/:name"} }
+func Paths() []string { return []string{"/", "/zones/:zone", "/registrars", "/docs", "/assets/:name"} }
 
 // Policy is the Content-Security-Policy of every page, other packages'
 // in the site's layout included: it allows the service's own style,
@@ -110,6 +114,9 @@ type Pages struct {
 	// for without a query, and their cache key need not be built anew.
 	zoneDefault    url.Values
 	zoneDefaultKey string
+	// names are the directory's names of the registrars, for the rows
+	// of the zone pages.
+	names atomic.Pointer[directoryNames]
 }
 
 // versioned is a page rendered for one snapshot and history version.
@@ -122,7 +129,8 @@ type versioned struct {
 // other packages' included, embeds it.
 type Head struct {
 	Title, Description string
-	// Nav is the current section: "catalog", "docs", "subscribe" or "".
+	// Nav is the current section: "catalog", "registrars", "docs",
+	// "subscribe" or "".
 	Nav string
 	// NoIndex asks search engines to leave the page out: a page of one
 	// person's subscription.

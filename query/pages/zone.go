@@ -128,6 +128,9 @@ type zonePage struct {
 }
 
 type zoneRow struct {
+	// registrarName is how the row names its registrar: by name, linked
+	// to its website, where the directory knows them.
+	registrarName
 	Registrar, Tax string
 	Ops            [3]opCell
 	Cost           cell
@@ -159,7 +162,7 @@ func (p *Pages) renderZone(snap *cache.Snapshot, hist *cache.HistoryView, loaded
 		return cache.NewBody(nil, time.Time{})
 	}
 	pg := newZonePage(snap, zone, q, &doc)
-	pg.Rows = zoneRows(&doc)
+	pg.Rows = zoneRows(&doc, p.registrarNames(snap))
 	histModified, ok := p.addHistory(&pg, snap, hist, loaded, q)
 	if !ok {
 		return cache.NewBody(nil, time.Time{})
@@ -196,11 +199,16 @@ func newZonePage(snap *cache.Snapshot, zone string, q url.Values, doc *compariso
 	return pg
 }
 
-// zoneRows are the comparison's rows as the page's table shows them.
-func zoneRows(doc *comparisonJSON) []zoneRow {
+// zoneRows are the comparison's rows as the page's table shows them,
+// each registrar as names shows it (by its id where it does not).
+func zoneRows(doc *comparisonJSON, names map[string]registrarName) []zoneRow {
 	var rows []zoneRow
 	for _, r := range doc.Prices {
 		row := zoneRow{Registrar: r.Registrar, Tax: r.Tax, Trap: r.RenewalTrap, Converted: r.Converted}
+		row.registrarName = names[r.Registrar]
+		if row.Name == "" {
+			row.Name = r.Registrar
+		}
 		for op, price := range []*json.Number{r.Register, r.Renew, r.Transfer} {
 			c := &row.Ops[op]
 			opName := contracts.Ops[op].String()

@@ -258,6 +258,9 @@ func (s *Service) Update() echo.HandlerFunc {
 			if !next.Wants(contracts.InterestPriceDrops) {
 				next.Pending, next.PendingMore = nil, 0
 			}
+			if !next.Wants(contracts.InterestRenewalIncreases) {
+				next.Increases, next.IncreasesMore = nil, 0
+			}
 			return &next, nil
 		})
 		if err != nil {
@@ -352,12 +355,10 @@ func (s *Service) managePage(c *echo.Context, key string, sub *contracts.Subscri
 		p.Interests, p.Zones, p.MinDrop = choices(ch.interests), ch.rawZones, ch.rawMinDrop
 		return p
 	}
-	zones := make([]string, len(sub.Zones))
-	for i, z := range sub.Zones {
-		n, _ := contracts.NormalizeZone(z)
-		zones[i] = n.Unicode
+	p.Interests, p.Zones, p.MinDrop = choices(sub.Interests), unicodeZones(sub.Zones), strconv.FormatFloat(sub.MinDropPercent, 'f', -1, 64)
+	if !sub.Wants(contracts.InterestPriceDrops) {
+		p.MinDrop = strconv.Itoa(defaultMinDrop)
 	}
-	p.Interests, p.Zones, p.MinDrop = choices(sub.Interests), strings.Join(zones, ", "), strconv.FormatFloat(sub.MinDropPercent, 'f', -1, 64)
 	return p
 }
 
@@ -380,7 +381,8 @@ func parseChoice(form url.Values, withEmail bool) (choice, error) {
 	if err := contracts.ValidateInterests(ch.interests); err != nil {
 		return ch, err
 	}
-	if !slices.Contains(ch.interests, contracts.InterestPriceDrops) {
+	drops, increases := slices.Contains(ch.interests, contracts.InterestPriceDrops), slices.Contains(ch.interests, contracts.InterestRenewalIncreases)
+	if !drops && !increases {
 		return ch, nil
 	}
 	for _, z := range strings.FieldsFunc(ch.rawZones, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
@@ -393,7 +395,14 @@ func parseChoice(form url.Values, withEmail bool) (choice, error) {
 		}
 	}
 	if len(ch.zones) == 0 {
-		return ch, contracts.Invalid("zones", "price-drop alerts need at least one zone, such as .com")
+		what := "price-drop alerts need"
+		if !drops {
+			what = "renewal-increase alerts need"
+		}
+		return ch, contracts.Invalid("zones", "%s at least one zone, such as .com", what)
+	}
+	if !drops {
+		return ch, contracts.ValidateDropAlert(ch.zones, 0)
 	}
 	ch.minDrop = defaultMinDrop
 	if raw := strings.TrimSpace(ch.rawMinDrop); raw != "" {
@@ -464,7 +473,7 @@ func (s *Service) csrfValid(c *echo.Context) bool {
 // formHead is the form's head: the one page of the subscription search
 // engines may keep.
 var formHead = page{Title: "Subscribe", Nav: "subscribe",
-	Description: "Price-drop alerts by email for the zones you choose, new articles and changes to the API."}
+	Description: "Price-drop and renewal-increase alerts by email for the zones you choose, new articles and changes to the API."}
 
 // titled is the head of a page about one subscription, or an answer: kept
 // out of search engines.

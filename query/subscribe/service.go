@@ -188,25 +188,35 @@ func (s *Service) notice(sub *contracts.Subscriber) (*mail.Message, error) {
 // interestLabels are sub's interests as a person reads them.
 func interestLabels(sub *contracts.Subscriber) []string {
 	var out []string
+	zones := unicodeZones(sub.Zones)
 	for _, i := range sub.Interests {
 		label := interestLabel[i]
-		if i == contracts.InterestPriceDrops {
-			zones := make([]string, len(sub.Zones))
-			for j, z := range sub.Zones {
-				n, _ := contracts.NormalizeZone(z)
-				zones[j] = n.Unicode
-			}
-			label = "Price drops of at least " + mail.Percent(sub.MinDropPercent) + " in " + strings.Join(zones, ", ") + ", in a daily digest"
+		switch i {
+		case contracts.InterestPriceDrops:
+			label = "Price drops of at least " + mail.Percent(sub.MinDropPercent) + " in " + zones + ", in a daily digest"
+		case contracts.InterestRenewalIncreases:
+			label = "Every rise of the renewal price in " + zones + ", in the same daily digest"
 		}
 		out = append(out, label)
 	}
 	return out
 }
 
+// unicodeZones are zones as a person reads them: ".com, .рф".
+func unicodeZones(zones []string) string {
+	out := make([]string, len(zones))
+	for i, z := range zones {
+		n, _ := contracts.NormalizeZone(z)
+		out[i] = n.Unicode
+	}
+	return strings.Join(out, ", ")
+}
+
 var interestLabel = map[contracts.Interest]string{
-	contracts.InterestPriceDrops: "Price drops, in a daily digest",
-	contracts.InterestArticles:   "New articles",
-	contracts.InterestAPIUpdates: "Changes to the API",
+	contracts.InterestPriceDrops:       "Price drops, in a daily digest",
+	contracts.InterestRenewalIncreases: "Renewal price increases, in the same daily digest",
+	contracts.InterestArticles:         "New articles",
+	contracts.InterestAPIUpdates:       "Changes to the API",
 }
 
 func humanDuration(d time.Duration) string {

@@ -15,13 +15,17 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
+
+	"code.dny.dev/ssrf"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -37,6 +41,22 @@ var (
 	ErrConflict = bus.ErrConflict
 )
 
+// QueueFullError is a test delivery refused because as many deliveries
+// wait for the endpoint, or for all of the key's endpoints, as may.
+type QueueFullError struct {
+	// Endpoint is true when the endpoint has no room, false when the key
+	// has none.
+	Endpoint bool
+	Limit    int
+}
+
+func (e *QueueFullError) Error() string {
+	if e.Endpoint {
+		return fmt.Sprintf("%d deliveries already wait for this endpoint, as many as may", e.Limit)
+	}
+	return fmt.Sprintf("%d deliveries already wait for this key's endpoints together, as many as may", e.Limit)
+}
+
 // LimitError is a new webhook beyond the number the owner may register.
 type LimitError struct{ Limit int }
 
@@ -48,6 +68,19 @@ func (e *LimitError) Error() string {
 type Config struct {
 	// AllowHTTP accepts plain http URLs; otherwise only https.
 	AllowHTTP bool
+	// AllowLoopback accepts URLs whose host is a loopback address, for
+	// tests and local development, as notify's Config.AllowLoopback
+	// delivers to them. Never in production.
+	AllowLoopback bool
+	// AllowPrefixes accepts URLs whose host is an address in these
+	// networks although they are internal, as notify's
+	// Config.AllowPrefixes delivers to them: for tests on a private
+	// container network. Never in production.
+	AllowPrefixes []netip.Prefix
+	// MaxQueuedPerKey is how many deliveries may wait for one key's
+	// endpoints before a ping is refused; zero is
+	// contracts.MaxQueuedPerKey.
+	MaxQueuedPerKey int
 }
 
 // Records is the bucket of registrations, contracts.WebhooksBucket
@@ -59,9 +92,11 @@ type Records interface {
 	List(ctx context.Context, filter string, loadTimeout time.Duration) ([]bus.Entry[contracts.Webhook], error)
 }
 
-// Deliveries is where a test delivery is queued and an endpoint's
-// attempts are read (bus.NewDeliveries).
+// Deliveries is where a test delivery is queued, after counting what
+// waits for the key's endpoints, and an endpoint's attempts are read
+// (bus.NewDeliveries).
 type Deliveries interface {
+	Queued(ctx context.Context, owner string) (int, error)
 	Queue(ctx context.Context, d bus.Delivery) error
 	Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error)
 }
@@ -85,13 +120,15 @@ type Store struct {
 	owners     Owners
 	deliveries Deliveries
 	now        func() time.Time
-	creates    ownerLocks
+	guard      *ssrf.Guardian
+	// creates and pings take one key's creates, and its pings, in turn.
+	creates, pings ownerLocks
 }
 
 // NewStore returns a store of the registrations on b. It needs no bucket
 // until used, so it can be made before the buckets are provisioned.
 func NewStore(cfg Config, b Bus, now func() time.Time) *Store {
-	return &Store{cfg: cfg, records: b.Webhooks, owners: b.Owners, deliveries: b.Deliveries, now: now}
+	return &Store{cfg: cfg, records: b.Webhooks, owners: b.Owners, deliveries: b.Deliveries, now: now, guard: newGuard(cfg)}
 }
 
 // Registration is what a subscriber sends to register a webhook.
@@ -130,7 +167,7 @@ func (s *Store) Create(ctx context.Context, owner string, r Registration, limit 
 	now := s.now().UTC()
 	w := contracts.Webhook{ID: id, Owner: owner, URL: r.URL, Events: r.Events, Filters: filters, Description: r.Description,
 		Paused: r.Paused, Secrets: []contracts.WebhookSecret{{Secret: secret}}, CreatedAt: now, UpdatedAt: now}
-	if err := w.Validate(s.cfg.AllowHTTP); err != nil {
+	if err := s.validate(&w); err != nil {
 		return Created{}, err
 	}
 	unlock, err := s.creates.lock(ctx, owner)
@@ -312,8 +349,23 @@ func (s *Store) Patch(ctx context.Context, owner, id string, p Patch) (contracts
 		if p.Enable {
 			w.Disabled, w.FailingSince = nil, nil
 		}
-		return w.Validate(s.cfg.AllowHTTP)
+		if p.URL == nil {
+			// A URL registered before addresses were checked stays
+			// (notify refuses to connect to it): the subscriber may
+			// change the rest.
+			return w.Validate(s.cfg.AllowHTTP)
+		}
+		return s.validate(w)
 	})
+}
+
+// validate reports the first problem with registration w, naming the
+// field: the registration's own rules, then the URL's address.
+func (s *Store) validate(w *contracts.Webhook) error {
+	if err := w.Validate(s.cfg.AllowHTTP); err != nil {
+		return err
+	}
+	return s.checkAddress(w.URL)
 }
 
 // Disable stops deliveries to owner's webhook id, for the operator, with
@@ -406,10 +458,27 @@ func (s *Store) Attempts(ctx context.Context, id string, n int) ([]contracts.Del
 const pingMessage = "a test delivery from zoneprice, as asked for with POST /api/webhooks/{id}/test"
 
 // Ping queues a test delivery (event ping) to owner's webhook id and
-// returns its delivery id (its webhook-id header).
+// returns its delivery id (its webhook-id header). A ping for an endpoint
+// or a key whose deliveries waiting are at their cap is a
+// *QueueFullError: the endpoint's cap is the stream's and holds exactly;
+// the key's is counted first, with the key's pings in turn in this
+// process, so that pods at once may pass it by one each.
 func (s *Store) Ping(ctx context.Context, owner, id string) (string, error) {
 	if _, err := s.Get(ctx, owner, id); err != nil {
 		return "", err
+	}
+	unlock, err := s.pings.lock(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	limit := cmp.Or(s.cfg.MaxQueuedPerKey, contracts.MaxQueuedPerKey)
+	queued, err := s.deliveries.Queued(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	if queued >= limit {
+		return "", &QueueFullError{Limit: limit}
 	}
 	delivery, err := contracts.NewPingDeliveryID()
 	if err != nil {
@@ -420,7 +489,11 @@ func (s *Store) Ping(ctx context.Context, owner, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := s.deliveries.Queue(ctx, bus.Delivery{Webhook: id, ID: delivery, Event: contracts.EventPing, Body: body}); err != nil {
+	err = s.deliveries.Queue(ctx, bus.Delivery{Owner: owner, Webhook: id, ID: delivery, Event: contracts.EventPing, Body: body})
+	if errors.Is(err, bus.ErrEndpointFull) {
+		return "", &QueueFullError{Endpoint: true, Limit: contracts.MaxQueuedPerEndpoint}
+	}
+	if err != nil {
 		return "", err
 	}
 	return delivery, nil

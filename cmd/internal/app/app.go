@@ -234,8 +234,13 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs.BoolVar(&q.Webhooks.AllowHTTP, "webhook-allow-http", allowHTTP,
+	fs.BoolVar(&q.Webhooks.AllowHTTP, allowHTTPFlag, allowHTTP,
 		"accept plain http webhook URLs, not only https (env ZONEPRICE_WEBHOOK_ALLOW_HTTP)")
+	loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
+	if err != nil {
+		return nil, err
+	}
+	fs.BoolVar(&q.Webhooks.AllowLoopback, allowLoopbackFlag, loopback, loopbackUsage)
 	if q.Subscribe, err = RegisterSubscribeFlags(fs, getenv); err != nil {
 		return nil, err
 	}
@@ -292,7 +297,11 @@ func Query(js jetstream.JetStream, q *QueryFlags, log *slog.Logger, reg *prometh
 	if subs != nil {
 		parts = append(parts, subs.Run)
 		if q.Subscribe.WithDigests {
-			parts = append(parts, newDigests(subs, js, subsLog).Run)
+			d, err := newDigests(subs, js, subsLog, reg)
+			if err != nil {
+				return nil, nil, err
+			}
+			parts = append(parts, d.Run)
 		}
 	}
 	if q.MetricsAddr != "" {

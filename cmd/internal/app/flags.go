@@ -143,7 +143,7 @@ func (f *IngestFlags) RunnerConfig() ingest.RunnerConfig {
 	// does that without making a short interval long.
 	cfg.Jitter = min(cfg.Jitter, f.Interval/10)
 	if f.Once {
-		cfg.Interval = 0
+		cfg.Interval, cfg.StatedInterval = 0, f.Interval
 	}
 	return cfg
 }

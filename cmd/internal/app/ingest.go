@@ -189,7 +189,16 @@ func (c IngestConfig) deps(js jetstream.JetStream, log *slog.Logger) Deps {
 // the live source, wrapped to step aside when it stands in.
 func (sel Selection) source(s Selected, deps Deps) (ingest.Source, error) {
 	if sel.File != "" {
-		return ingest.NewFileSource(s.Name, sel.File, s.Spec.Parse, deps.Now), nil
+		fs := ingest.NewFileSource(s.Name, sel.File, s.Spec.Parse, deps.Now)
+		// The live source, never fetched, describes what the file is a
+		// response of, for the registrars' statuses; one that cannot be
+		// built here (its credentials are not set) describes nothing.
+		if live, err := s.Spec.New(deps); err != nil {
+			deps.Log.Info("no registrar status for the import: its live source is not configured", "source", s.Name, "err", err)
+		} else if d, ok := live.(ingest.Describer); ok {
+			fs.About = d
+		}
+		return fs, nil
 	}
 	src, err := s.Spec.New(deps)
 	if err != nil {

@@ -397,6 +397,10 @@ func TestNATSPermissions(t *testing.T) {
 		if out := adminCmd(t, "stream", "check"); !strings.Contains(out, "healthy") {
 			t.Errorf("stream check: %s", out)
 		}
+		// The ingesters above published their registrars' statuses.
+		if out := adminCmd(t, "registrars"); !strings.Contains(out, "\nporkbun ") || !strings.Contains(out, "\nsample-alpha ") {
+			t.Errorf("registrars: %s", out)
+		}
 		// A running porkbun ingester, as zoneprice-ingest runs it,
 		// hears the request and answers it with its sources.
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)

@@ -26,15 +26,24 @@ type NotifyFlags struct {
 	// Notify; prefixes, --webhook-allow-prefixes into
 	// Config.AllowPrefixes.
 	ports, prefixes string
-	// apiAllowHTTP is the API's --webhook-allow-http in a command that
-	// serves the API too; the sender follows it.
-	apiAllowHTTP *flag.Flag
+	// apiAllowHTTP and apiAllowLoopback are the API's
+	// --webhook-allow-http and --webhook-allow-loopback in a command that
+	// serves the API too; the sender follows them.
+	apiAllowHTTP, apiAllowLoopback *flag.Flag
 }
 
-// allowHTTPFlag is the operator's choice of plain http webhook URLs, which
-// the API (accepting them) and the sender (delivering to them) share: a
-// command with both registers it once.
-const allowHTTPFlag = "webhook-allow-http"
+// allowHTTPFlag and allowLoopbackFlag are the operator's choices of plain
+// http webhook URLs and of loopback receivers, which the API (accepting
+// them) and the sender (delivering to them) share: a command with both
+// registers each once.
+const (
+	allowHTTPFlag     = "webhook-allow-http"
+	allowLoopbackFlag = "webhook-allow-loopback"
+)
+
+// loopbackUsage is --webhook-allow-loopback's usage, in a command with
+// the API or the sender or both.
+const loopbackUsage = "let webhooks reach loopback addresses on any port (registered, and delivered to): tests and local development only, never with untrusted subscribers (env ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK)"
 
 // RegisterNotifyFlags declares the webhook sender's flags. In a command
 // that already has the API's --webhook-allow-http, the sender follows
@@ -55,12 +64,13 @@ func RegisterNotifyFlags(fs *flag.FlagSet, getenv Env) (*NotifyFlags, error) {
 	StringVar(fs, getenv, &f.prefixes, "webhook-allow-prefixes", "ZONEPRICE_WEBHOOK_ALLOW_PREFIXES", "",
 		"comma-separated networks (CIDR, at most /16 or /48) webhook deliveries may reach although they are internal, on --webhook-ports only: tests on a private container network only, never with untrusted subscribers")
 	f.Names.add("AllowPrefixes", "webhook-allow-prefixes", "ZONEPRICE_WEBHOOK_ALLOW_PREFIXES")
-	loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
-	if err != nil {
-		return nil, err
+	if f.apiAllowLoopback = fs.Lookup(allowLoopbackFlag); f.apiAllowLoopback == nil {
+		loopback, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK")
+		if err != nil {
+			return nil, err
+		}
+		fs.BoolVar(&c.AllowLoopback, allowLoopbackFlag, loopback, loopbackUsage)
 	}
-	fs.BoolVar(&c.AllowLoopback, "webhook-allow-loopback", loopback,
-		"let webhook deliveries reach loopback addresses on any port: tests and local development only, never with untrusted subscribers (env ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK)")
 	if f.apiAllowHTTP = fs.Lookup(allowHTTPFlag); f.apiAllowHTTP == nil {
 		allowHTTP, err := Bool(getenv, "ZONEPRICE_WEBHOOK_ALLOW_HTTP")
 		if err != nil {
@@ -108,9 +118,15 @@ func Notify(js jetstream.JetStream, f *NotifyFlags, log *slog.Logger, reg promet
 			f.Config.AllowPrefixes = append(f.Config.AllowPrefixes, prefix.Masked())
 		}
 	}
-	if f.apiAllowHTTP != nil {
-		if f.Config.AllowHTTP, err = strconv.ParseBool(f.apiAllowHTTP.Value.String()); err != nil {
-			return nil, fmt.Errorf("--%s: %w", allowHTTPFlag, err)
+	for _, shared := range []struct {
+		flag *flag.Flag
+		to   *bool
+	}{{f.apiAllowHTTP, &f.Config.AllowHTTP}, {f.apiAllowLoopback, &f.Config.AllowLoopback}} {
+		if shared.flag == nil {
+			continue
+		}
+		if *shared.to, err = strconv.ParseBool(shared.flag.Value.String()); err != nil {
+			return nil, fmt.Errorf("--%s: %w", shared.flag.Name, err)
 		}
 	}
 	if err := f.Config.Validate(); err != nil {

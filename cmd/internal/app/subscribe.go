@@ -210,20 +210,24 @@ func (f *SubscribeFlags) Service(js jetstream.JetStream, log *slog.Logger, reg p
 	return subscribe.New(*c, subscribe.NewStore(bus.Subscribers(js)), sender, log, reg, time.Now)
 }
 
-// Digests composes the price-drop digests on js (zoneprice-notify runs
+// Digests composes the digests (price drops, renewal increases) on js (zoneprice-notify runs
 // them), or nil, logged, when no mail can be sent.
 func (f *SubscribeFlags) Digests(js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) (func(context.Context) error, error) {
 	s, err := f.Service(js, log, reg)
 	if err != nil || s == nil {
 		return nil, err
 	}
-	return newDigests(s, js, log).Run, nil
+	d, err := newDigests(s, js, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	return d.Run, nil
 }
 
-// newDigests is the price-drop digests of s's subscribers, collected by
+// newDigests is the digests of s's subscribers, collected by
 // digest.AlertsConsumer on js's history stream.
-func newDigests(s *subscribe.Service, js jetstream.JetStream, log *slog.Logger) *digest.Service {
-	return digest.New(s, bus.NewDurable(js, contracts.HistoryStream, bus.AlertsConsumerConfig()), log, time.Now, time.Minute)
+func newDigests(s *subscribe.Service, js jetstream.JetStream, log *slog.Logger, reg prometheus.Registerer) (*digest.Service, error) {
+	return digest.New(s, bus.NewDurable(js, contracts.HistoryStream, bus.AlertsConsumerConfig()), log, reg, time.Now, time.Minute)
 }
 
 // errNoMail is a command that must send mail without a way to.

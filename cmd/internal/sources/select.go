@@ -145,9 +145,19 @@ func known(registry map[string]app.SourceSpec) string {
 // runnerConfig gives a source its own interval when
 // ZONEPRICE_INGEST_INTERVAL_<NAME> is set (the ECB publishes once a day,
 // IANA's files change rarely, a registrar's prices more often); jitter
-// stays within a tenth of it. One-round runs stay one round.
+// stays within a tenth of it. One-round runs stay one round, and state in
+// their statuses the interval the source would run at.
 func runnerConfig(cfg ingest.RunnerConfig, name string, own time.Duration, getenv app.Env) (ingest.RunnerConfig, error) {
 	if cfg.Interval == 0 {
+		if cfg.StatedInterval > 0 {
+			every := cfg
+			every.Interval = cfg.StatedInterval
+			every, err := runnerConfig(every, name, own, getenv)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.StatedInterval = every.Interval
+		}
 		return cfg, nil
 	}
 	if own > 0 {

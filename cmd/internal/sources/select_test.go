@@ -30,6 +30,24 @@ func TestRunnerConfig(t *testing.T) {
 		{"the variable over the source's default", map[string]string{"ZONEPRICE_INGEST_INTERVAL_ECB": "6h"}, 24 * time.Hour, base, 6 * time.Hour, 5 * time.Minute, false},
 		{"once stays once with a default", nil, 24 * time.Hour, ingest.RunnerConfig{Timeout: time.Minute}, 0, 0, false},
 	}
+	// A one-round run states the interval the source would run at.
+	once := ingest.RunnerConfig{Timeout: time.Minute, StatedInterval: time.Hour}
+	stated := []struct {
+		name string
+		env  map[string]string
+		own  time.Duration
+		want time.Duration
+	}{
+		{"the common interval", nil, 0, time.Hour},
+		{"the source's own default", nil, 24 * time.Hour, 24 * time.Hour},
+		{"the variable", map[string]string{"ZONEPRICE_INGEST_INTERVAL_ECB": "6h"}, 24 * time.Hour, 6 * time.Hour},
+	}
+	for _, tt := range stated {
+		got, err := runnerConfig(once, "ecb", tt.own, func(k string) string { return tt.env[k] })
+		if err != nil || got.Interval != 0 || got.StatedInterval != tt.want {
+			t.Errorf("once, %s: interval %v, stated %v, err %v; want 0, %v", tt.name, got.Interval, got.StatedInterval, err, tt.want)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := runnerConfig(tt.in, "ecb", tt.own, func(k string) string { return tt.env[k] })
