@@ -11,3 +11,8 @@ func TestFormatDrift(t *testing.T) {
 	ingesttest.Drift(t, epik.Name, epik.Parse, ingesttest.Fixture(t, "prices.json"),
 		ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"})
 }
+
+// TestCaptures parses every real response in testdata/captures.
+func TestCaptures(t *testing.T) {
+	ingesttest.Captures(t, epik.Parse, epik.Name, epik.Name)
+}

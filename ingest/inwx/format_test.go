@@ -11,3 +11,8 @@ func TestFormatDrift(t *testing.T) {
 	ingesttest.Drift(t, inwx.Name, inwx.Parse, ingesttest.Fixture(t, "all-prices.json"),
 		ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"})
 }
+
+// TestCaptures parses every real response in testdata/captures.
+func TestCaptures(t *testing.T) {
+	ingesttest.Captures(t, inwx.Parse, inwx.Name, inwx.Name)
+}

@@ -40,3 +40,8 @@ func onePage(t *testing.T) []byte {
 	}
 	return b
 }
+
+// TestCaptures parses every real response in testdata/captures.
+func TestCaptures(t *testing.T) {
+	ingesttest.Captures(t, iwantmyname.Parse, iwantmyname.Name, iwantmyname.Name)
+}

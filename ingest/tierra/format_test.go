@@ -11,3 +11,8 @@ func TestFormatDrift(t *testing.T) {
 	ingesttest.Drift(t, tierra.Name, tierra.Parse, ingesttest.Fixture(t, "pricingData.json"),
 		ingesttest.DriftPaths{Row: "", Field: "", Shape: "*"})
 }
+
+// TestCaptures parses every real response in testdata/captures.
+func TestCaptures(t *testing.T) {
+	ingesttest.Captures(t, tierra.Parse, tierra.Name, tierra.Name)
+}
