@@ -455,3 +455,23 @@ func (r *Rates) Validate() error {
 
 // Subject implements Event.
 func (r *Rates) Subject() string { return RatesSubject(r.Base) }
+
+// SourceOf is the source a document names: the ingest source that
+// published it; "" for a document that names none, or nil.
+func SourceOf(ev Event) string {
+	switch e := ev.(type) {
+	case *PriceSet:
+		return e.Source
+	case *Withdrawal:
+		return e.Source
+	case *ZoneMeta:
+		return e.Source
+	case *Rates:
+		return e.Source
+	case *RegistrarStatus:
+		return e.Source
+	case *PriceChange:
+		return e.Source
+	}
+	return ""
+}

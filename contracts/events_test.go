@@ -517,3 +517,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestSourceOf(t *testing.T) {
+	for _, tc := range []struct {
+		ev   Event
+		want string
+	}{
+		{&PriceSet{Source: "porkbun"}, "porkbun"},
+		{&Withdrawal{Source: "joker"}, "joker"},
+		{&ZoneMeta{Source: "iana"}, "iana"},
+		{&Rates{Source: "ecb"}, "ecb"},
+		{&RegistrarStatus{Source: "sheet"}, "sheet"},
+		{&PriceChange{Source: "sample"}, "sample"},
+		{nil, ""},
+	} {
+		if got := SourceOf(tc.ev); got != tc.want {
+			t.Errorf("SourceOf(%T) = %q, want %q", tc.ev, got, tc.want)
+		}
+	}
+}

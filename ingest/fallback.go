@@ -142,23 +142,9 @@ func HeldBy(ctx context.Context, streams LastReader, filter, source string) (boo
 	held := false
 	err := streams.ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: []string{filter}}, func(msg bus.Msg) bool {
 		if ev, err := contracts.Decode(msg.Data); err == nil {
-			held = eventSource(ev) == source
+			held = contracts.SourceOf(ev) == source
 		}
 		return !held
 	})
 	return held, err
-}
-
-func eventSource(ev contracts.Event) string {
-	switch e := ev.(type) {
-	case *contracts.PriceSet:
-		return e.Source
-	case *contracts.Withdrawal:
-		return e.Source
-	case *contracts.ZoneMeta:
-		return e.Source
-	case *contracts.Rates:
-		return e.Source
-	}
-	return ""
 }

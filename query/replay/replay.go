@@ -593,26 +593,7 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 // not be read.
 func (c *Consumer) reject(subject string, seq uint64, ev contracts.Event, reason string, err error) {
 	c.m.rejected.WithLabelValues(reason).Inc()
-	c.rejects.warn("event rejected", subject, seq, reason, sourceOf(ev), err)
-}
-
-// sourceOf is the source a document names, "" for none.
-func sourceOf(ev contracts.Event) string {
-	switch e := ev.(type) {
-	case *contracts.PriceSet:
-		return e.Source
-	case *contracts.Withdrawal:
-		return e.Source
-	case *contracts.ZoneMeta:
-		return e.Source
-	case *contracts.Rates:
-		return e.Source
-	case *contracts.RegistrarStatus:
-		return e.Source
-	case *contracts.PriceChange:
-		return e.Source
-	}
-	return ""
+	c.rejects.warn("event rejected", subject, seq, reason, contracts.SourceOf(ev), err)
 }
 
 // publish renders what changed and swaps the new snapshot in. It returns
