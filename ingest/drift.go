@@ -249,3 +249,11 @@ func FirstOf(body []byte) []byte {
 	}
 	return body
 }
+
+// CheckFirstPage runs a paged source's fetch, which keeps its first page
+// in first, and checks that page's format (CheckFormat).
+func CheckFirstPage(shape *Shape, fetch func(first *[]byte) (*List, error)) (*List, error) {
+	var first []byte
+	list, err := fetch(&first)
+	return CheckFormat(shape, first, list, err)
+}

@@ -30,7 +30,5 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 // Fetch implements ingest.Source: it reads every page (fetchPages), and
 // checks the first one's format.
 func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	var first []byte
-	list, err := s.fetchPages(ctx, &first)
-	return ingest.CheckFormat(format(), first, list, err)
+	return ingest.CheckFirstPage(format(), func(first *[]byte) (*ingest.List, error) { return s.fetchPages(ctx, first) })
 }
