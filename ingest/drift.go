@@ -73,13 +73,15 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // CheckFormat returns what a parser returned for body (list or err), with
 // body's drift from shape: in list.Drift, or in a *FormatError wrapping
-// err. A body that is no JSON at all has no drift to tell: the parser's
-// error already says what it is.
+// err. A body that is no JSON at all (a truncated one, a proxy's HTML
+// page, none) has no drift to tell, and the error is returned as it is:
+// it already says what the body is.
 func CheckFormat(shape *Shape, body []byte, list *List, err error) (*List, error) {
-	var d Drift
-	if json.Valid(body) {
-		d.check(shape, "", body)
+	if !json.Valid(body) {
+		return list, err
 	}
+	var d Drift
+	d.check(shape, "", body)
 	if err != nil {
 		return nil, &FormatError{Drift: d, Err: err}
 	}
@@ -235,4 +237,23 @@ func driftNames(paths []string) string {
 		shown = append(shown, "and "+strconv.Itoa(n)+" more")
 	}
 	return strings.Join(shown, "; ")
+}
+
+// FirstOf returns the first page of saved pages (a JSON array of page
+// bodies), or body when it is one page: the page a paged source's format
+// is checked on.
+func FirstOf(body []byte) []byte {
+	var pages []json.RawMessage
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' && json.Unmarshal(t, &pages) == nil && len(pages) > 0 {
+		return pages[0]
+	}
+	return body
+}
+
+// CheckFirstPage runs a paged source's fetch, which keeps its first page
+// in first, and checks that page's format (CheckFormat).
+func CheckFirstPage(shape *Shape, fetch func(first *[]byte) (*List, error)) (*List, error) {
+	var first []byte
+	list, err := fetch(&first)
+	return CheckFormat(shape, first, list, err)
 }

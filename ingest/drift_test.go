@@ -36,7 +36,6 @@ func TestCheckFormat(t *testing.T) {
 		{"array elements", `{"status":"x","pricing":{"com":{"registration":"1"}},"tlds":[{"tld":"com","fee":1},{"x":1}]}`,
 			ingest.Drift{Unknown: []string{"tlds[].fee"}}},
 		{"another top", `[1,2]`, ingest.Drift{Shape: []string{"the document: array, want object"}}},
-		{"no JSON", `<html>`, ingest.Drift{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			list, err := ingest.CheckFormat(shape, []byte(tc.body), &ingest.List{}, nil)
@@ -53,5 +52,22 @@ func TestCheckFormat(t *testing.T) {
 				t.Errorf("error = %#v, want a FormatError with the drift wrapping the parser's", err)
 			}
 		})
+	}
+}
+
+// TestCheckFormatNoJSON: a body that is no JSON (a proxy's page, a
+// truncated list) has no drift to tell; the parser's error stands alone.
+func TestCheckFormatNoJSON(t *testing.T) {
+	shape := ingest.Object(map[string]*ingest.Shape{"status": nil})
+	for _, body := range []string{"<html>", `{"status":"SUC`, ""} {
+		parseErr := errors.New("decode")
+		list, err := ingest.CheckFormat(shape, []byte(body), nil, parseErr)
+		if list != nil || err != parseErr {
+			t.Errorf("%q: %v, %v; want the parser's error as it is", body, list, err)
+		}
+		list, err = ingest.CheckFormat(shape, []byte(body), &ingest.List{}, nil)
+		if err != nil || list.Drift != nil {
+			t.Errorf("%q: drift %v, %v; want none", body, list.Drift, err)
+		}
 	}
 }

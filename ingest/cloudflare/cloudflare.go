@@ -211,9 +211,9 @@ type entry struct {
 	Currency     json.RawMessage `json:"currency"`
 }
 
-// Parse reads one response body of the list into price sets observed at
+// parse reads one response body of the list into price sets observed at
 // observed. See the package comment for how each quirk is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("decode cfdomainpricing list: %w", err)

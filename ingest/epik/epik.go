@@ -182,9 +182,9 @@ type entry struct {
 	Currency         json.RawMessage `json:"currency"`
 }
 
-// Parse reads one response body of the price list into price sets observed
+// parse reads one response body of the price list into price sets observed
 // at observed. See the package comment for how each quirk is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(body, &entries); err != nil {
 		return nil, fmt.Errorf("decode epik price list: %w", err)

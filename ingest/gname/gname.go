@@ -181,9 +181,9 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 // Name implements ingest.Source.
 func (s *Source) Name() string { return Name }
 
-// Fetch implements ingest.Source: it reads the pages one after another and
-// merges them, or fails as a whole.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+// fetchPages reads the pages one after another, keeping the first in
+// first, and merges them, or fails as a whole.
+func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, error) {
 	observed := s.now()
 	header := http.Header{
 		"Content-Type":     {"application/x-www-form-urlencoded"},
@@ -202,6 +202,9 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fetch gname price list page %d: %w", page, err)
 		}
+		if page == 1 {
+			*first = resp.Body
+		}
 		rows, err := decodePage(resp.Body)
 		if err != nil {
 			return nil, fmt.Errorf("gname price list page %d: %w", page, err)
@@ -216,11 +219,11 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	}
 }
 
-// Parse reads a saved price list, for an import from a file: one page,
+// parse reads a saved price list, for an import from a file: one page,
 // taken as the whole list, or a JSON array of every page in order. Saved
 // pages that end with a page as long as the first are refused: the list
 // may go on.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	bodies := []json.RawMessage{body}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
 		bodies = nil

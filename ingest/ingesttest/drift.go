@@ -19,7 +19,8 @@ import (
 // key order, "tlds[]" the first element of "tlds", "" the document.
 type DriftPaths struct {
 	// Row is an object of the document (a row): Drift adds a field it
-	// has never seen, and takes Field away from it.
+	// has never seen, and takes Field away from it. Empty for a document
+	// with no object but its top (arrays read by position).
 	Row, Field string
 	// Shape is a value Drift turns into another kind: an object into an
 	// array holding it, anything else into an object holding it.
@@ -55,6 +56,9 @@ func Drift(t *testing.T, source string, parse ingest.ParseFunc, fixture []byte, 
 			}
 		}},
 	} {
+		if at.Row == "" && tc.kind != "shape" {
+			continue // a document of arrays read by position has no fields
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			path := at.Row
 			if tc.kind == "shape" {
@@ -120,17 +124,19 @@ func edited(t *testing.T, fixture []byte, path string, edit func(v any, set func
 			continue
 		}
 		name, first := strings.CutSuffix(step, "[]")
-		obj, ok := v.(map[string]any)
-		if !ok || len(obj) == 0 {
-			t.Fatalf("fixture has no object holding %q of %s", step, path)
+		if name != "" {
+			obj, ok := v.(map[string]any)
+			if !ok || len(obj) == 0 {
+				t.Fatalf("fixture has no object holding %q of %s", step, path)
+			}
+			if name == "*" {
+				name = slices.Sorted(maps.Keys(obj))[0]
+			}
+			if v, ok = obj[name]; !ok {
+				t.Fatalf("fixture has no %q of %s", name, path)
+			}
+			set = func(n any) { obj[name] = n }
 		}
-		if name == "*" {
-			name = slices.Sorted(maps.Keys(obj))[0]
-		}
-		if v, ok = obj[name]; !ok {
-			t.Fatalf("fixture has no %q of %s", name, path)
-		}
-		set = func(n any) { obj[name] = n }
 		if first {
 			arr, ok := v.([]any)
 			if !ok || len(arr) == 0 {

@@ -205,10 +205,10 @@ type row struct {
 	Currency      string          `json:"currency"`
 }
 
-// Parse reads one response body of the price list into a list of price sets
+// parse reads one response body of the price list into a list of price sets
 // observed at observed. See the package comment for how each quirk of the
 // format is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var r response
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("decode inwx price list: %w", err)

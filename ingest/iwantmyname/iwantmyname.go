@@ -187,9 +187,9 @@ func (s *Source) pageURL(offset int) string {
 	return u.String()
 }
 
-// Fetch implements ingest.Source: it reads every page, one at a time, and
-// merges them, or fails as a whole.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+// fetchPages reads every page, one at a time, keeping the first in
+// first, and merges them, or fails as a whole.
+func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, error) {
 	r := reader{observed: s.now()}
 	for n := 1; ; n++ {
 		if n > MaxPages {
@@ -201,6 +201,9 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		})
 		if err != nil {
 			return nil, fmt.Errorf("fetch iwantmyname price list page %d: %w", n, err)
+		}
+		if n == 1 {
+			*first = resp.Body
 		}
 		p, err := parsePage(resp.Body)
 		if err == nil {
@@ -219,11 +222,11 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	return r.list()
 }
 
-// Parse reads a saved price list, for an import from a file: one page that
+// parse reads a saved price list, for an import from a file: one page that
 // holds every row, or a JSON array of every page in order ([page1, page2,
 // ...]). Fewer rows than totalRows is refused: importing part of the list
 // would withdraw the zones on the missing pages.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	bodies := []json.RawMessage{body}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
 		bodies = nil

@@ -192,9 +192,9 @@ type operation struct {
 	} `json:"total"`
 }
 
-// Parse reads one response body of the price list into price sets observed
+// parse reads one response body of the price list into price sets observed
 // at observed. See the package comment for how each quirk is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var r response
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("decode joker price list: %w", err)

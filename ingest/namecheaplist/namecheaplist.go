@@ -286,9 +286,9 @@ type pricing struct {
 	Currency     json.RawMessage `json:"Currency"`
 }
 
-// Parse reads one response body of the list into price sets observed at
+// parse reads one response body of the list into price sets observed at
 // observed. See the package comment for how each quirk is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var rows []json.RawMessage
 	if err := json.Unmarshal(body, &rows); err != nil {
 		if msg := errorMessage(body); msg != "" {

@@ -205,10 +205,10 @@ type entry struct {
 	Prices   json.RawMessage `json:"prices"`
 }
 
-// Parse reads one response body of the price document into NicNames'
+// parse reads one response body of the price document into NicNames'
 // price sets observed at observed. See the package comment for how each
 // quirk of the format is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var d document
 	if err := json.Unmarshal(body, &d); err != nil {
 		return nil, fmt.Errorf("decode nicnames price list: %w", err)

@@ -288,9 +288,9 @@ type promotion struct {
 	} `json:"discount"`
 }
 
-// Parse reads one catalog body into a list of price sets observed at
+// parse reads one catalog body into a list of price sets observed at
 // observed. See the package comment for how each quirk is read.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(body []byte, observed time.Time) (*ingest.List, error) {
 	var c catalog
 	if err := json.Unmarshal(body, &c); err != nil {
 		return nil, fmt.Errorf("decode ovhcloud catalog: %w", err)

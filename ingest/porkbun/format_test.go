@@ -11,3 +11,8 @@ func TestFormatDrift(t *testing.T) {
 	ingesttest.Drift(t, porkbun.Name, porkbun.Parse, ingesttest.Fixture(t, "pricing.json"),
 		ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"})
 }
+
+// TestCaptures parses every real response in testdata/captures.
+func TestCaptures(t *testing.T) {
+	ingesttest.Captures(t, porkbun.Parse, porkbun.Name, porkbun.Name)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
 )
 
 // FlagNames maps the fields of a library Config, as its Validate errors
@@ -85,6 +86,9 @@ type IngestFlags struct {
 	// HistoryRetention is how long the history stream keeps a change.
 	HistoryRetention time.Duration
 	Once             bool
+	// Capture, with Once, is the directory every document the round
+	// fetches is saved in (fetch.Capture).
+	Capture string
 	// Provision is ProvisionOn, ProvisionOff or ProvisionOnly.
 	Provision string
 }
@@ -109,6 +113,8 @@ func RegisterIngestFlags(fs *flag.FlagSet, getenv Env) (*IngestFlags, error) {
 		return nil, fmt.Errorf("ZONEPRICE_ONCE: %w", err)
 	}
 	fs.BoolVar(&f.Once, "once", once, "publish one round and exit (env ZONEPRICE_ONCE)")
+	StringVar(fs, getenv, &f.Capture, "capture", "ZONEPRICE_CAPTURE_DIR", "",
+		"with --once: save every document the round fetches into this directory, byte for byte, with its URL, time, status and content type beside it")
 	StringVar(fs, getenv, &f.Provision, "provision", "ZONEPRICE_PROVISION", ProvisionOn,
 		`create or update the stream and the keys bucket: "on" (then ingest), "off" (wait for them; for NATS users that may not manage streams) or "only" (then exit)`)
 	return f, nil
@@ -124,6 +130,12 @@ func (f *IngestFlags) Validate() error {
 	}
 	if f.HistoryRetention < 24*time.Hour {
 		return fmt.Errorf("--history-retention (ZONEPRICE_HISTORY_RETENTION): %v is less than a day", f.HistoryRetention)
+	}
+	switch {
+	case f.Capture != "" && !f.Once:
+		return errors.New("--capture (ZONEPRICE_CAPTURE_DIR) needs --once: it saves one round's documents")
+	case f.Capture != "" && f.File != "":
+		return errors.New("--capture (ZONEPRICE_CAPTURE_DIR) saves what a live round fetches; with --file nothing is fetched")
 	}
 	return validProvision(f.Provision)
 }
@@ -160,5 +172,11 @@ func (f *IngestFlags) Ingesters(ctx context.Context, js jetstream.JetStream, sel
 	if err != nil {
 		return nil, err
 	}
-	return Ingest(js, sel, IngestConfig{Getenv: getenv, Runner: f.RunnerConfig()}, log, reg)
+	c := IngestConfig{Getenv: getenv, Runner: f.RunnerConfig()}
+	if f.Capture != "" {
+		if c.Capture, err = fetch.NewCapture(f.Capture, time.Now); err != nil {
+			return nil, fmt.Errorf("--capture (ZONEPRICE_CAPTURE_DIR): %w", err)
+		}
+	}
+	return Ingest(js, sel, c, log, reg)
 }

@@ -107,6 +107,8 @@ type IngestConfig struct {
 	// requests time out after a quarter of the runner's timeout, which
 	// bounds the whole fetch.
 	HTTP *http.Client
+	// Capture, when set, saves every document the live sources fetch.
+	Capture *fetch.Capture
 }
 
 // Ingest builds a runner for each selected source, on js, and the parts
@@ -136,7 +138,7 @@ func Ingest(js jetstream.JetStream, sel Selection, c IngestConfig, log *slog.Log
 			continue
 		}
 		others = append(others, r)
-		out.Parts = append(out.Parts, r.Run)
+		out.Parts = append(out.Parts, c.captured(s.Name, r.Run))
 	}
 	if fallback != nil {
 		out.Parts = append(out.Parts, standIn(fallback, others))
@@ -166,6 +168,15 @@ func answerRepublish(js jetstream.JetStream, sel Selection, runners []*ingest.Ru
 			}
 		})
 	}
+}
+
+// captured returns run, saving every document it fetches as source's
+// when c has a capture.
+func (c IngestConfig) captured(source string, run func(context.Context) error) func(context.Context) error {
+	if c.Capture == nil {
+		return run
+	}
+	return func(ctx context.Context) error { return run(fetch.WithCapture(ctx, c.Capture, source)) }
 }
 
 // deps are what the sources are built from.

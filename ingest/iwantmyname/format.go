@@ -1,0 +1,34 @@
+package iwantmyname
+
+import (
+	"context"
+	"time"
+
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// format is the document as the package comment's Fields list it: a
+// name ending in "?" may be absent (read where present, ignored, or an
+// error envelope's). The runner reports a document that drifted from it
+// (ingest.Drift).
+func format() *ingest.Shape {
+	operation := ingest.Object(map[string]*ingest.Shape{"price": ingest.Scalar()})
+	row := ingest.Object(map[string]*ingest.Shape{"registration": operation, "renewal": operation, "transfer": operation})
+	return ingest.Object(map[string]*ingest.Shape{
+		"rows": ingest.Object(map[string]*ingest.Shape{"*": row}), "totalRows": ingest.Scalar(),
+		"currency?": ingest.Scalar(), "error?": nil, "message?": nil,
+	})
+}
+
+// Parse reads a saved response as parse does, with its drift from
+// format (the first page, where body holds several).
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	list, err := parse(body, observed)
+	return ingest.CheckFormat(format(), ingest.FirstOf(body), list, err)
+}
+
+// Fetch implements ingest.Source: it reads every page (fetchPages), and
+// checks the first one's format.
+func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
+	return ingest.CheckFirstPage(format(), func(first *[]byte) (*ingest.List, error) { return s.fetchPages(ctx, first) })
+}

@@ -1,0 +1,33 @@
+package openprovider
+
+import (
+	"time"
+
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// format is the document as the package comment's Fields list it: a
+// name ending in "?" may be absent (read where present, ignored, or an
+// error envelope's). The runner reports a document that drifted from it
+// (ingest.Drift).
+func format() *ingest.Shape {
+	fees := ingest.Object(map[string]*ingest.Shape{
+		"registerFee": ingest.Scalar(), "renewalFee": ingest.Scalar(), "transferFee": ingest.Scalar(), "restoreFee?": nil,
+	})
+	// A row's fees are flat, or by membership: each may be absent.
+	row := ingest.Object(map[string]*ingest.Shape{
+		"tld": ingest.Scalar(), "currency?": ingest.Scalar(), "nonMember?": fees, "member?": fees,
+		"registerFee?": ingest.Scalar(), "renewalFee?": ingest.Scalar(), "transferFee?": ingest.Scalar(), "restoreFee?": nil,
+	})
+	return ingest.Object(map[string]*ingest.Shape{
+		"data": ingest.Array(row), "currency?": ingest.Scalar(),
+		"code?": nil, "desc?": nil, "message?": nil, "error?": nil,
+	})
+}
+
+// Parse reads a saved response as parse does, with its drift from
+// format.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	list, err := parse(body, observed)
+	return ingest.CheckFormat(format(), body, list, err)
+}
