@@ -265,3 +265,35 @@ func TestReadLastUndelivered(t *testing.T) {
 		t.Errorf("Verify = %v, %v; want unhealthy, a message it can no longer read", h, err)
 	}
 }
+
+// TestReadLastWhilePublished publishes new prices while a read of every
+// subject runs: the stream's last message at open then arrives with those
+// still pending, which is no damage. (Pulls of 10, so that the server
+// sends the rest after the new ones are stored.)
+func TestReadLastWhilePublished(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	const n = 500
+	for i := range n {
+		publish(ctx, t, js, damagedSubject(i, n), fmt.Sprintf(`{"v":%d}`, i))
+	}
+	for _, filters := range [][]string{nil, {contracts.PriceSubjectPrefix + "beta.*"}} {
+		first := true
+		err := bus.NewStreams(js).ReadLast(ctx, contracts.StateStream, bus.ReaderConfig{Filters: filters, Batch: 10}, func(bus.Msg) bool {
+			if first {
+				first = false
+				for i := range 50 {
+					publish(ctx, t, js, contracts.PriceSubject("beta", fmt.Sprintf(".new%02d", i)), `{"v":"new"}`)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			t.Errorf("ReadLast %v while prices were published: %v", filters, err)
+		}
+	}
+	if h, err := bus.Verify(ctx, js); err != nil || !h.Healthy() {
+		t.Errorf("Verify = %v, %v; want healthy", h, err)
+	}
+}

@@ -211,14 +211,16 @@ func (r *Reader) CaughtUp() bool { return r.caughtUp }
 // nothing in the stream's own state tells (it counts them as deleted).
 // The removals of the older messages those replaced may have been lost
 // with them, so those older messages show again, as current. A read that
-// reached the stream's last message with pending still counted shows
-// messages the server skipped (undelivered).
+// reached the stream's last message with more pending than the stream
+// has stored since shows messages the server skipped (undelivered).
 func (r *Reader) checkEnd(pending uint64) {
 	if r.cfg.All {
 		return
 	}
 	if pending > 0 {
-		r.short = undelivered(pending, r.last)
+		if lost := r.undeliveredAtEnd(pending); lost > 0 {
+			r.short = undelivered(lost, r.last)
+		}
 		return
 	}
 	if len(r.cfg.Filters) > 0 || r.last >= r.startLast {
@@ -226,6 +228,24 @@ func (r *Reader) checkEnd(pending uint64) {
 	}
 	r.short = fmt.Sprintf("caught up at sequence %d while the stream ended at %d when the read began: the messages after %d were lost, "+
 		"and older messages on their subjects may show again as current", r.last, r.startLast, r.last)
+}
+
+// undeliveredAtEnd is how many of the pending messages the server still
+// counted with the stream's last message at open cannot be messages
+// stored since (which the read goes on to deliver): the stream's last
+// sequence now bounds those. A stream that cannot say is taken as whole.
+func (r *Reader) undeliveredAtEnd(pending uint64) uint64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := r.stream.Info(ctx)
+	if err != nil {
+		return 0
+	}
+	since := info.State.LastSeq - min(info.State.LastSeq, r.last)
+	if pending <= since {
+		return 0
+	}
+	return pending - since
 }
 
 // undelivered is the problem of a read that ended with pending messages
