@@ -576,3 +576,10 @@ func RetrySchedule() []time.Duration {
 	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
 		5 * time.Hour, 10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
 }
+
+// PingRetrySchedule is RetrySchedule for a ping: a few minutes in all. A
+// subscriber who asked for a test watches for it now, and a failing test
+// is not worth days of the queue every subscriber shares.
+func PingRetrySchedule() []time.Duration {
+	return []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute}
+}

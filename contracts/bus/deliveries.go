@@ -80,19 +80,69 @@ func (q *Deliveries) Queue(ctx context.Context, d Delivery) error {
 // Queued is how many deliveries wait for owner's endpoints: one request,
 // whose answer counts each of the key's subjects.
 func (q *Deliveries) Queued(ctx context.Context, owner string) (int, error) {
-	s, err := q.js.Stream(ctx, contracts.DeliveriesStream)
-	if err != nil {
-		return 0, fmt.Errorf("count the deliveries of %s: %w", owner, err)
-	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.OwnerDeliveries(owner)))
+	subjects, err := q.subjects(ctx, contracts.OwnerDeliveries(owner))
 	if err != nil {
 		return 0, fmt.Errorf("count the deliveries of %s: %w", owner, err)
 	}
 	n := 0
-	for _, c := range info.State.Subjects {
+	for _, c := range subjects {
 		n += int(c)
 	}
 	return n, nil
+}
+
+// Waiting is how many deliveries wait on each subject of the stream that
+// has any: each endpoint's (contracts.ParseDeliverySubject reads the key
+// and the webhook back). The server answers in pages of 100,000
+// subjects, which the client reads on.
+func (q *Deliveries) Waiting(ctx context.Context) (map[string]uint64, error) {
+	subjects, err := q.subjects(ctx, contracts.DeliverySubjectPrefix+">")
+	if err != nil {
+		return nil, fmt.Errorf("count the deliveries waiting: %w", err)
+	}
+	return subjects, nil
+}
+
+// subjects asks the stream how many deliveries wait on each subject that
+// filter matches.
+func (q *Deliveries) subjects(ctx context.Context, filter string) (map[string]uint64, error) {
+	s, err := q.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return nil, err
+	}
+	return info.State.Subjects, nil
+}
+
+// Drop removes every delivery waiting for owner's webhook, those waiting
+// for a retry too, and returns about how many it removed (as the stream
+// counted them just before): for an endpoint that was deleted. It purges
+// the endpoint's subject, and the one without the key that deliveries had
+// before 2026-11-28; a subject without deliveries is left alone.
+func (q *Deliveries) Drop(ctx context.Context, owner, webhook string) (uint64, error) {
+	s, err := q.js.Stream(ctx, contracts.DeliveriesStream)
+	if err != nil {
+		return 0, fmt.Errorf("drop the deliveries of %s: %w", webhook, err)
+	}
+	var dropped uint64
+	for _, subject := range []string{contracts.DeliverySubject(owner, webhook), contracts.DeliverySubjectPrefix + webhook} {
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter(subject))
+		if err != nil {
+			return dropped, fmt.Errorf("drop the deliveries of %s: %w", webhook, err)
+		}
+		n := info.State.Subjects[subject]
+		if n == 0 {
+			continue
+		}
+		if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject)); err != nil {
+			return dropped, fmt.Errorf("drop the deliveries of %s: %w", webhook, err)
+		}
+		dropped += n
+	}
+	return dropped, nil
 }
 
 // batchSize is how many deliveries a Batch publishes before it waits for

@@ -33,8 +33,9 @@ const (
 	RoleQuery Role = "query"
 	// RoleNotify follows the history with its own durable consumers, reads
 	// the zones from the state stream, follows and writes the webhook
-	// registrations, queues and sends the deliveries, records attempts,
-	// and runs the price-drop digests. accounts.conf's NOTIFY.
+	// registrations, queues and sends the deliveries, drops a deleted
+	// endpoint's (a purge of its subject of the deliveries stream), records
+	// attempts, and runs the price-drop digests. accounts.conf's NOTIFY.
 	RoleNotify Role = "notify"
 )
 
@@ -99,6 +100,12 @@ func provision() []string {
 	return out
 }
 
+// deliveriesPurge is the one purge any role may ask for: notify's, of a
+// deleted endpoint's subject of its own work queue (Deliveries.Drop).
+// The server cannot narrow a purge permission to subjects; notify asks
+// for nothing but one endpoint's.
+const deliveriesPurge = "$JS.API.STREAM.PURGE." + contracts.DeliveriesStream
+
 // PermissionsOf returns what role may do.
 func PermissionsOf(role Role) Permissions {
 	var publish []string
@@ -126,6 +133,7 @@ func PermissionsOf(role Role) Permissions {
 			durable(contracts.HistoryStream, DispatchConsumer), durable(contracts.HistoryStream, AlertsConsumer),
 			durable(contracts.DeliveriesStream, DeliverConsumer),
 			[]string{streamInfo(contracts.DeliveriesStream), "$JS.API.CONSUMER.INFO." + contracts.DeliveriesStream + "." + DeliverConsumer,
+				deliveriesPurge,
 				contracts.DeliverySubjectPrefix + ">", contracts.AttemptSubjectPrefix + ">"},
 			watch(contracts.WebhooksBucket), write(contracts.WebhooksBucket),
 			watch(contracts.SubscribersBucket), write(contracts.SubscribersBucket))

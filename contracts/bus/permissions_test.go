@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
+	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/deploy"
 )
@@ -55,10 +56,15 @@ func TestPermissionsMatchAccountsConf(t *testing.T) {
 }
 
 // TestPermissionsLeastPrivilege: no role may delete or purge a stream,
-// and only the admin role may write API keys.
+// but notify its own work queue, the deliveries (to drop a deleted
+// endpoint's); and only the admin role may write API keys.
 func TestPermissionsLeastPrivilege(t *testing.T) {
+	notifyPurge := "$JS.API.STREAM.PURGE." + contracts.DeliveriesStream
 	for _, role := range bus.Roles {
 		for _, s := range bus.PermissionsOf(role).Publish {
+			if role == bus.RoleNotify && s == notifyPurge {
+				continue
+			}
 			if strings.Contains(s, ".STREAM.DELETE.") || strings.Contains(s, ".STREAM.PURGE.") || s == ">" || s == "$JS.API.>" {
 				t.Errorf("role %s may publish to %s", role, s)
 			}

@@ -27,6 +27,8 @@ type Config struct {
 	// RetrySchedule is the delay before each attempt after the first;
 	// after the last the delivery is given up. Tests shorten it.
 	RetrySchedule []time.Duration
+	// PingRetrySchedule is RetrySchedule for a ping.
+	PingRetrySchedule []time.Duration
 	// MaxRetryAfter bounds how long a receiver's Retry-After (on 429 or
 	// 503) may postpone the next attempt.
 	MaxRetryAfter time.Duration
@@ -53,8 +55,12 @@ type Config struct {
 	Ports []uint16
 	// UserAgent names the service in every delivery.
 	UserAgent string
-	// StatsInterval is how often the queue's depth and age are polled.
+	// StatsInterval is how often the queue's depth and age are polled,
+	// and what waits for each key counted.
 	StatsInterval time.Duration
+	// MaxQueuedPerKey is how many deliveries may wait for one key's
+	// endpoints before the dispatcher queues no more for it.
+	MaxQueuedPerKey int
 }
 
 // DefaultConfig returns the production settings.
@@ -64,12 +70,14 @@ func DefaultConfig() Config {
 		Timeout:             15 * time.Second,
 		AckWait:             time.Minute,
 		RetrySchedule:       contracts.RetrySchedule(),
+		PingRetrySchedule:   contracts.PingRetrySchedule(),
 		MaxRetryAfter:       6 * time.Hour,
 		EndpointConcurrency: 4,
 		BusyDelay:           2 * time.Second,
 		Ports:               []uint16{443, 80},
 		UserAgent:           "zoneprice-webhooks/1 (+https://github.com/zoneprice/zoneprice)",
 		StatsInterval:       15 * time.Second,
+		MaxQueuedPerKey:     contracts.MaxQueuedPerKey,
 	}
 }
 
@@ -84,8 +92,12 @@ func (c *Config) Validate() error {
 		return contracts.Invalid("AckWait", "%v is less than 1s", c.AckWait)
 	case len(c.RetrySchedule) == 0:
 		return contracts.Invalid("RetrySchedule", "empty")
-	case slices.ContainsFunc(c.RetrySchedule, func(d time.Duration) bool { return d <= 0 }):
+	case slices.ContainsFunc(c.RetrySchedule, notPositive):
 		return contracts.Invalid("RetrySchedule", "has a delay that is not positive")
+	case len(c.PingRetrySchedule) == 0:
+		return contracts.Invalid("PingRetrySchedule", "empty")
+	case slices.ContainsFunc(c.PingRetrySchedule, notPositive):
+		return contracts.Invalid("PingRetrySchedule", "has a delay that is not positive")
 	case c.MaxRetryAfter < 0:
 		return contracts.Invalid("MaxRetryAfter", "negative")
 	case c.EndpointConcurrency < 1:
@@ -103,6 +115,8 @@ func (c *Config) Validate() error {
 		return contracts.Invalid("UserAgent", "empty")
 	case c.StatsInterval <= 0:
 		return contracts.Invalid("StatsInterval", "must be positive")
+	case c.MaxQueuedPerKey < 1:
+		return contracts.Invalid("MaxQueuedPerKey", "%d is less than 1", c.MaxQueuedPerKey)
 	}
 	return nil
 }
@@ -118,6 +132,16 @@ func tooWide(p netip.Prefix) bool {
 	return p.Bits() < 48
 }
 
-// attempts is how many times a delivery is tried: once, then once after
-// each delay of the schedule.
-func (c *Config) attempts() int { return len(c.RetrySchedule) + 1 }
+func notPositive(d time.Duration) bool { return d <= 0 }
+
+// schedule is the retry schedule of a delivery of event.
+func (c *Config) schedule(event contracts.EventType) []time.Duration {
+	if event == contracts.EventPing {
+		return c.PingRetrySchedule
+	}
+	return c.RetrySchedule
+}
+
+// attempts is how many times a delivery of event is tried: once, then
+// once after each delay of its schedule.
+func (c *Config) attempts(event contracts.EventType) int { return len(c.schedule(event)) + 1 }

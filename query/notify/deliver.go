@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -84,7 +85,7 @@ func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 		Delivery: id, Type: event, Attempt: number, At: now, Outcome: res.outcome,
 		Status: res.status, DurationMS: float64(res.duration.Microseconds()) / 1000, Error: res.err,
 	}
-	v := n.decide(ctx, hook, w, &res, number, now)
+	v := n.decide(ctx, hook, w, &res, event, number, now)
 	if v.answer == retry {
 		next := now.Add(v.delay)
 		rec.NextAttempt = &next
@@ -147,11 +148,11 @@ func (v verdict) send(job bus.Job) error {
 	return job.NakWithDelay(v.delay)
 }
 
-// decide judges attempt number of a delivery to endpoint hook, registered
-// as w, whose outcome was res at now, and records what it means for the
-// endpoint: only one in service has its failures counted (a ping to a
-// paused or disabled one tells the subscriber, and changes nothing).
-func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, res *result, number int, now time.Time) verdict {
+// decide judges attempt number of a delivery of event to endpoint hook,
+// registered as w, whose outcome was res at now, and records what it means
+// for the endpoint: only one in service has its failures counted (a ping
+// to a paused or disabled one tells the subscriber, and changes nothing).
+func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, res *result, event contracts.EventType, number int, now time.Time) verdict {
 	account := w.Active()
 	switch {
 	case res.outcome == contracts.OutcomeDelivered:
@@ -169,7 +170,7 @@ func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, 
 		n.disable(ctx, hook, "failing", fmt.Sprintf("every delivery failed from %s to %s (the last: %s); update it to receive deliveries again",
 			since.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), res.err), &since)
 		return verdict{answer: giveUp, result: "given_up"}
-	case number >= n.cfg.attempts():
+	case number >= n.cfg.attempts(event):
 		if account && w.FailingSince == nil {
 			n.setFailing(ctx, hook, &now)
 		}
@@ -178,7 +179,7 @@ func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, 
 	if account && w.FailingSince == nil {
 		n.setFailing(ctx, hook, &now)
 	}
-	return verdict{answer: retry, delay: n.retryDelay(number, res.retryAfter)}
+	return verdict{answer: retry, delay: n.retryDelay(event, number, res.retryAfter)}
 }
 
 // inProgress tells the server every interval, until the returned stop is
@@ -207,13 +208,19 @@ func inProgress(job bus.Job, every time.Duration) (stop func()) {
 	}
 }
 
-// retryDelay is how long to wait after failed attempt number: the
-// schedule's delay with ±10% jitter, so that deliveries that failed
-// together do not all come back at once, or the receiver's Retry-After
-// when that is longer (bounded by MaxRetryAfter).
-func (n *Notify) retryDelay(number int, retryAfter time.Duration) time.Duration {
-	d := jitter(n.cfg.RetrySchedule[min(number, len(n.cfg.RetrySchedule))-1])
-	return max(d, min(retryAfter, n.cfg.MaxRetryAfter))
+// retryDelay is how long to wait after failed attempt number of a
+// delivery of event: its schedule's delay with ±10% jitter, so that
+// deliveries that failed together do not all come back at once, or the
+// receiver's Retry-After when that is longer (bounded by MaxRetryAfter,
+// and for a ping by its schedule's longest delay: a ping is not kept
+// for hours).
+func (n *Notify) retryDelay(event contracts.EventType, number int, retryAfter time.Duration) time.Duration {
+	schedule := n.cfg.schedule(event)
+	limit := n.cfg.MaxRetryAfter
+	if event == contracts.EventPing {
+		limit = min(limit, slices.Max(schedule))
+	}
+	return max(jitter(schedule[min(number, len(schedule))-1]), min(retryAfter, limit))
 }
 
 // jitter returns d changed by up to 10% either way.

@@ -21,9 +21,10 @@ type Consumer interface {
 	Consume(ctx context.Context, cfg bus.ConsumeConfig, handle func(bus.Job)) error
 }
 
-// Deliveries is where deliveries are queued and attempts recorded
-// (bus.Deliveries).
+// Deliveries is where deliveries are queued, counted and dropped, and
+// attempts recorded (bus.Deliveries).
 type Deliveries interface {
+	QueueCounter
 	Batch(ctx context.Context) *bus.Batch
 	Record(ctx context.Context, webhook string, a *contracts.DeliveryAttempt) error
 	State(ctx context.Context) (bus.QueueState, error)
@@ -72,7 +73,9 @@ func (n *Notify) dispatchOne(ctx context.Context, dec *contracts.Decoder, job bu
 	// A fan-out to many endpoints on a slow stream may take long; the
 	// change stays this replica's while it does.
 	stop := inProgress(job, bus.DispatchAckWait/4)
+	n.queueing.Lock()
 	err = n.queue(ctx, c, job.Data, seq)
+	n.queueing.Unlock()
 	stop()
 	if err != nil {
 		n.log.Error("queueing a change's deliveries failed; dispatching it again shortly", "subject", job.Subject, "seq", seq, "err", err)
@@ -95,6 +98,10 @@ func (n *Notify) queue(ctx context.Context, c *contracts.PriceChange, doc []byte
 	batch := n.bus.Deliveries.Batch(ctx)
 	var errs []error
 	n.regs.current().match(c, n.zones.Categories, func(w *contracts.Webhook, ev contracts.EventType) {
+		if !n.census.admit(ctx, w.Owner) {
+			n.metrics.refused.WithLabelValues(string(ev), refusedKeyFull).Inc()
+			return
+		}
 		body, ok := bodies[ev]
 		if !ok {
 			var err error

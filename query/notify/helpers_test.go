@@ -49,6 +49,7 @@ func testConfig() Config {
 	cfg := DefaultConfig()
 	cfg.AllowLoopback, cfg.AllowHTTP = true, true
 	cfg.RetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 60 * time.Millisecond, 80 * time.Millisecond}
+	cfg.PingRetrySchedule = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}
 	cfg.Timeout = time.Second
 	cfg.Workers = 8
 	cfg.BusyDelay = 20 * time.Millisecond

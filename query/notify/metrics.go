@@ -14,6 +14,8 @@ type metrics struct {
 	finished        *prometheus.CounterVec
 	deferred        prometheus.Counter
 	refused         *prometheus.CounterVec
+	purged          prometheus.Counter
+	purgeFailures   prometheus.Counter
 	disabled        *prometheus.CounterVec
 	registrations   *prometheus.GaugeVec
 	queued          *prometheus.CounterVec
@@ -39,6 +41,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			"Deliveries that left the queue, by event type and result: delivered, gone (410), given_up (every attempt failed), dropped (the endpoint was deleted, paused or disabled before it was sent).", "event", "result"),
 		refused: newCounterVec("zoneprice_notify_deliveries_refused_total",
 			"Deliveries of changes not queued, by event type and reason: endpoint_full (the endpoint had contracts.MaxQueuedPerEndpoint waiting), key_full (its key's endpoints had contracts.MaxQueuedPerKey).", "event", "reason"),
+		purged: newCounter("zoneprice_notify_deliveries_purged_total",
+			"Deliveries removed from the queue, before they were sent or retried, because their endpoint was deleted."),
+		purgeFailures: newCounter("zoneprice_notify_purge_failures_total",
+			"Failures to remove a deleted endpoint's deliveries from the queue (the NATS user may not purge the deliveries stream, or the stream did not answer)."),
 		deferred: newCounter("zoneprice_notify_deliveries_deferred_total",
 			"Deliveries put back for a moment because their endpoint already had as many attempts in flight as a replica makes to one."),
 		disabled: newCounterVec("zoneprice_notify_endpoints_disabled_total",
@@ -83,7 +89,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, state := range []string{"active", "paused", "disabled"} {
 		m.registrations.WithLabelValues(state)
 	}
-	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.refused, m.deferred, m.disabled, m.registrations, m.queued,
+	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.refused, m.purged, m.purgeFailures, m.deferred, m.disabled, m.registrations, m.queued,
 		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
 	return m
 }

@@ -40,6 +40,10 @@ type Notify struct {
 	zones  *Zones
 	sender *sender
 	busy   *slots
+	census *census
+	// queueing is held while a change's deliveries are queued, and while
+	// the census counts; dropping while an endpoint's are dropped.
+	queueing, dropping sync.Mutex
 
 	deferredMu sync.Mutex
 	deferredBy map[string]int
@@ -64,10 +68,13 @@ func New(b Bus, cfg Config, log *slog.Logger, reg prometheus.Registerer, now fun
 	m := newMetrics(reg)
 	return &Notify{
 		cfg: cfg, bus: b, log: log, metrics: m, now: now,
-		regs:       newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
-		zones:      newZones(b.State, log.With("part", "zones")),
-		sender:     newSender(cfg),
-		busy:       &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
+		regs:   newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
+		zones:  newZones(b.State, log.With("part", "zones")),
+		sender: newSender(cfg),
+		busy:   &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
+		census: newCensus(cfg.MaxQueuedPerKey, func(ctx context.Context, owner string) (int, error) {
+			return b.Deliveries.Queued(ctx, owner)
+		}, now),
 		deferredBy: map[string]int{},
 	}, nil
 }
@@ -81,11 +88,13 @@ func (n *Notify) Run(ctx context.Context) error {
 	g.Go(func() error { return n.dispatch(ctx) })
 	g.Go(func() error { return n.deliver(ctx) })
 	g.Go(func() error { return n.poll(ctx) })
+	g.Go(func() error { return n.drops(ctx) })
 	return g.Wait()
 }
 
 // poll sets the queue's gauges from the deliveries stream and its
-// consumer, every StatsInterval.
+// consumer, and counts what waits for each key (takeCensus), every
+// StatsInterval.
 func (n *Notify) poll(ctx context.Context) error {
 	t := time.NewTicker(n.cfg.StatsInterval)
 	defer t.Stop()
@@ -102,6 +111,7 @@ func (n *Notify) poll(ctx context.Context) error {
 func (n *Notify) pollOnce(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	n.takeCensus(ctx)
 	state, err := n.bus.Deliveries.State(ctx)
 	if err != nil {
 		return

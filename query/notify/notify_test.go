@@ -257,14 +257,14 @@ func TestGivenUpAfterLastAttempt(t *testing.T) {
 	cfg := testConfig()
 	r := h.start(t, cfg, time.Now)
 	h.change(t, "porkbun", ".com", 900)
-	got := h.waitAttempts(t, w, cfg.attempts())
+	got := h.waitAttempts(t, w, cfg.attempts(contracts.EventPriceDropped))
 	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
-	if last := got[len(got)-1]; last.Attempt != cfg.attempts() || last.NextAttempt != nil {
-		t.Errorf("last attempt %+v, want number %d and none planned", last, cfg.attempts())
+	if last := got[len(got)-1]; last.Attempt != cfg.attempts(contracts.EventPriceDropped) || last.NextAttempt != nil {
+		t.Errorf("last attempt %+v, want number %d and none planned", last, cfg.attempts(contracts.EventPriceDropped))
 	}
 	time.Sleep(200 * time.Millisecond) // longer than the schedule
-	if n := len(rc.requests()); n != cfg.attempts() {
-		t.Errorf("%d requests, want %d", n, cfg.attempts())
+	if n := len(rc.requests()); n != cfg.attempts(contracts.EventPriceDropped) {
+		t.Errorf("%d requests, want %d", n, cfg.attempts(contracts.EventPriceDropped))
 	}
 	if got := counter(t, r, "zoneprice_notify_deliveries_total", "given_up"); got != 1 {
 		t.Errorf("given up %v, want 1", got)
@@ -673,4 +673,119 @@ func TestDispatchPastAFullEndpoint(t *testing.T) {
 		info, err := c.Info(context.Background())
 		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
 	})
+}
+
+// TestKeyCapOnDispatch: the dispatcher queues no more deliveries for a key
+// whose endpoints have its cap waiting together, and counts the ones it
+// refuses; a key whose endpoints take what comes is counted again from
+// the stream when its own count reaches the cap, and is never refused.
+func TestKeyCapOnDispatch(t *testing.T) {
+	h := newHarness(t)
+	failing := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	working := newReceiver(t, nil)
+	for range 2 {
+		h.register(t, failing.URL, func(w *contracts.Webhook) { w.Filters.Zones = []string{".com"} })
+	}
+	ok := h.register(t, working.URL, func(w *contracts.Webhook) {
+		w.Owner, w.Filters.Zones = "ownerkey2", []string{".net"}
+	})
+	cfg := testConfig()
+	cfg.RetrySchedule = []time.Duration{time.Hour} // failed deliveries wait in the stream
+	cfg.MaxQueuedPerKey = 4
+	r := h.start(t, cfg, time.Now)
+	for i := range 3 {
+		h.change(t, "porkbun", ".com", int64(900+i))
+	}
+	waitFor(t, "three changes dispatched, two deliveries refused", func() bool {
+		return counter(t, r, "zoneprice_notify_changes_dispatched_total", "") == 3 &&
+			counter(t, r, "zoneprice_notify_deliveries_refused_total", "key_full") == 2
+	})
+	if got := h.queued(t); got != 4 {
+		t.Errorf("the stream holds %d deliveries, want the key's cap, 4", got)
+	}
+	for i := range 10 {
+		h.change(t, "porkbun", ".net", int64(900+i))
+		working.wait(t, i+1)
+		waitFor(t, "the delivery acknowledged", func() bool { return h.queued(t) == 4 })
+	}
+	if got := len(h.waitAttempts(t, ok, 10)); got != 10 {
+		t.Errorf("the working key's endpoint had %d attempts, want 10", got)
+	}
+	if got := counter(t, r, "zoneprice_notify_deliveries_refused_total", "key_full"); got != 2 {
+		t.Errorf("%v deliveries refused for the key's cap after the working key's, want still 2", got)
+	}
+}
+
+// TestDeletedEndpointsDeliveriesDropped: deleting an endpoint removes its
+// deliveries waiting for a retry from the queue at once, pings included;
+// and those of an endpoint deleted while no replica ran are removed by the
+// next replica's count.
+func TestDeletedEndpointsDeliveriesDropped(t *testing.T) {
+	h := newHarness(t)
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	gone, later := h.register(t, rc.URL), h.register(t, rc.URL)
+	cfg := testConfig()
+	cfg.RetrySchedule = []time.Duration{time.Hour}
+	r := h.start(t, cfg, time.Now)
+	for i := range 3 {
+		h.change(t, "porkbun", ".com", int64(900+i))
+	}
+	ping := bus.Delivery{Owner: gone.Owner, Webhook: gone.ID, ID: "msg_0123456789abcdef01234567", Event: contracts.EventPing, Body: []byte(`{}`)}
+	if err := bus.NewDeliveries(h.js).Queue(context.Background(), ping); err != nil {
+		t.Fatal(err)
+	}
+	h.waitAttempts(t, gone, 4)
+	h.waitAttempts(t, later, 3)
+	if err := h.kv.Delete(context.Background(), contracts.WebhookKey(gone.Owner, gone.ID)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deleted endpoint's deliveries dropped, and counted", func() bool {
+		return h.queued(t) == 3 && counter(t, r, "zoneprice_notify_deliveries_purged_total", "") == 4
+	})
+	r.stop()
+	if err := h.kv.Delete(context.Background(), contracts.WebhookKey(later.Owner, later.ID)); err != nil {
+		t.Fatal(err)
+	}
+	h.start(t, cfg, time.Now)
+	waitFor(t, "the deliveries of the endpoint deleted meanwhile dropped", func() bool { return h.queued(t) == 0 })
+	if got := len(rc.requests()); got != 7 {
+		t.Errorf("the receiver got %d requests, want the 7 first attempts", got)
+	}
+}
+
+// TestPingRetriedForMinutes: a ping that fails is tried on the short ping
+// schedule and given up, while a change's delivery to the same endpoint
+// waits for its next retry on the long one.
+func TestPingRetriedForMinutes(t *testing.T) {
+	h := newHarness(t)
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	w := h.register(t, rc.URL)
+	cfg := testConfig()
+	cfg.RetrySchedule = []time.Duration{time.Hour}
+	r := h.start(t, cfg, time.Now)
+	h.change(t, "porkbun", ".com", 900)
+	ping := bus.Delivery{Owner: w.Owner, Webhook: w.ID, ID: "msg_0123456789abcdef01234567", Event: contracts.EventPing, Body: []byte(`{}`)}
+	if err := bus.NewDeliveries(h.js).Queue(context.Background(), ping); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the ping given up", func() bool { return counter(t, r, "zoneprice_notify_deliveries_total", "given_up") == 1 })
+	pings := 0
+	for _, a := range h.attempts(t, w) {
+		if a.Type == contracts.EventPing {
+			pings++
+		}
+	}
+	if want := cfg.attempts(contracts.EventPing); pings != want {
+		t.Errorf("the ping was tried %d times, want %d", pings, want)
+	}
+	if got := h.queued(t); got != 1 {
+		t.Errorf("the stream holds %d deliveries, want the change's, waiting for its retry", got)
+	}
+	var total time.Duration
+	for _, d := range DefaultConfig().PingRetrySchedule {
+		total += d
+	}
+	if total > 10*time.Minute {
+		t.Errorf("a ping's schedule runs %v, want minutes", total)
+	}
 }

@@ -39,7 +39,14 @@ type Registrations struct {
 
 	loaded     chan struct{}
 	loadedOnce sync.Once
+	// deleted tells of each registration deleted while the bucket is
+	// followed, so that its deliveries are dropped (Notify.drops); one
+	// not told, with the channel full, is dropped at the next count.
+	deleted chan deletion
 }
+
+// deletion is a registration deleted.
+type deletion struct{ owner, webhook string }
 
 // table is the active endpoints, indexed so that matching a change reads
 // only the endpoints that could want it: those filtering on its zone,
@@ -55,7 +62,8 @@ type table struct {
 
 // newRegistrations returns a mirror of the webhooks bucket; Run fills it.
 func newRegistrations(records WebhookRecords, log *slog.Logger, m *metrics) *Registrations {
-	return &Registrations{records: records, log: log, metrics: m, byID: map[string]*contracts.Webhook{}, loaded: make(chan struct{})}
+	return &Registrations{records: records, log: log, metrics: m, byID: map[string]*contracts.Webhook{}, loaded: make(chan struct{}),
+		deleted: make(chan deletion, 1024)}
 }
 
 // Loaded is closed once the bucket's registrations have been read.
@@ -95,9 +103,10 @@ func (f *follower) Loaded(all []bus.Entry[contracts.Webhook]) {
 	r.loadedOnce.Do(func() { close(r.loaded) })
 }
 
-// Changed applies changes of the bucket.
+// Changed applies changes of the bucket, and tells of the deletions.
 func (f *follower) Changed(batch []bus.Entry[contracts.Webhook]) {
 	r := f.r
+	var deleted []deletion
 	r.mu.Lock()
 	for _, e := range batch {
 		id, w := r.decode(e)
@@ -105,6 +114,9 @@ func (f *follower) Changed(batch []bus.Entry[contracts.Webhook]) {
 		case id == "":
 		case w == nil:
 			delete(r.byID, id)
+			if owner, _, _ := contracts.ParseWebhookKey(e.Key); e.Value == nil && e.Err == nil {
+				deleted = append(deleted, deletion{owner: owner, webhook: id})
+			}
 		default:
 			r.byID[id] = w
 		}
@@ -112,6 +124,12 @@ func (f *follower) Changed(batch []bus.Entry[contracts.Webhook]) {
 	r.version++
 	r.mu.Unlock()
 	r.count()
+	for _, d := range deleted {
+		select {
+		case r.deleted <- d:
+		default:
+		}
+	}
 }
 
 // Down logs a failed attempt to follow the bucket; the mirror stays as it

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -144,20 +145,26 @@ func TestRetryAfter(t *testing.T) {
 
 func TestRetryDelay(t *testing.T) {
 	n := &Notify{cfg: DefaultConfig()}
-	schedule := contracts.RetrySchedule()
-	for i, d := range schedule {
-		got := n.retryDelay(i+1, 0)
-		if got < d*9/10 || got > d*11/10 {
-			t.Errorf("after attempt %d: %v, want %v ± 10%%", i+1, got, d)
+	for event, schedule := range map[contracts.EventType][]time.Duration{
+		contracts.EventPriceDropped: contracts.RetrySchedule(), contracts.EventPing: contracts.PingRetrySchedule(),
+	} {
+		for i, d := range schedule {
+			got := n.retryDelay(event, i+1, 0)
+			if got < d*9/10 || got > d*11/10 {
+				t.Errorf("%s after attempt %d: %v, want %v ± 10%%", event, i+1, got, d)
+			}
 		}
 	}
-	if got := n.retryDelay(1, time.Hour); got != time.Hour {
+	if got := n.retryDelay(contracts.EventPriceDropped, 1, time.Hour); got != time.Hour {
 		t.Errorf("with Retry-After 1h: %v", got)
 	}
-	if got := n.retryDelay(1, 100*24*time.Hour); got != n.cfg.MaxRetryAfter {
+	if got := n.retryDelay(contracts.EventPriceDropped, 1, 100*24*time.Hour); got != n.cfg.MaxRetryAfter {
 		t.Errorf("with Retry-After 100 days: %v, want MaxRetryAfter %v", got, n.cfg.MaxRetryAfter)
 	}
-	if got := n.retryDelay(1, time.Second); got < 4*time.Second {
+	if got, most := n.retryDelay(contracts.EventPing, 1, time.Hour), slices.Max(contracts.PingRetrySchedule()); got != most {
+		t.Errorf("a ping with Retry-After 1h: %v, want its schedule's longest delay %v", got, most)
+	}
+	if got := n.retryDelay(contracts.EventPriceDropped, 1, time.Second); got < 4*time.Second {
 		t.Errorf("a Retry-After shorter than the schedule shortens it: %v", got)
 	}
 }
@@ -247,6 +254,9 @@ func TestConfigValidate(t *testing.T) {
 		{"short timeout", func(c *Config) { c.Timeout = time.Millisecond }, "Timeout"},
 		{"no schedule", func(c *Config) { c.RetrySchedule = nil }, "RetrySchedule"},
 		{"zero delay", func(c *Config) { c.RetrySchedule = []time.Duration{0} }, "RetrySchedule"},
+		{"no ping schedule", func(c *Config) { c.PingRetrySchedule = nil }, "PingRetrySchedule"},
+		{"negative ping delay", func(c *Config) { c.PingRetrySchedule = []time.Duration{-time.Second} }, "PingRetrySchedule"},
+		{"no cap per key", func(c *Config) { c.MaxQueuedPerKey = 0 }, "MaxQueuedPerKey"},
 		{"no ports", func(c *Config) { c.Ports = nil }, "Ports"},
 		{"port 0", func(c *Config) { c.Ports = []uint16{0} }, "Ports"},
 		{"no user agent", func(c *Config) { c.UserAgent = "" }, "UserAgent"},
