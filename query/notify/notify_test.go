@@ -725,7 +725,9 @@ func TestDeletedEndpointsDeliveriesDropped(t *testing.T) {
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
 	gone, later := h.register(t, rc.URL), h.register(t, rc.URL)
 	cfg := testConfig()
-	cfg.RetrySchedule = []time.Duration{time.Hour}
+	// No retry within the test, pings' included: the receiver's count
+	// is the first attempts.
+	cfg.RetrySchedule, cfg.PingRetrySchedule = []time.Duration{time.Hour}, []time.Duration{time.Hour}
 	r := h.start(t, cfg, time.Now)
 	for i := range 3 {
 		h.change(t, "porkbun", ".com", int64(900+i))
