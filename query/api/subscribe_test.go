@@ -285,7 +285,12 @@ func TestSubscribeConfirmUnsubscribe(t *testing.T) {
 	if !strings.Contains(s.log.String(), `"path":"/subscribe"`) {
 		t.Errorf("the log has no line of the requests: it would prove nothing\n%s", s.log.String())
 	}
-	_, metrics := get(t, s.pod.url+"/metrics")
+	// The relay has a mail a moment before its sender counts it.
+	var metrics []byte
+	querytest.Until(t, "the two mails counted", func() bool {
+		_, metrics = get(t, s.pod.url+"/metrics")
+		return strings.Contains(string(metrics), `zoneprice_subscribe_mails_total{kind="form",result="sent"} 2`)
+	})
 	for what, text := range map[string]string{"log": s.log.String(), "metrics": string(metrics)} {
 		for _, addr := range []string{"ann.subscriber", "Ann.Subscriber", "example.org", url.QueryEscape(email)} {
 			if strings.Contains(strings.ToLower(text), strings.ToLower(addr)) {
