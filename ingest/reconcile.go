@@ -46,6 +46,7 @@ func (r *Runner) reconcile(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	last := map[string]*contracts.PriceChange{}
+	seen := map[string]bool{}
 	var regs []string
 	err := r.streams.ReadLast(ctx, contracts.HistoryStream, bus.ReaderConfig{Filters: []string{contracts.ChangeSubjectPrefix + ">"}}, func(msg bus.Msg) bool {
 		ev, err := contracts.Decode(msg.Data)
@@ -53,11 +54,11 @@ func (r *Runner) reconcile(ctx context.Context) (int, error) {
 		if err != nil || !ok || !contracts.OnSubject(c, msg.Subject) || c.Source != r.src.Name() {
 			return true
 		}
-		subject := contracts.PriceSubject(c.Registrar, c.Zone)
-		if last[subject] == nil {
+		if !seen[c.Registrar] {
+			seen[c.Registrar] = true
 			regs = append(regs, c.Registrar)
 		}
-		last[subject] = c
+		last[contracts.PriceSubject(c.Registrar, c.Zone)] = c
 		return true
 	})
 	switch {

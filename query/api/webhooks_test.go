@@ -628,17 +628,10 @@ func TestWebhookPingsCapped(t *testing.T) {
 // waitConsumers waits until stream has want consumers.
 func waitConsumers(t *testing.T, js jetstream.JetStream, stream string, want int) {
 	t.Helper()
-	var got int
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	querytest.Until(t, "stream "+stream+" to have "+strconv.Itoa(want)+" consumers", func() bool {
 		s, err := js.Stream(context.Background(), stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got = s.CachedInfo().State.Consumers; got == want {
-			return
-		}
-	}
-	t.Errorf("stream %s has %d consumers, want %d", stream, got, want)
+		return err == nil && s.CachedInfo().State.Consumers == want
+	})
 }
 
 // TestWebhookStoreDownLogged: a webhook request the store cannot answer
