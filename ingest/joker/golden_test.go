@@ -3,8 +3,8 @@ package joker_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/joker"
 )
 
 func TestGolden(t *testing.T) { ingesttest.Golden(t, joker.Parse, "*.json") }

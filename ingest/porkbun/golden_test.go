@@ -3,8 +3,8 @@ package porkbun_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
 
 func TestGolden(t *testing.T) { ingesttest.Golden(t, porkbun.Parse, "*.json") }

@@ -3,8 +3,8 @@ package tierra_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/ingest/tierra"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
 
 func TestGolden(t *testing.T) { ingesttest.Golden(t, tierra.Parse, "*.json") }
