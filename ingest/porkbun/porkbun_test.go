@@ -2,14 +2,10 @@ package porkbun_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -280,177 +276,18 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		src := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond})
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"status":"ERROR","message":"rate limited"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, `{"status":"ERROR","code":"INVALID_TLD","message":"none of the requested TLDs is sold"}`, http.StatusBadRequest)
-		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch porkbun price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return porkbun.New(porkbun.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return porkbun.Config{URL: url}.Validate() },
+		Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Spoil: "pricing.com.renewal",
+		Drift: ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode porkbun price list"},
-		{"malformed", `<html><head><title>503</title></head></html>`, "decode porkbun price list"},
-		{"error status", string(ingesttest.Fixture(t, "error.json")), "RATE_LIMITED"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, porkbun.Name)
-			if len(before) != 19 {
-				t.Fatalf("first round published %d zones, want 19", len(before))
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, porkbun.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, porkbun.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"com":{"registration":"11.08"`, `"com":{"registration":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, porkbun.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, porkbun.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.json"))
-	h.RoundFails(t, porkbun.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     porkbun.Config
-		wantErr bool
-	}{
-		{"default", porkbun.Config{}, false},
-		{"https", porkbun.Config{URL: porkbun.DefaultURL}, false},
-		{"relative", porkbun.Config{URL: "/pricing/get"}, true},
-		{"ftp", porkbun.Config{URL: "ftp://api.porkbun.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), "URL") {
-				t.Errorf("error %q does not name the field", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := porkbun.New(porkbun.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := porkbun.New(porkbun.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := porkbun.New(porkbun.Config{}, client, nil)
-	if err != nil || src.Name() != porkbun.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"status":"SUCCESS","pricing":{"com":{"registration":"1","coupons":{"registration":{"type":"percent","amount":"100"}}}}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := porkbun.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, porkbun.Parse, "*.json") }

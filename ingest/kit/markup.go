@@ -1,0 +1,160 @@
+package kit
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// A price table in HTML or CSV becomes rows of JSON strings: each cell
+// under its column's heading (Heading) and its position, so that a Table
+// reads it as it reads a JSON list. HTML is parsed with a real parser
+// (golang.org/x/net/html, through goquery's CSS selectors), never with
+// regular expressions: a page's markup moves, its table's cells do not.
+
+// Heading is how a column's heading is named in a row: its text, lower
+// case, its spaces folded ("Renew Price" is "renew price").
+func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// htmlRows reads the rows of the table selector selects: the first row
+// with <th> cells is the heading, every later one with <td> cells a row.
+func htmlRows(d *Declaration, selector string, body []byte) (json.RawMessage, []Row, error) {
+	head, cells, err := htmlCells(selector, body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", d.What, err)
+	}
+	return nil, textRows(head, cells), nil
+}
+
+// htmlCells returns the headings and the cells of every row of the table
+// selector selects.
+func htmlCells(selector string, body []byte) (head []string, rows [][]string, err error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode: %w", err)
+	}
+	doc.Find(selector).Each(func(_ int, tr *goquery.Selection) {
+		if head == nil {
+			if th := tr.Find("th"); th.Length() > 0 {
+				head = th.Map(func(_ int, c *goquery.Selection) string { return Heading(c.Text()) })
+				return
+			}
+		}
+		if td := tr.Find("td"); td.Length() > 0 {
+			rows = append(rows, td.Map(func(_ int, c *goquery.Selection) string { return strings.TrimSpace(c.Text()) }))
+		}
+	})
+	if len(rows) == 0 {
+		return head, nil, fmt.Errorf("no table rows match %q", selector)
+	}
+	return head, rows, nil
+}
+
+// csvRows reads a CSV document: the first record is the heading.
+func csvRows(d *Declaration, body []byte) (json.RawMessage, []Row, error) {
+	head, cells, err := csvCells(body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
+	}
+	return nil, textRows(head, cells), nil
+}
+
+// csvCells returns the headings and the records of a CSV document.
+func csvCells(body []byte) (head []string, rows [][]string, err error) {
+	r := csv.NewReader(bytes.NewReader(body))
+	r.FieldsPerRecord = -1
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if head == nil {
+			for _, h := range rec {
+				head = append(head, Heading(h))
+			}
+			continue
+		}
+		rows = append(rows, rec)
+	}
+	if len(rows) == 0 {
+		return head, nil, errors.New("no records")
+	}
+	return head, rows, nil
+}
+
+// textRows turns cells into rows of JSON strings.
+func textRows(head []string, cells [][]string) []Row {
+	rows := make([]Row, len(cells))
+	for i, rec := range cells {
+		obj := make(map[string]string, 2*len(rec))
+		for j, c := range rec {
+			obj[strconv.Itoa(j)] = c
+			if j < len(head) && head[j] != "" {
+				obj[head[j]] = c
+			}
+		}
+		raw, _ := json.Marshal(obj)
+		rows[i] = Row{Raw: raw}
+	}
+	return rows
+}
+
+// tableDrift adds the drift of a CSV or HTML document to what reading it
+// gave: a column the table names that the heading lacks is missing, one
+// it neither reads nor ignores unknown, and a document without the table
+// has another shape.
+func (t *Table) tableDrift(body []byte, list *ingest.List, err error) (*ingest.List, error) {
+	var head []string
+	var cerr error
+	if t.Format == HTML {
+		head, _, cerr = htmlCells(t.Rows, body)
+	} else {
+		head, _, cerr = csvCells(body)
+	}
+	var d ingest.Drift
+	if cerr != nil && head == nil {
+		d.Shape = append(d.Shape, "the document: "+cerr.Error())
+	} else {
+		known := t.columns()
+		for _, c := range known {
+			if !slices.Contains(head, c) {
+				d.Missing = append(d.Missing, c)
+			}
+		}
+		for _, h := range head {
+			if h != "" && !slices.Contains(known, h) && !slices.Contains(t.Ignore, h) {
+				d.Unknown = append(d.Unknown, h)
+			}
+		}
+	}
+	if err != nil {
+		return nil, &ingest.FormatError{Drift: d, Err: err}
+	}
+	list.Drift = &d
+	return list, nil
+}
+
+// columns are the headings the table reads, less positions.
+func (t *Table) columns() []string {
+	var out []string
+	for _, f := range []string{t.Zone, t.Currency, t.Register.Price, t.Register.Regular, t.Register.Sale,
+		t.Renew.Price, t.Renew.Regular, t.Renew.Sale, t.Transfer.Price, t.Transfer.Regular, t.Transfer.Sale} {
+		if _, err := strconv.Atoi(f); f != "" && err != nil && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
