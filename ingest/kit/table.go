@@ -174,6 +174,9 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 		path = strings.TrimSuffix(t.Rows, "[]")
 	}
 	at, ok := Field(doc, strings.TrimSuffix(path, "."))
+	if orDoc(t.Rows) == "the document" && IsNull(at) {
+		return nil, nil, fmt.Errorf("decode %s: null", d.What)
+	}
 	if !ok || IsNull(at) {
 		if msg := Message(doc, t.Errors...); msg != "" {
 			return nil, nil, fmt.Errorf("%s has no %s; %s answered %q", d.What, t.Rows, d.Name, msg)
@@ -244,22 +247,46 @@ type Row struct {
 	decl  *Declaration
 	zone  string // the zone's name as written, for the label
 	obj   map[string]json.RawMessage
+	// part and partObj are where Get reads prices once Narrow chose a
+	// part of the row.
+	part    json.RawMessage
+	partObj map[string]json.RawMessage
 }
 
-// Get returns a field of the row (Field's paths); nil where it has none.
+// Get returns a field of the row (Field's paths), or of the part Narrow
+// chose; nil where it has none.
 func (r *Row) Get(path string) json.RawMessage {
-	if r.obj != nil && !strings.Contains(path, ".") {
-		return r.obj[path]
+	if r.part != nil {
+		return get(r.part, r.partObj, path)
 	}
-	v, _ := Field(r.Raw, path)
+	return get(r.Raw, r.obj, path)
+}
+
+// whole returns a field of the whole row, whatever part Narrow chose.
+func (r *Row) whole(path string) json.RawMessage { return get(r.Raw, r.obj, path) }
+
+func get(raw json.RawMessage, obj map[string]json.RawMessage, path string) json.RawMessage {
+	if obj != nil && !strings.Contains(path, ".") {
+		return obj[path]
+	}
+	v, _ := Field(raw, path)
 	return v
 }
 
-// Narrow makes the row's fields those of its part at path (a price list
-// by membership).
+// Narrow makes the row's prices those of its part at path (a price list
+// by membership); its zone and currency stay the whole row's.
 func (r *Row) Narrow(path string) {
-	r.Raw, r.obj = r.Get(path), nil
-	_ = json.Unmarshal(r.Raw, &r.obj)
+	r.part, r.partObj = r.whole(path), nil
+	_ = json.Unmarshal(r.part, &r.partObj)
+}
+
+// SlashKey leaves out a row whose key ends in "/": how several
+// registrars write a Handshake name, which is no DNS zone (a Prepare).
+func SlashKey(r *Row) error {
+	if strings.HasSuffix(strings.TrimSpace(r.Key), "/") {
+		return ingest.LeftOut("a Handshake name, not a DNS zone")
+	}
+	return nil
 }
 
 // label names the row in the list's reasons.
@@ -273,8 +300,15 @@ func (r *Row) label(i int) string {
 	return fmt.Sprintf("row %d", i+1)
 }
 
-// errNotObject is a row that is neither an object nor an array.
-var errNotObject = errors.New("is not an object")
+// errNotObject is a row that is not the object (or, read by position,
+// the array) a row must be.
+var errNotObject = errors.New("is not a row of the table's shape")
+
+// positional reports a table whose rows are arrays read by position.
+func (t *Table) positional() bool {
+	_, err := strconv.Atoi(t.Register.Price)
+	return err == nil && t.Format == JSON
+}
 
 // priceSet turns one row into a price set, or says why it cannot: an
 // ingest.LeftOut for a row that is not a zone priced here, another error
@@ -287,8 +321,12 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 		ObservedAt: observed, Source: d.Name, Tax: d.Tax,
 	}
 	shape := bytes.TrimSpace(r.Raw)
-	composite := len(shape) > 0 && (shape[0] == '{' || shape[0] == '[')
-	if composite && shape[0] == '{' {
+	want := byte('{')
+	if t.positional() {
+		want = '['
+	}
+	composite := len(shape) > 0 && shape[0] == want
+	if composite && want == '{' {
 		_ = json.Unmarshal(shape, &r.obj)
 	}
 	var zerr error
@@ -299,8 +337,8 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 		zerr = fmt.Errorf("row %s %w", Snippet(r.Raw), errNotObject)
 	default:
 		var ok bool
-		if r.zone, ok = String(r.Get(t.Zone)); !ok {
-			zerr = fmt.Errorf("%s %s is not a string", t.Zone, Snippet(r.Get(t.Zone)))
+		if r.zone, ok = String(r.whole(t.Zone)); !ok {
+			zerr = fmt.Errorf("%s %s is not a string", t.Zone, Snippet(r.whole(t.Zone)))
 		}
 	}
 	if zerr == nil {
@@ -460,7 +498,7 @@ func (t *Table) rowCurrency(r *Row) (string, error) {
 		return r.decl.Currency, nil
 	}
 	if t.Currency != "" {
-		if cur, err := Currency(r.Get(t.Currency)); err != nil || cur != "" {
+		if cur, err := Currency(r.whole(t.Currency)); err != nil || cur != "" {
 			return cur, err
 		}
 	}
