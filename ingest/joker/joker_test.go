@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,181 +288,18 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	for _, tt := range []struct {
-		name    string
-		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good one
-		timeout time.Duration                         // of each attempt; 0 for none
-		want    int                                   // requests the server sees
-	}{
-		{"500s then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
-		}, 0, 3},
-		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, 2},
-		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
-		}, 0, 2},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			f.Serve(tt.steps(t)...)
-			var hc *http.Client
-			if tt.timeout > 0 {
-				hc = &http.Client{Timeout: tt.timeout}
-			}
-			list, err := newSource(t, url, hc).Fetch(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(list.Prices) != wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-			}
-			if got := f.Requests(); got != tt.want {
-				t.Errorf("server saw %d requests, want %d", got, tt.want)
-			}
-		})
-	}
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch joker price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
-	t.Run("unchanged list answers 304", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		src := newSource(t, url, nil)
-		first, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
-			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Error("the list read from a 304 differs from the first")
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: joker.Name, Registrar: joker.Name, Parse: joker.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return joker.New(joker.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return joker.Config{URL: url}.Validate() },
+		Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
+		Drift: ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode joker price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Wartungsarbeiten</title></head></html>`, "decode joker price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Too many requests"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, joker.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, joker.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	f, url := newFakeAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, joker.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"display_total": "10.41"`, `"display_total": "TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com price to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, joker.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, ingesttest.Fixture(t, "pricelist.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, joker.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricelist_shrunk.json"))
-	h.RoundFails(t, joker.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     joker.Config
-		wantErr bool
-	}{
-		{"default", joker.Config{}, false},
-		{"https", joker.Config{URL: joker.DefaultURL}, false},
-		{"relative", joker.Config{URL: "/api/v1/price/list"}, true},
-		{"ftp", joker.Config{URL: "ftp://joker.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := joker.New(joker.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := joker.New(joker.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := joker.New(joker.Config{}, client, nil)
-	if err != nil || src.Name() != joker.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"result":{"pricelist":{"domains":{"com":{"registration":{"total":{"display_total":"-1.","currency":"usd"}}}}}}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := joker.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, joker.Parse, "*.json") }

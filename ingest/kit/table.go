@@ -178,8 +178,10 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 		return nil, nil, fmt.Errorf("decode %s: null", d.What)
 	}
 	if !ok || IsNull(at) {
-		if msg := Message(doc, t.Errors...); msg != "" {
-			return nil, nil, fmt.Errorf("%s has no %s; %s answered %q", d.What, t.Rows, d.Name, msg)
+		for _, k := range t.Errors {
+			if v := Get(doc, k); !IsNull(v) {
+				return nil, nil, fmt.Errorf("%s has no %s; %s answered %s", d.What, t.Rows, d.Name, Snippet(v))
+			}
 		}
 		return nil, nil, fmt.Errorf("%s has no %s", d.What, t.Rows)
 	}
@@ -209,10 +211,11 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 	return doc, rows, nil
 }
 
-// checkDoc refuses an error envelope: one of the Errors fields holding
-// anything but an object, or what Check says.
+// checkDoc refuses what Check refuses and, in a document keyed by zone,
+// one of the Errors fields holding anything but an object (a zone's row).
+// Elsewhere they are named when the rows are missing.
 func (t *Table) checkDoc(d *Declaration, doc json.RawMessage) error {
-	if len(t.Errors) > 0 && IsObject(doc) {
+	if t.Rows == "*" && IsObject(doc) {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(doc, &obj) == nil {
 			for _, k := range t.Errors {
