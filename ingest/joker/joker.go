@@ -102,9 +102,9 @@ var declaration = kit.Declaration{
 	Kind: contracts.SourceSite, URL: DefaultURL, What: "joker price list", Tax: contracts.TaxUnknown,
 	Table: &kit.Table{
 		Rows: "result.pricelist.domains.*", Errors: []string{"error", "message"}, Prepare: kit.SlashKey,
-		Register: kit.Op{Price: "registration.total.display_total", Currency: "registration.total.currency"},
-		Renew:    kit.Op{Price: "renewal.total.display_total", Currency: "renewal.total.currency"},
-		Transfer: kit.Op{Price: "transfer.total.display_total", Currency: "transfer.total.currency", ZeroFree: true},
+		Register:   kit.Op{Price: "registration.total.display_total", Currency: "registration.total.currency"},
+		Renew:      kit.Op{Price: "renewal.total.display_total", Currency: "renewal.total.currency"},
+		Transfer:   kit.Op{Price: "transfer.total.display_total", Currency: "transfer.total.currency", ZeroFree: true},
 		NotOffered: kit.MinusOne, AmbiguousComma: true,
 	},
 	Shape: format(),
