@@ -2,13 +2,9 @@ package tierra_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -219,8 +215,8 @@ func TestParseQuirks(t *testing.T) {
 			zone: ".com",
 		},
 		{name: "only names not sold", body: `{"c":["1.00","1.00","","","handshake"],"pl":["0","0","0","",""]}`, wantErr: "no usable zone"},
-		{name: "error envelope", body: `{"error":"pricing temporarily unavailable"}`, wantErr: `tierra answered error "pricing temporarily unavailable"`},
-		{name: "message envelope", body: `{"message":"Unauthorized"}`, wantErr: `tierra answered message "Unauthorized"`},
+		{name: "error envelope", body: `{"error":"pricing temporarily unavailable"}`, wantErr: `tierra answered error: "pricing temporarily unavailable"`},
+		{name: "message envelope", body: `{"message":"Unauthorized"}`, wantErr: `tierra answered message: "Unauthorized"`},
 		{name: "empty object", body: `{}`, wantErr: "no zones"},
 		{name: "null", body: `null`, wantErr: "decode tierra price list"},
 		{name: "array", body: `[["com","10.00"]]`, wantErr: "decode tierra price list"},
@@ -245,202 +241,18 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusServiceUnavailable))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch tierra price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return tierra.New(tierra.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return tierra.Config{URL: url}.Validate() },
+		Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
+		Check: checkRequest, Conditional: true, Spoil: "com.1",
+		Drift: ingesttest.DriftPaths{Shape: "*"},
 	})
 }
 
-// TestConditionalGet checks that the document is asked for again with the
-// validators the server sent, and that a 304 is read as the same list.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	const stamp = "Fri, 20 Nov 2026 06:00:00 GMT"
-	var since []string
-	f, srv := newAPI(t, good)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		since = append(since, r.Header.Get("If-Modified-Since"))
-		if r.Header.Get("If-Modified-Since") == stamp {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Last-Modified", stamp)
-		_, _ = w.Write(good)
-	})
-	src := newSource(t, srv.URL, nil)
-	first, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"", stamp}; !reflect.DeepEqual(since, want) {
-		t.Errorf("If-Modified-Since sent = %q, want %q", since, want)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("the list read from a 304 differs from the first")
-	}
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode tierra price list"},
-		{"html page with 200", `<!DOCTYPE html><html><head><title>Maintenance</title></head></html>`, "decode tierra price list"},
-		{"error envelope", `{"error":"database unavailable"}`, "database unavailable"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, tierra.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, tierra.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, tierra.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"com":["10.99"`, `"com":["TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, tierra.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, tierra.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricingData_shrunk.json"))
-	h.RoundFails(t, tierra.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     tierra.Config
-		wantErr bool
-	}{
-		{"default", tierra.Config{}, false},
-		{"https with a port", tierra.Config{URL: tierra.DefaultURL}, false},
-		{"relative", tierra.Config{URL: "/pricingData"}, true},
-		{"no scheme", tierra.Config{URL: "registry.tierra.net:8443/pricingData"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := tierra.New(tierra.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := tierra.New(tierra.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := tierra.New(tierra.Config{}, client, nil)
-	if err != nil || src.Name() != tierra.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"com":["$1,000.5","0","-","$0.99","ICANN"],"c":["1","1","1","1","hns"]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := tierra.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, tierra.Parse, "*.json") }
