@@ -2,12 +2,9 @@ package cloudflare_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -305,7 +302,7 @@ func TestParseQuirks(t *testing.T) {
 		{name: "error envelope names what it says", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "rate limited"},
 		{name: "message alone", body: `{"message":"Not Found"}`, wantErr: "Not Found"},
 		{name: "empty object", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "no zones"},
+		{name: "null", body: `null`, wantErr: "decode cfdomainpricing list: null"},
 		{name: "array", body: `[{"com":{"registration":10.46}}]`, wantErr: "decode cfdomainpricing list"},
 		{name: "html", body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, wantErr: "decode cfdomainpricing list"},
 		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode cfdomainpricing list"},
@@ -321,176 +318,18 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.SetHandler(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch cfdomainpricing list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return cloudflare.New(cloudflare.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return cloudflare.Config{URL: url}.Validate() },
+		Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Conditional: true, Spoil: "com.renewal",
+		Drift: ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode cfdomainpricing list"},
-		{"html with 200", `<html><head><title>503 Service Unavailable</title></head></html>`, "decode cfdomainpricing list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "rate limited"},
-		{"empty object", `{}`, "no zones"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, cloudflare.Name)
-			if len(before) != 20 {
-				t.Fatalf("first round published %d zones, want 20", len(before))
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, cloudflare.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, cloudflare.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"com":{"registration":10.46`, `"com":{"registration":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, cloudflare.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, cloudflare.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "prices_shrunk.json"))
-	h.RoundFails(t, cloudflare.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     cloudflare.Config
-		wantErr bool
-	}{
-		{"default", cloudflare.Config{}, false},
-		{"https", cloudflare.Config{URL: cloudflare.DefaultURL}, false},
-		{"relative", cloudflare.Config{URL: "/prices.json"}, true},
-		{"ftp", cloudflare.Config{URL: "ftp://cfdomainpricing.com/prices.json"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := cloudflare.New(cloudflare.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := cloudflare.New(cloudflare.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := cloudflare.New(cloudflare.Config{}, client, nil)
-	if err != nil || src.Name() != cloudflare.ListSource {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-	if !contracts.ValidSource(cloudflare.ListSource) || cloudflare.ListSource == cloudflare.Name {
-		t.Errorf("list source %q: want a valid source id that is not the registrar's", cloudflare.ListSource)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"co.uk":{"registration":"1,000.005","renewal":-0,"currency":"jpy"},"error":{}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := cloudflare.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, cloudflare.Parse, "*.json") }
