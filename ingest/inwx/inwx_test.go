@@ -2,11 +2,8 @@ package inwx_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -262,188 +259,18 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	fetchOK := func(t *testing.T, api *ingesttest.API, url string, hc *http.Client, requests int) {
-		t.Helper()
-		list, err := newSource(t, url, hc).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := api.Requests(); got != requests {
-			t.Errorf("server saw %d requests, want %d", got, requests)
-		}
-	}
-	t.Run("500s then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusServiceUnavailable))
-		fetchOK(t, api, url, nil, 3)
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Hang(t))
-		fetchOK(t, api, url, &http.Client{Timeout: 100 * time.Millisecond}, 2)
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		fetchOK(t, api, url, nil, 2)
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch inwx price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := api.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return inwx.New(inwx.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return inwx.Config{URL: url}.Validate() },
+		Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
+		Drift: ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
 	})
 }
 
-// TestConditionalGet checks that a second fetch asks whether the list
-// changed, and reads the remembered list when the server says it did not.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	const lastModified = "Fri, 20 Nov 2026 06:00:00 GMT"
-	api, url := newAPI(t, good)
-	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-Modified-Since") == lastModified {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Last-Modified", lastModified)
-		ingesttest.Body(good)(w, r)
-	})
-	src := newSource(t, url, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: got %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
-	if got := api.Requests(); got != 2 {
-		t.Errorf("server saw %d requests, want 2", got)
-	}
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode inwx price list"},
-		{"html error page with 200", `<!DOCTYPE html><html lang="en"><head><title>INWX</title></head><body>Wartungsarbeiten</body></html>`, "decode inwx price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Command failed"},
-		{"wrong shape", `{"prices":[{"tld":"com"}]}`, "has no tlds"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			api, url := newAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, inwx.Name)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
-			}
-
-			api.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, inwx.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	api, url := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, inwx.Name)
-	if before[".de"] == nil {
-		t.Fatal("first round did not publish .de")
-	}
-
-	bad := strings.Replace(string(good), `"tld":"de","createPrice":4.76`, `"tld":"de","createPrice":"4,76"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .de row to spoil")
-	}
-	api.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, inwx.Name)
-	if !reflect.DeepEqual(after[".de"], before[".de"]) {
-		t.Errorf(".de after an unreadable row = %+v, want the first round's %+v", after[".de"], before[".de"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	api, url := newAPI(t, ingesttest.Fixture(t, "all-prices.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, inwx.Name)
-
-	api.SetBody(ingesttest.Fixture(t, "all-prices_shrunk.json"))
-	h.RoundFails(t, inwx.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     inwx.Config
-		wantErr bool
-	}{
-		{"default", inwx.Config{}, false},
-		{"https", inwx.Config{URL: inwx.DefaultURL}, false},
-		{"relative", inwx.Config{URL: "/api/v1/domain/all-prices"}, true},
-		{"ftp", inwx.Config{URL: "ftp://www.inwx.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := inwx.New(inwx.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := inwx.New(inwx.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := inwx.New(inwx.Config{}, client, nil)
-	if err != nil || src.Name() != inwx.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"currency":"JPY","tlds":[{"tld":"jp","createPrice":"1,500.5","renewalPrice":0}]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := inwx.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, inwx.Parse, "*.json") }
