@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -58,9 +57,6 @@ type Declaration struct {
 	Tax contracts.Tax
 	// Request is how the document is asked for.
 	Request Request
-	// CheckURL, when set, refuses a configured URL the source cannot
-	// read (one asking for another currency); its error names no field.
-	CheckURL func(u *url.URL) error
 
 	// Table reads the document's rows. A source whose format needs code
 	// sets Parse instead, and may use a Table's parts in it.
@@ -119,12 +115,6 @@ var (
 func New(d *Declaration, cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.URL != "" && d.CheckURL != nil {
-		u, _ := url.Parse(cfg.URL) // Validate parsed it
-		if err := d.CheckURL(u); err != nil {
-			return nil, contracts.Invalid("URL", "%v", err)
-		}
 	}
 	if client == nil {
 		return nil, fmt.Errorf("%s source needs a fetch client", d.Name)
