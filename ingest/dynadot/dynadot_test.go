@@ -2,11 +2,8 @@ package dynadot_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -315,7 +312,7 @@ func TestParseQuirks(t *testing.T) {
 		{name: "error code", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 500: System busy"},
 		{name: "error code as a string", body: `{"code":"403","msg":"Forbidden"}`, wantErr: "code 403: Forbidden"},
 		{name: "no data", body: `{"code":200,"msg":"success"}`, wantErr: "no current_tlds (code 200: success)"},
-		{name: "no current_tlds", body: `{"code":200,"data":{"hot_tlds":[]}}`, wantErr: "no current_tlds"},
+		{name: "no current_tlds", body: `{"code":200,"data":{"hot_tlds":[]}}`, wantErr: "no data.current_tlds"},
 		{name: "empty current_tlds", body: rows(), wantErr: "no zones"},
 		{name: "current_tlds is an object", body: `{"code":200,"data":{"current_tlds":{"com":{}}}}`, wantErr: "decode dynadot price list"},
 		{name: "only rows that cannot be used", body: rows(`{"name":"gg","reg_price":"-1"}`, `{"name":"net","reg_price":"12.99"}`), wantErr: "no usable zone"},
@@ -332,184 +329,18 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	fetchOK := func(t *testing.T, api *ingesttest.API, url string, hc *http.Client, requests int) {
-		t.Helper()
-		list, err := newSource(t, url, hc).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := api.Requests(); got != requests {
-			t.Errorf("server saw %d requests, want %d", got, requests)
-		}
-	}
-	t.Run("500s then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusGatewayTimeout))
-		fetchOK(t, api, url, nil, 3)
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Hang(t))
-		fetchOK(t, api, url, &http.Client{Timeout: 100 * time.Millisecond}, 2)
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		fetchOK(t, api, url, nil, 2)
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch dynadot price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := api.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return dynadot.New(dynadot.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return dynadot.Config{URL: url}.Validate() },
+		Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
+		Drift: ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
 	})
 }
 
-// TestConditionalGet checks that a second fetch asks whether the list
-// changed, and reads the remembered list when the server says it did not.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	api, url := newAPI(t, good)
-	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `W/"800"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `W/"800"`)
-		ingesttest.Body(good)(w, r)
-	})
-	src := newSource(t, url, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: got %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode dynadot price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>`, "decode dynadot price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "System busy"},
-		{"wrong shape", `{"code":200,"msg":"success","data":{"tlds":[]}}`, "no current_tlds"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			api, url := newAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, dynadot.Name)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
-			}
-
-			api.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, dynadot.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	api, url := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, dynadot.Name)
-	if before[".org"] == nil || before[".org"].Register.Promo == nil {
-		t.Fatal("first round did not publish .org with its sale")
-	}
-
-	bad := strings.Replace(string(good), `"name":"org","reg_price":"$8.99"`, `"name":"org","reg_price":"€8.99"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .org row to spoil")
-	}
-	api.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, dynadot.Name)
-	if !reflect.DeepEqual(after[".org"], before[".org"]) {
-		t.Errorf(".org after an unreadable row = %+v, want the first round's %+v", after[".org"], before[".org"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	api, url := newAPI(t, ingesttest.Fixture(t, "current_list.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, dynadot.Name)
-
-	api.SetBody(ingesttest.Fixture(t, "current_list_shrunk.json"))
-	h.RoundFails(t, dynadot.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     dynadot.Config
-		wantErr bool
-	}{
-		{"default", dynadot.Config{}, false},
-		{"https", dynadot.Config{URL: dynadot.DefaultURL}, false},
-		{"relative", dynadot.Config{URL: "/dynadot-vue-api/dynadot-service/domain-search"}, true},
-		{"ftp", dynadot.Config{URL: "ftp://www.dynadot.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := dynadot.New(dynadot.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := dynadot.New(dynadot.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := dynadot.New(dynadot.Config{}, client, nil)
-	if err != nil || src.Name() != dynadot.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"code":"200","data":{"current_tlds":[{"name":"com","reg_price":"US$ 1","original_reg_price":"MX$2","google_data":{"currency":"JPY"}}]}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := dynadot.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, dynadot.Parse, "*.json") }

@@ -173,17 +173,18 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 	if !keyed {
 		path = strings.TrimSuffix(t.Rows, "[]")
 	}
-	at, ok := Field(doc, strings.TrimSuffix(path, "."))
+	path = strings.TrimSuffix(path, ".")
+	at, ok := Field(doc, path)
 	if orDoc(t.Rows) == "the document" && IsNull(at) {
 		return nil, nil, fmt.Errorf("decode %s: null", d.What)
 	}
 	if !ok || IsNull(at) {
 		for _, k := range t.Errors {
 			if v := Get(doc, k); !IsNull(v) {
-				return nil, nil, fmt.Errorf("%s has no %s; %s answered %s", d.What, t.Rows, d.Name, Snippet(v))
+				return nil, nil, fmt.Errorf("%s has no %s; %s answered %s", d.What, path, d.Name, Snippet(v))
 			}
 		}
-		return nil, nil, fmt.Errorf("%s has no %s", d.What, t.Rows)
+		return nil, nil, fmt.Errorf("%s has no %s", d.What, path)
 	}
 	var rows []Row
 	if keyed {
@@ -446,7 +447,7 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 	if cur == "" {
 		cur = r.decl.Currency
 	}
-	if cur == "" {
+	if cur == "" && slices.ContainsFunc(all[:], func(s shown) bool { return s.price.text != "" }) {
 		return errors.New("no currency given")
 	}
 	dst := [contracts.NumOps]**contracts.OpPrice{&ps.Register, &ps.Renew, &ps.Transfer}
@@ -501,6 +502,11 @@ func (t *Table) rowCurrency(r *Row) (string, error) {
 		return r.decl.Currency, nil
 	}
 	if t.Currency != "" {
+		if parent, _, ok := strings.Cut(t.Currency, "."); ok {
+			if v := r.whole(parent); !IsNull(v) && !IsObject(v) {
+				return "", fmt.Errorf("%s %s is not an object", parent, Snippet(v))
+			}
+		}
 		if cur, err := Currency(r.whole(t.Currency)); err != nil || cur != "" {
 			return cur, err
 		}
