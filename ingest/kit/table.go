@@ -352,6 +352,9 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 		}
 		zerr = err
 	}
+	if !composite {
+		return ps, fmt.Errorf("row %s %w", Snippet(r.Raw), errNotObject)
+	}
 	if t.Prepare != nil {
 		if err := t.Prepare(r); err != nil {
 			return ps, err
@@ -359,9 +362,6 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 	}
 	if zerr != nil {
 		return ps, zerr
-	}
-	if !composite {
-		return ps, fmt.Errorf("row %s %w", Snippet(r.Raw), errNotObject)
 	}
 	if err := t.prices(r, &ps); err != nil {
 		return ps, err

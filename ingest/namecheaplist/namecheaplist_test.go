@@ -2,12 +2,9 @@ package namecheaplist_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -156,32 +153,6 @@ func TestFetch(t *testing.T) {
 	}
 	if _, ok := got[".8888"]; ok {
 		t.Error(".8888 is listed; a numeric label is no zone")
-	}
-}
-
-// TestConditional shows the list is fetched as the static file it is: the
-// second fetch carries the validators, and a 304 answers with the list.
-func TestConditional(t *testing.T) {
-	body := ingesttest.Fixture(t, "tlds.json")
-	f, srv := newAPI(t, body)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	})
-	src := newSource(t, srv.URL, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
 	}
 }
 
@@ -391,7 +362,7 @@ func TestParseQuirks(t *testing.T) {
 		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode namecheap list"},
 		{name: "truncated", body: string(ingesttest.Fixture(t, "tlds.json")[:300]), wantErr: "decode namecheap list"},
 		{name: "empty body", body: ``, wantErr: "decode namecheap list"},
-		{name: "null", body: `null`, wantErr: "no zones"},
+		{name: "null", body: `null`, wantErr: "decode namecheap list: null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -507,7 +478,7 @@ func TestRegular(t *testing.T) {
 		{
 			name:    "Price above Regular names both in the reason",
 			body:    `[` + rowRegular("com", "14.98", "13.98", "14.58", `""`) + `]`,
-			wantErr: "field Price 14.98, Regular 13.98: the first-year price is above the regular one",
+			wantErr: "Pricing.Price 14.98 is above its regular price 13.98",
 		},
 		{
 			name:    "unreadable Regular skips the zone",
@@ -566,182 +537,18 @@ func TestHandshakeNames(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("403 from CloudFront is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusForbidden)
-			_, _ = w.Write(ingesttest.Fixture(t, "error.xml"))
-		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch namecheap list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return namecheaplist.New(namecheaplist.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return namecheaplist.Config{URL: url}.Validate() },
+		Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
+		Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
+		Drift: ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode namecheap list"},
-		{"html with 200", `<html><head><title>503 Service Unavailable</title></head></html>`, "decode namecheap list"},
-		{"S3 error with 200", string(ingesttest.Fixture(t, "error.xml")), "decode namecheap list"},
-		{"error object", string(ingesttest.Fixture(t, "error.json")), "Forbidden"},
-		{"empty list", `[]`, "no zones"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecheaplist.Registrar)
-			if len(before) != rootZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), rootZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecheaplist.Registrar, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheaplist.Registrar)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `{"Name":"com","Pricing":{"Price":9.58`, `{"Name":"com","Pricing":{"Price":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, namecheaplist.Registrar)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1 (.com in the second round; 8888 is outside the root, not unreadable)", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheaplist.Registrar)
-
-	f.SetBody(ingesttest.Fixture(t, "tlds_shrunk.json"))
-	h.RoundFails(t, namecheaplist.Registrar, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     namecheaplist.Config
-		wantErr bool
-	}{
-		{"default", namecheaplist.Config{}, false},
-		{"https", namecheaplist.Config{URL: namecheaplist.DefaultURL}, false},
-		{"relative", namecheaplist.Config{URL: "/tlds.json"}, true},
-		{"ftp", namecheaplist.Config{URL: "ftp://d1dijnkjnmzy2z.cloudfront.net/tlds.json"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecheaplist.New(namecheaplist.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := namecheaplist.New(namecheaplist.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecheaplist.New(namecheaplist.Config{}, client, nil)
-	if err != nil || src.Name() != namecheaplist.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-	if !contracts.ValidSource(namecheaplist.Name) || namecheaplist.Registrar != "namecheap" {
-		t.Errorf("source %q registrar %q: want a valid source id speaking for namecheap", namecheaplist.Name, namecheaplist.Registrar)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"1,000.005","Renewal":-0,"Duration":"01","DurationType":"years","Currency":"jpy"}}]`))
-	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"9.584","Regular":9.585,"Renewal":14.58,"Hint":"0% OFF","Duration":1,"DurationType":"YEAR"}}]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecheaplist.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheaplist.Parse, "*.json") }
