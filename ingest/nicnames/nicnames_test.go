@@ -2,12 +2,9 @@ package nicnames_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -255,7 +252,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			name: "row without a price is skipped",
 			body: doc(`"USD"`, "", `["net"]`, com),
-			zone: ".net", skipped: 1,
+			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
 			name: "tld that is not a string is skipped",
@@ -287,7 +284,7 @@ func TestParseQuirks(t *testing.T) {
 		{name: "two nicnames.com entries", body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":[` + com + `]},{"name":"nicnames.com","currency":"USD","prices":[]}]}`, wantErr: "2 nicnames.com entries"},
 		{name: "prices not a list", body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":{"com":"10.00"}}]}`, wantErr: "not a list of rows"},
 		{name: "no prices", body: `{"registrars":[{"name":"nicnames.com","currency":"USD"}]}`, wantErr: "not a list of rows"},
-		{name: "empty prices", body: doc(`"USD"`, ""), wantErr: "no usable zone"},
+		{name: "empty prices", body: doc(`"USD"`, ""), wantErr: "no zones"},
 		{name: "only zones not sold", body: doc(`"USD"`, "", `["pl","0","0","0"]`), wantErr: "no usable zone"},
 		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `nicnames answered "Service temporarily unavailable"`},
 		{name: "empty object", body: `{}`, wantErr: "has no registrars"},
@@ -314,205 +311,18 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch nicnames price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return nicnames.New(nicnames.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return nicnames.Config{URL: url}.Validate() },
+		Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+		Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
+		Drift: ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
 	})
 }
 
-// TestConditionalGet checks that the document is asked for again with the
-// validators the server sent, and that a 304 is read as the same list.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	var conditional []string
-	f, srv := newAPI(t, good)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		conditional = append(conditional, r.Header.Get("If-None-Match"))
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		_, _ = w.Write(good)
-	})
-	src := newSource(t, srv.URL, nil)
-	first, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"", `"v1"`}; !reflect.DeepEqual(conditional, want) {
-		t.Errorf("If-None-Match sent = %q, want %q", conditional, want)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("the list read from a 304 differs from the first")
-	}
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode nicnames price list"},
-		{"html page with 200", `<html><head><title>Just a moment...</title></head></html>`, "decode nicnames price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Service temporarily unavailable"},
-		{"own entry gone", `{"registrars":[{"name":"namecheap.com","currency":"USD","prices":[]}]}`, "no nicnames.com entry"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, nicnames.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, nicnames.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, nicnames.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `["com","11.72"`, `["com","TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, nicnames.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, nicnames.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "shrunk.json"))
-	h.RoundFails(t, nicnames.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     nicnames.Config
-		wantErr bool
-	}{
-		{"default", nicnames.Config{}, false},
-		{"https", nicnames.Config{URL: nicnames.DefaultURL}, false},
-		{"relative", nicnames.Config{URL: "/api/domains/registrar-prices"}, true},
-		{"ftp", nicnames.Config{URL: "ftp://nicnames.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := nicnames.New(nicnames.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := nicnames.New(nicnames.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := nicnames.New(nicnames.Config{}, client, nil)
-	if err != nil || src.Name() != nicnames.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(doc(`"USD"`, `"0.20"`, `["テスト","1","2","3"]`, `["zz","1,000.5","0","-"]`)))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := nicnames.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, nicnames.Parse, "*.json") }
