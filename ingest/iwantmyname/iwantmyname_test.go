@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -398,165 +397,19 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good ones
-		timeout time.Duration                         // of each attempt; 0 for none
-		want    []int                                 // offsets the server is asked for
-	}{
-		{"500s then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
-		}, 0, []int{0, 0, 0, 12}},
-		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, []int{0, 0, 12}},
-		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
-		}, 0, []int{0, 0, 12}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, twoPages(t))
-			f.Serve(tt.steps(t)...)
-			var hc *http.Client
-			if tt.timeout > 0 {
-				hc = &http.Client{Timeout: tt.timeout}
-			}
-			list, err := newSource(t, url, hc).Fetch(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(list.Prices) != wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-			}
-			if got := f.askedFor(); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("offsets asked for = %v, want %v", got, tt.want)
-			}
-		})
-	}
-	t.Run("403 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch iwantmyname price list page 1") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return iwantmyname.New(iwantmyname.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return iwantmyname.Config{URL: url}.Validate() },
+		Path:     listPath, Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+		Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
+		Spoil: "rows.*.renewal.price",
+		Drift: ingesttest.DriftPaths{Row: "rows.*", Field: "renewal", Shape: "rows"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name, wantErr string
-		page1         []byte
-	}{
-		{"truncated", "page 1: decode", ingesttest.Fixture(t, "page1.json")[:400]},
-		{"html page with 200", "page 1: decode", []byte(`<!DOCTYPE html><html><head><title>Domain prices | iwantmyname</title></head></html>`)},
-		{"error", "Too many requests", ingesttest.Fixture(t, "error.json")},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, twoPages(t))
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, iwantmyname.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			pages := twoPages(t)
-			pages[0] = tt.page1
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, iwantmyname.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	pages := twoPages(t)
-	f, url := newFakeAPI(t, pages)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, iwantmyname.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(pages[0]), `"price": "17.00"`, `"price": "TBD"`, 1)
-	if bad == string(pages[0]) {
-		t.Fatal("the fixture has no .com price to spoil")
-	}
-	pages[0] = []byte(bad)
-	f.serve(pages)
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, iwantmyname.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, iwantmyname.Name)
-
-	f.serve(map[int][]byte{0: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, iwantmyname.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     iwantmyname.Config
-		wantErr bool
-	}{
-		{"default", iwantmyname.Config{}, false},
-		{"https", iwantmyname.Config{URL: iwantmyname.DefaultURL}, false},
-		{"relative", iwantmyname.Config{URL: "/Prices-getPrices.html"}, true},
-		{"ftp", iwantmyname.Config{URL: "ftp://iwantmyname.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := iwantmyname.New(iwantmyname.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := iwantmyname.New(iwantmyname.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := iwantmyname.New(iwantmyname.Config{}, client, nil)
-	if err != nil || src.Name() != iwantmyname.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add(slices.Concat([]byte("["), ingesttest.Fixture(f, "page1.json"), []byte(","), ingesttest.Fixture(f, "page2.json"), []byte("]")))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := iwantmyname.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, iwantmyname.Parse, "*.json") }

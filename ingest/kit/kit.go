@@ -61,8 +61,9 @@ type Declaration struct {
 	// Table reads the document's rows. A source whose format needs code
 	// sets Parse instead, and may use a Table's parts in it.
 	Table *Table
-	// Parse reads a document of a source that has no Table.
-	Parse ingest.ParseFunc
+	// Parse, when set, reads a document in place of the Table (which it
+	// may use, through d): saved pages, a format that needs code.
+	Parse func(d *Declaration, body []byte, observed time.Time) (*ingest.List, error)
 	// Fetch, when set, fetches and reads the document in place of one
 	// request: a source reading several pages. It keeps the first page's
 	// body in first, whose format is checked.
@@ -139,6 +140,9 @@ func (s *Source) URL() string { return s.url }
 // own Fetch.
 func (s *Source) Client() *fetch.Client { return s.client }
 
+// Declaration is what the source was declared as.
+func (s *Source) Declaration() *Declaration { return s.d }
+
 // Now is the source's clock.
 func (s *Source) Now() time.Time { return s.now() }
 
@@ -183,7 +187,7 @@ func (d *Declaration) Read(body []byte, observed time.Time) (*ingest.List, error
 	var err error
 	switch {
 	case d.Parse != nil:
-		list, err = d.Parse(body, observed)
+		list, err = d.Parse(d, body, observed)
 	case d.Table != nil:
 		var t ingest.Tally
 		if _, err = d.AddRows(&t, body, observed); err == nil {

@@ -145,6 +145,14 @@ func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Ti
 	return len(rows), nil
 }
 
+// PriceSet reads one row of d's Table, keyed by key ("" in a list), from
+// a document whose rows its source finds itself (the pages of a paged
+// one): a price set, or why there is none, as AddRows tallies it.
+func (d *Declaration) PriceSet(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
+	r := Row{Key: key, Raw: raw, keyed: key != "", decl: d}
+	return d.Table.priceSet(&r, observed)
+}
+
 // rows finds the document's rows: the document (narrowed by Within) and
 // every row, in order (a keyed object's in key order).
 func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error) {
