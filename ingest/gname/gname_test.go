@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -434,178 +433,19 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-func TestRetries(t *testing.T) {
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (2 failures and 2 pages)", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3 (a 429 and 2 pages)", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, perPage, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-	})
-	t.Run("405 is not retried", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusMethodNotAllowed))
-		_, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusMethodNotAllowed || !strings.Contains(err.Error(), "fetch gname price list page 1") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 405", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return gname.New(gname.Config{URL: url, PerPage: perPage}, client, nil)
+		},
+		Validate: func(url string) error { return gname.Config{URL: url}.Validate() },
+		Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+		Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
+		Spoil: "data.ymjg.0.xfjg",
+		Drift: ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		page    int
-		body    string
-		wantErr string
-	}{
-		{"truncated first page", 1, `{"code":1,"msg":"success","data":{"ymjg":[{"hz":".com"`, "page 1: decode"},
-		{"html page with 200", 1, `<html><head><title>Just a moment...</title></head></html>`, "page 1: decode"},
-		{"error envelope", 1, string(ingesttest.Fixture(t, "error.json")), "gname answered code 0"},
-		{"malformed second page", 2, `Service Unavailable`, "page 2: decode"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, twoPages(t))
-			src := newSource(t, srv.URL, perPage, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, gname.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			pages := twoPages(t)
-			pages[tt.page] = []byte(tt.body)
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, gname.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, perPage, nil))
-	before := h.Round(t, gname.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	pages := twoPages(t)
-	bad := strings.Replace(string(pages[1]), `"hz":".com","zcjg":"9.68"`, `"hz":".com","zcjg":"TBD"`, 1)
-	if bad == string(pages[1]) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	pages[1] = []byte(bad)
-	f.serve(pages)
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, gname.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, perPage, nil))
-	before := h.Round(t, gname.Name)
-
-	f.serve(map[int][]byte{1: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, gname.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     gname.Config
-		wantErr string // the field the error names; "" for none
-	}{
-		{"default", gname.Config{}, ""},
-		{"explicit", gname.Config{URL: gname.DefaultURL, PerPage: 50}, ""},
-		{"largest page", gname.Config{PerPage: gname.MaxPerPage}, ""},
-		{"relative URL", gname.Config{URL: "/request/get_price"}, "URL"},
-		{"page too large", gname.Config{PerPage: gname.MaxPerPage + 1}, "PerPage"},
-		{"negative page", gname.Config{PerPage: -1}, "PerPage"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			var ve *contracts.ValidationError
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (!errors.As(err, &ve) || ve.Field != tt.wantErr):
-				t.Fatalf("Validate() = %v, want a problem of the field %s", err, tt.wantErr)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := gname.New(gname.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := gname.New(gname.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := gname.New(gname.Config{}, client, nil)
-	if err != nil || src.Name() != gname.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	p1, p2 := ingesttest.Fixture(f, "page1.json"), ingesttest.Fixture(f, "page2.json")
-	f.Add([]byte("[" + string(p1) + "," + string(p2) + "]"))
-	f.Add([]byte(`[{"code":1,"data":{"ymjg":[{"hz":".a","zcjg":"1,000.5"}]}},{"code":"1","data":[]}]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := gname.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, gname.Parse, "*.json") }

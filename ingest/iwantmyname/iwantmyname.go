@@ -126,7 +126,7 @@ var declaration = kit.Declaration{
 		Register: kit.Op{Price: "registration.price"}, Renew: kit.Op{Price: "renewal.price"},
 		Transfer: kit.Op{Price: "transfer.price", ZeroFree: true}, NotOffered: kit.MinusOne,
 	},
-	Parse: parse, Fetch: fetchPages, Shape: format(),
+	Parse: parse, Fetch: fetchPages, Pages: true, Shape: format(),
 }
 
 // Config configures a Source: URL is the price list without the paging

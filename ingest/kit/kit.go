@@ -68,6 +68,9 @@ type Declaration struct {
 	// request: a source reading several pages. It keeps the first page's
 	// body in first, whose format is checked.
 	Fetch func(ctx context.Context, s *Source, first *[]byte) (*ingest.List, error)
+	// Pages says the source reads pages: a saved document is a JSON array
+	// of their bodies, and its format is checked on the first.
+	Pages bool
 	// Shape is the document's format, as its adapter knows it (drift);
 	// nil declares none.
 	Shape *ingest.Shape
@@ -196,7 +199,7 @@ func (d *Declaration) Read(body []byte, observed time.Time) (*ingest.List, error
 	default:
 		err = errors.New("the declaration reads nothing: it has no Table and no Parse")
 	}
-	if d.Fetch != nil {
+	if d.Pages {
 		body = ingest.FirstOf(body)
 	}
 	return d.checked(body, list, err)
