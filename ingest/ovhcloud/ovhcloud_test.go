@@ -2,13 +2,9 @@ package ovhcloud_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -337,124 +333,7 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "catalog_fr.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(status(http.StatusInternalServerError), status(http.StatusServiceUnavailable))
-		list, err := newSource(t, url, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 3 {
-			t.Errorf("server saw %d requests, want 3", n)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, url, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 2 {
-			t.Errorf("server saw %d requests, want 2", n)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"class":"Client::TooManyRequests","message":"Too many requests"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, url, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 2 {
-			t.Errorf("server saw %d requests, want 2", n)
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, string(ingesttest.Fixture(t, "error.json")), http.StatusBadRequest)
-		})
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch ovhcloud price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
-		}
-		if n := f.Requests(); n != 1 {
-			t.Errorf("server saw %d requests, want 1", n)
-		}
-	})
-	t.Run("unchanged catalog answers 304", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		src := newSource(t, url, nil)
-		first, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
-			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Error("the list read from a 304 differs from the first")
-		}
-	})
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "catalog_fr.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode ovhcloud catalog"},
-		{"malformed", `{"catalogId":2387,"locale":{"currencyCode":"EUR"},"plans":{"com":{}}}`, "decode ovhcloud catalog"},
-		{"api error", string(ingesttest.Fixture(t, "error.json")), "Client::BadRequest"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, ovhcloud.Name)
-			if len(before) != 14 {
-				t.Fatalf("first round published %d zones, want 14", len(before))
-			}
-
-			f.serve([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, ovhcloud.Name, before, nil)
-		})
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, ovhcloud.Name)
-
-	f.serve(ingesttest.Fixture(t, "catalog_shrunk.json"))
-	h.RoundFails(t, ovhcloud.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
+func TestConfigSubsidiary(t *testing.T) {
 	tests := []struct {
 		name    string
 		cfg     ovhcloud.Config
@@ -492,47 +371,20 @@ func TestConfig(t *testing.T) {
 			}
 		})
 	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := ovhcloud.New(ovhcloud.Config{Subsidiary: "ZZ"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := ovhcloud.New(ovhcloud.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := ovhcloud.New(ovhcloud.Config{}, client, nil)
-	if err != nil || src.Name() != ovhcloud.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
 }
 
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no fixtures: %v", err)
-	}
-	// A whole catalog is slow to mutate and slower to minimise (each new
-	// find is minimised for up to a minute), so a large fixture is seeded
-	// plan by plan, each plan alone in a catalog; small ones whole.
-	for _, name := range files {
-		body := ingesttest.Fixture(f, filepath.Base(name))
-		if len(body) < 4096 {
-			f.Add(body)
-			continue
-		}
-		var cat struct{ Plans []json.RawMessage }
-		if err := json.Unmarshal(body, &cat); err != nil {
-			f.Fatal(err)
-		}
-		for _, p := range cat.Plans {
-			f.Add([]byte(plans("EUR", string(p))))
-		}
-	}
-	f.Add([]byte(plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
-		`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","discount":{"value":99000000}}]`)))))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := ovhcloud.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return ovhcloud.New(ovhcloud.Config{URL: url}, client, nil)
+		},
+		Validate: func(url string) error { return ovhcloud.Config{URL: url}.Validate() },
+		Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
+		Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
+		Drift: ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
 	})
 }
+
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, ovhcloud.Parse, "*.json") }
