@@ -22,6 +22,10 @@ import (
 // (golang.org/x/net/html, through goquery's CSS selectors), never with
 // regular expressions: a page's markup moves, its table's cells do not.
 
+// errCutShort is a document that ends before its end: it has no drift to
+// tell, as a JSON document that is no JSON has none.
+var errCutShort = errors.New("cut short")
+
 // Heading is how a column's heading is named in a row: its text, lower
 // case, its spaces folded ("Renew Price" is "renew price").
 func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
@@ -39,6 +43,12 @@ func htmlRows(d *Declaration, selector string, body []byte) (json.RawMessage, []
 // htmlCells returns the headings and the cells of every row of the table
 // selector selects.
 func htmlCells(selector string, body []byte) (head []string, rows [][]string, err error) {
+	// A parser of HTML reads any prefix of a page: one cut short (a
+	// dropped connection, a proxy's limit) would be a shorter list.
+	tail := body[max(0, len(body)-1024):]
+	if !bytes.Contains(bytes.ToLower(tail), []byte("</html>")) {
+		return nil, nil, fmt.Errorf("decode: the page does not end with </html>: %w", errCutShort)
+	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
@@ -71,8 +81,12 @@ func csvRows(d *Declaration, body []byte) (json.RawMessage, []Row, error) {
 
 // csvCells returns the headings and the records of a CSV document.
 func csvCells(body []byte) (head []string, rows [][]string, err error) {
+	// A CSV file cut short at a line ends without a line break, or with a
+	// record short of fields.
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return nil, nil, fmt.Errorf("the file does not end with a line break: %w", errCutShort)
+	}
 	r := csv.NewReader(bytes.NewReader(body))
-	r.FieldsPerRecord = -1
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -123,6 +137,9 @@ func (t *Table) tableDrift(body []byte, list *ingest.List, err error) (*ingest.L
 		head, _, cerr = htmlCells(t.Rows, body)
 	} else {
 		head, _, cerr = csvCells(body)
+	}
+	if errors.Is(cerr, errCutShort) {
+		return list, err
 	}
 	var d ingest.Drift
 	if cerr != nil && head == nil {
