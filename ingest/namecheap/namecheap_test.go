@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -326,65 +325,6 @@ func TestParseQuirks(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.xml")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("API error is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, ingesttest.Fixture(t, "error.xml"))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "1011150") {
-			t.Fatalf("Fetch error = %v, want namecheap's error 1011150", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
-}
-
 // TestKeyNeverInErrors makes the server echo the API key back in every way
 // an error can carry it: the key must not reach the error's text.
 func TestKeyNeverInErrors(t *testing.T) {
@@ -427,87 +367,6 @@ func TestKeyNeverInErrors(t *testing.T) {
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.xml")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode namecheap price list"},
-		{"malformed", `<html><head><title>503</title></head></html>`, "decode namecheap price list"},
-		{"error status", string(ingesttest.Fixture(t, "error.xml")), "1011150"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecheap.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecheap.Name, before, nil)
-		})
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheap.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.xml"))
-	h.RoundFails(t, namecheap.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	full := config("")
-	tests := []struct {
-		name    string
-		mutate  func(*namecheap.Config)
-		wantErr string // the field the error names; "" for none
-	}{
-		{"complete", func(*namecheap.Config) {}, ""},
-		{"user name defaults to the API user", func(c *namecheap.Config) { c.UserName = "" }, ""},
-		{"sandbox", func(c *namecheap.Config) { c.URL = namecheap.SandboxURL }, ""},
-		{"no API user", func(c *namecheap.Config) { c.APIUser = "" }, "APIUser"},
-		{"no API key", func(c *namecheap.Config) { c.APIKey = " " }, "APIKey"},
-		{"no client IP", func(c *namecheap.Config) { c.ClientIP = "" }, "ClientIP"},
-		{"IPv6 client IP", func(c *namecheap.Config) { c.ClientIP = "2001:db8::1" }, "ClientIP"},
-		{"client IP not an address", func(c *namecheap.Config) { c.ClientIP = "localhost" }, "ClientIP"},
-		{"relative URL", func(c *namecheap.Config) { c.URL = "/xml.response" }, "URL"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := full
-			tt.mutate(&c)
-			err := c.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
-				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
-			case err != nil && strings.Contains(err.Error(), apiKey):
-				t.Errorf("error %q shows the API key", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecheap.New(namecheap.Config{}, client, nil); err == nil {
-		t.Error("New accepted an empty config")
-	}
-	if _, err := namecheap.New(full, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecheap.New(full, client, nil)
-	if err != nil || src.Name() != namecheap.Name {
-		t.Errorf("New(full) = %v, %v", src, err)
-	}
-}
-
 // TestUserNameSent checks that an explicit user name is what the command
 // runs for.
 func TestUserNameSent(t *testing.T) {
@@ -532,13 +391,17 @@ func TestUserNameSent(t *testing.T) {
 	}
 }
 
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.xml")
-	f.Add([]byte(doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`)))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecheap.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: namecheap.Name, Registrar: namecheap.Name, Parse: namecheap.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return namecheap.New(config(url), client, nil)
+		},
+		Validate: func(url string) error { return config(url).Validate() },
+		Fixtures: []string{"pricing.xml"}, Shrunk: "pricing_shrunk.xml", Errors: []string{"error.xml"},
+		Check: checkRequest, Golden: "*.xml",
 	})
 }
+
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheap.Parse, "*.xml") }

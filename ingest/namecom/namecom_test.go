@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -522,145 +521,18 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(status(http.StatusInternalServerError), status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 5 {
-			t.Errorf("server saw %d requests, want 5 (2 failures and 3 pages)", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (a timeout and 3 pages)", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10))
-			http.Error(w, `{"message":"Rate Limit Exceeded","details":"20 requests per second"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (a 429 and 3 pages)", got)
-		}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) {
+	config := func(url string) namecom.Config { return namecom.Config{URL: url, Username: username, Token: token} }
+	ingesttest.Conform(t, ingesttest.Suite{
+		Name: namecom.Name, Registrar: namecom.Name, Parse: namecom.Parse,
+		New: func(url string, client *fetch.Client) (ingest.Source, error) {
+			return namecom.New(config(url), client, nil)
+		},
+		Validate: func(url string) error { return config(url).Validate() },
+		Fixtures: []string{"page1.json", "page2.json", "page3.json"}, Shrunk: "shrunk.json", Errors: []string{"unauthorized.json"},
+		Check: (&fakeAPI{}).check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		page    int
-		body    string
-		wantErr string
-	}{
-		{"truncated first page", 1, `{"lastPage":3,"nextPage":2,"totalCount":24,"pricing":[{"tld":"com"`, "page 1: decode"},
-		{"malformed first page", 1, `<html><head><title>503</title></head></html>`, "page 1: decode"},
-		{"truncated second page", 2, `{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[`, "page 2: decode"},
-		{"malformed third page", 3, `Service Unavailable`, "page 3: decode"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, threePages(t))
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecom.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			pages := threePages(t)
-			pages[tt.page] = []byte(tt.body)
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecom.Name, before, nil)
-		})
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, threePages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecom.Name)
-
-	f.serve(map[int][]byte{1: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, namecom.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	full := namecom.Config{Username: username, Token: token}
-	tests := []struct {
-		name    string
-		mutate  func(*namecom.Config)
-		wantErr string // the field the error names; "" for none
-	}{
-		{"complete", func(*namecom.Config) {}, ""},
-		{"sandbox", func(c *namecom.Config) { c.URL = namecom.SandboxURL; c.Username += "-test" }, ""},
-		{"per page", func(c *namecom.Config) { c.PerPage = 25 }, ""},
-		{"no username", func(c *namecom.Config) { c.Username = "" }, "Username"},
-		{"no token", func(c *namecom.Config) { c.Token = "  " }, "Token"},
-		{"relative URL", func(c *namecom.Config) { c.URL = "/core/v1/tldpricing" }, "URL"},
-		{"per page too large", func(c *namecom.Config) { c.PerPage = 1001 }, "PerPage"},
-		{"negative per page", func(c *namecom.Config) { c.PerPage = -1 }, "PerPage"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := full
-			tt.mutate(&c)
-			err := c.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
-				t.Fatalf("Validate() = %v, want a problem of the field %s", err, tt.wantErr)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecom.New(namecom.Config{}, client, nil); err == nil {
-		t.Error("New accepted an empty config")
-	}
-	if _, err := namecom.New(full, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecom.New(full, client, nil)
-	if err != nil || src.Name() != namecom.Name {
-		t.Errorf("New(full) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(body(row("com", `"1,234.50"`, "1e2", "-0"))))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecom.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecom.Parse, "*.json") }
