@@ -138,109 +138,101 @@ func TestConditional(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":{"registration":11.86,"renewal":11.86}`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, cloudflare.Parse, observed, cloudflare.Name, cloudflare.ListSource, []ingesttest.Quirk{
 		{
-			name: "prices as numbers",
-			body: `{"com":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "prices as numbers",
+			Body: `{"com":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "prices as strings",
-			body: `{"com":{"registration":"10.46","renewal":"10.46"}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "prices as strings",
+			Body: `{"com":{"registration":"10.46","renewal":"10.46"}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "float noise rounds half up to the cent",
-			body: `{"com":{"registration":10.459999999999999,"renewal":10.455}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "float noise rounds half up to the cent",
+			Body: `{"com":{"registration":10.459999999999999,"renewal":10.455}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "thousands separator in a string",
-			body: `{"security":{"registration":"2,060.23","renewal":"2,060.23"}}`,
-			zone: ".security", want: set(".security", op(206023), op(206023), op(206023)),
+			Name: "thousands separator in a string",
+			Body: `{"security":{"registration":"2,060.23","renewal":"2,060.23"}}`,
+			Zone: ".security", Want: set(".security", op(206023), op(206023), op(206023)),
 		},
 		{
-			name: "updatedAt is not read",
-			body: `{"com":{"registration":10.46,"renewal":10.46,"updatedAt":"not a date"}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "updatedAt is not read",
+			Body: `{"com":{"registration":10.46,"renewal":10.46,"updatedAt":"not a date"}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "missing renewal: no renewal, no transfer",
-			body: `{"com":{"registration":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), nil, nil),
+			Name: "missing renewal: no renewal, no transfer",
+			Body: `{"com":{"registration":10.46}}`,
+			Zone: ".com", Want: set(".com", op(1046), nil, nil),
 		},
 		{
-			name: "missing registration: renewal and transfer only",
-			body: `{"com":{"renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "missing registration: renewal and transfer only",
+			Body: `{"com":{"renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"com":{"registration":0,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "zero registration is not offered",
+			Body: `{"com":{"registration":0,"renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "n/a renewal is not offered",
-			body: `{"com":{"registration":10.46,"renewal":"n/a"}}`,
-			zone: ".com", want: set(".com", op(1046), nil, nil),
+			Name: "n/a renewal is not offered",
+			Body: `{"com":{"registration":10.46,"renewal":"n/a"}}`,
+			Zone: ".com", Want: set(".com", op(1046), nil, nil),
 		},
 		{
-			name: "empty registration is not offered",
-			body: `{"com":{"registration":"","renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "empty registration is not offered",
+			Body: `{"com":{"registration":"","renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "UK extension without a renewal still transfers free",
-			body: `{"uk":{"registration":4.96}}`,
-			zone: ".uk", want: set(".uk", op(496), nil, op(0)),
+			Name: "UK extension without a renewal still transfers free",
+			Body: `{"uk":{"registration":4.96}}`,
+			Zone: ".uk", Want: set(".uk", op(496), nil, op(0)),
 		},
 		{
-			name: "a name ending in uk outside .uk pays for its transfer",
-			body: `{"duck":{"registration":30,"renewal":30}}`,
-			zone: ".duck", want: set(".duck", op(3000), op(3000), op(3000)),
+			Name: "a name ending in uk outside .uk pays for its transfer",
+			Body: `{"duck":{"registration":30,"renewal":30}}`,
+			Zone: ".duck", Want: set(".duck", op(3000), op(3000), op(3000)),
 		},
 		{
-			name: "nothing priced: left out",
-			body: `{"com":{"registration":null,"renewal":0},` + net + `}`,
-			zone: ".com",
+			Name: "nothing priced: left out",
+			Body: `{"com":{"registration":null,"renewal":0},` + net + `}`,
+			Zone: ".com",
 		},
 		{
-			name: "empty entry: left out",
-			body: `{"com":{},` + net + `}`,
-			zone: ".com",
+			Name: "empty entry: left out",
+			Body: `{"com":{},` + net + `}`,
+			Zone: ".com",
 		},
 		{
-			name: "-1 skips the zone and keeps its last price",
-			body: `{"com":{"registration":-1,"renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "-1 skips the zone and keeps its last price",
+			Body: `{"com":{"registration":-1,"renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: `"-1" as a string skips the zone`,
-			body: `{"com":{"registration":10.46,"renewal":"-1"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: `"-1" as a string skips the zone`,
+			Body: `{"com":{"registration":10.46,"renewal":"-1"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":{"registration":"TBD","renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":{"registration":"TBD","renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "price that is neither string nor number skips the zone",
-			body: `{"com":{"registration":{"usd":10.46},"renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "price that is neither string nor number skips the zone",
+			Body: `{"com":{"registration":{"usd":10.46},"renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "currency in the entry is read",
-			body: `{"com":{"registration":9.65,"renewal":9.65,"currency":"eur"}}`,
-			zone: ".com", want: &contracts.PriceSet{
+			Name: "currency in the entry is read",
+			Body: `{"com":{"registration":9.65,"renewal":9.65,"currency":"eur"}}`,
+			Zone: ".com", Want: &contracts.PriceSet{
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: cloudflare.Name, Zone: ".com",
 				Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
 				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
@@ -249,73 +241,65 @@ func TestParseQuirks(t *testing.T) {
 			},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: `{"com":{"registration":10.46,"renewal":10.46,"currency":"BTC"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "unknown currency skips the zone",
+			Body: `{"com":{"registration":10.46,"renewal":10.46,"currency":"BTC"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "upper-case key",
-			body: `{"COM":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "upper-case key",
+			Body: `{"COM":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "key with a leading dot",
-			body: `{".com":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "key with a leading dot",
+			Body: `{".com":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "IDN in Unicode",
-			body: `{"みんな":{"registration":25.4,"renewal":25.4}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Name: "IDN in Unicode",
+			Body: `{"みんな":{"registration":25.4,"renewal":25.4}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
-			name: "IDN as an A-label",
-			body: `{"xn--q9jyb4c":{"registration":25.4,"renewal":25.4}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Name: "IDN as an A-label",
+			Body: `{"xn--q9jyb4c":{"registration":25.4,"renewal":25.4}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
-			name: "unicode and A-label of one zone keep the first key",
-			body: `{"みんな":{"registration":25.4,"renewal":25.4},"xn--q9jyb4c":{"registration":1,"renewal":1}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(100), op(100), op(100)),
-			skipped: 1,
+			Name: "unicode and A-label of one zone keep the first key",
+			Body: `{"みんな":{"registration":25.4,"renewal":25.4},"xn--q9jyb4c":{"registration":1,"renewal":1}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(100), op(100), op(100)),
+			Skipped: 1,
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":{"registration":1,"renewal":1},` + net + `}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":{"registration":1,"renewal":1},` + net + `}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: `{"com":10.46,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: `{"com":10.46,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "entry that does not decode skips the zone",
-			body: `{"com":{"currency":7},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "entry that does not decode skips the zone",
+			Body: `{"com":{"currency":7},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name:    "only entries that cannot be used",
-			body:    `{"com":{},"net":{"registration":0,"renewal":null}}`,
-			wantErr: "no usable zone",
+			Name:    "only entries that cannot be used",
+			Body:    `{"com":{},"net":{"registration":0,"renewal":null}}`,
+			WantErr: "no usable zone",
 		},
-		{name: "error envelope names what it says", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "rate limited"},
-		{name: "message alone", body: `{"message":"Not Found"}`, wantErr: "Not Found"},
-		{name: "empty object", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "decode cfdomainpricing list: null"},
-		{name: "array", body: `[{"com":{"registration":10.46}}]`, wantErr: "decode cfdomainpricing list"},
-		{name: "html", body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, wantErr: "decode cfdomainpricing list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode cfdomainpricing list"},
-		{name: "empty body", body: ``, wantErr: "decode cfdomainpricing list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := cloudflare.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope names what it says", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "rate limited"},
+		{Name: "message alone", Body: `{"message":"Not Found"}`, WantErr: "Not Found"},
+		{Name: "empty object", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode cfdomainpricing list: null"},
+		{Name: "array", Body: `[{"com":{"registration":10.46}}]`, WantErr: "decode cfdomainpricing list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, WantErr: "decode cfdomainpricing list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "prices.json")[:300]), WantErr: "decode cfdomainpricing list"},
+		{Name: "empty body", Body: ``, WantErr: "decode cfdomainpricing list"},
+	})
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -145,188 +145,172 @@ func TestParseQuirks(t *testing.T) {
 	rows := func(r ...string) string {
 		return `{"code":200,"msg":"success","data":{"current_tlds":[` + strings.Join(r, ",") + `]}}`
 	}
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, dynadot.Parse, observed, dynadot.Name, dynadot.Name, []ingesttest.Quirk{
 		{
-			name: "restore price is not read",
-			body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usd(1088)),
+			Name: "restore price is not read",
+			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usd(1088)),
 		},
 		{
-			name: "transfer on sale",
-			body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$8.88","original_tr_price":"$10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
+			Name: "transfer on sale",
+			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$8.88","original_tr_price":"$10.88"}`),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
 		},
 		{
-			name: "original below the shown price is no sale",
-			body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":"$9.99","renew_price":"$10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "original below the shown price is no sale",
+			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":"$9.99","renew_price":"$10.88"}`),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "sale of an operation not offered is ignored",
-			body: rows(`{"name":"com","reg_price":"-1","original_reg_price":"$10.88","renew_price":"$10.88"}`),
-			zone: ".com", want: set(".com", nil, usd(1088), nil),
+			Name: "sale of an operation not offered is ignored",
+			Body: rows(`{"name":"com","reg_price":"-1","original_reg_price":"$10.88","renew_price":"$10.88"}`),
+			Zone: ".com", Want: set(".com", nil, usd(1088), nil),
 		},
 		{
-			name: "zero price is not offered",
-			body: rows(`{"name":"com","reg_price":"$0.00","original_reg_price":"$10.88","renew_price":"$10.88","tr_price":"$0.00"}`),
-			zone: ".com", want: set(".com", nil, usd(1088), nil),
+			Name: "zero price is not offered",
+			Body: rows(`{"name":"com","reg_price":"$0.00","original_reg_price":"$10.88","renew_price":"$10.88","tr_price":"$0.00"}`),
+			Zone: ".com", Want: set(".com", nil, usd(1088), nil),
 		},
 		{
-			name: "empty and null prices are not offered",
-			body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":null,"renew_price":"","tr_price":null}`),
-			zone: ".com", want: set(".com", usd(1088), nil, nil),
+			Name: "empty and null prices are not offered",
+			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":null,"renew_price":"","tr_price":null}`),
+			Zone: ".com", Want: set(".com", usd(1088), nil, nil),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"name":"gg","reg_price":"-1","original_reg_price":"-1","renew_price":"N/A","tr_price":"-"}`, com),
-			zone: ".gg",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"name":"gg","reg_price":"-1","original_reg_price":"-1","renew_price":"N/A","tr_price":"-"}`, com),
+			Zone: ".gg",
 		},
 		{
-			name: "JSON numbers with a currency from google_data",
-			body: rows(`{"name":"com","reg_price":10.88,"original_reg_price":-1,"renew_price":10.88,"google_data":{"currency":"usd"}}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "JSON numbers with a currency from google_data",
+			Body: rows(`{"name":"com","reg_price":10.88,"original_reg_price":-1,"renew_price":10.88,"google_data":{"currency":"usd"}}`),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "ISO code before the price",
-			body: rows(`{"name":"com","reg_price":"USD 10.88","renew_price":"USD10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "ISO code before the price",
+			Body: rows(`{"name":"com","reg_price":"USD 10.88","renew_price":"USD10.88"}`),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "ISO code after the price",
-			body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
-			zone: ".de", want: set(".de", price("EUR", 549), price("EUR", 549), nil),
+			Name: "ISO code after the price",
+			Body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
+			Zone: ".de", Want: set(".de", price("EUR", 549), price("EUR", 549), nil),
 		},
 		{
-			name: "euros",
-			body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
-			zone: ".de", want: set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
+			Name: "euros",
+			Body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
+			Zone: ".de", Want: set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
 		},
 		{
-			name: "pounds",
-			body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
-			zone: ".uk", want: set(".uk", price("GBP", 549), price("GBP", 549), nil),
+			Name: "pounds",
+			Body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
+			Zone: ".uk", Want: set(".uk", price("GBP", 549), price("GBP", 549), nil),
 		},
 		{
-			name: "Canadian dollars are not US dollars",
-			body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
-			zone: ".ca", want: set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
+			Name: "Canadian dollars are not US dollars",
+			Body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
+			Zone: ".ca", Want: set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
 		},
 		{
-			name: "Mexican pesos",
-			body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
-			zone: ".mx", want: set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
+			Name: "Mexican pesos",
+			Body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
+			Zone: ".mx", Want: set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
 		},
 		{
-			name: "reais",
-			body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
-			zone: ".br", want: set(".br", price("BRL", 5990), price("BRL", 5990), nil),
+			Name: "reais",
+			Body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
+			Zone: ".br", Want: set(".br", price("BRL", 5990), price("BRL", 5990), nil),
 		},
 		{
-			name: "rupees",
-			body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
-			zone: ".in", want: set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
+			Name: "rupees",
+			Body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
+			Zone: ".in", Want: set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
 		},
 		{
-			name: "fractions of a cent round half up",
-			body: rows(`{"name":"com","reg_price":"$10.885","renew_price":"$10.8849"}`),
-			zone: ".com", want: set(".com", usd(1089), usd(1088), nil),
+			Name: "fractions of a cent round half up",
+			Body: rows(`{"name":"com","reg_price":"$10.885","renew_price":"$10.8849"}`),
+			Zone: ".com", Want: set(".com", usd(1089), usd(1088), nil),
 		},
 		{
-			name: "prices in two currencies skip the row",
-			body: rows(`{"name":"net","reg_price":"$12.99","renew_price":"€12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "prices in two currencies skip the row",
+			Body: rows(`{"name":"net","reg_price":"$12.99","renew_price":"€12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "google_data currency disagreeing with the symbol skips the row",
-			body: rows(`{"name":"net","reg_price":"$12.99","google_data":{"currency":"EUR"}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "google_data currency disagreeing with the symbol skips the row",
+			Body: rows(`{"name":"net","reg_price":"$12.99","google_data":{"currency":"EUR"}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "price without a currency skips the row",
-			body: rows(`{"name":"net","reg_price":"12.99","renew_price":12.99}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "price without a currency skips the row",
+			Body: rows(`{"name":"net","reg_price":"12.99","renew_price":12.99}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "unknown symbol skips the row",
-			body: rows(`{"name":"net","reg_price":"₩12,990","renew_price":"₩12,990"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "unknown symbol skips the row",
+			Body: rows(`{"name":"net","reg_price":"₩12,990","renew_price":"₩12,990"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "decimal comma skips the row",
-			body: rows(`{"name":"de","reg_price":"€5,49"}`, com),
-			zone: ".de", skipped: 1, keep: []string{"prices.v1.dynadot.de"},
+			Name: "decimal comma skips the row",
+			Body: rows(`{"name":"de","reg_price":"€5,49"}`, com),
+			Zone: ".de", Skipped: 1, Keep: []string{"prices.v1.dynadot.de"},
 		},
 		{
-			name: "unreadable original price skips the row",
-			body: rows(`{"name":"net","reg_price":"$9.99","original_reg_price":"was $12.99","renew_price":"$12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "unreadable original price skips the row",
+			Body: rows(`{"name":"net","reg_price":"$9.99","original_reg_price":"was $12.99","renew_price":"$12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"name":"net","reg_price":"-$1.00","renew_price":"$12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"name":"net","reg_price":"-$1.00","renew_price":"$12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"name":"net","reg_price":"$99,999,999,999.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"name":"net","reg_price":"$99,999,999,999.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "object price skips the row",
-			body: rows(`{"name":"net","reg_price":{"amount":"12.99"}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "object price skips the row",
+			Body: rows(`{"name":"net","reg_price":{"amount":"12.99"}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "google_data that is not an object skips the row, keeping its zone",
-			body: rows(`{"name":"net","reg_price":"$12.99","google_data":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "google_data that is not an object skips the row, keeping its zone",
+			Body: rows(`{"name":"net","reg_price":"$12.99","google_data":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "name that is not a zone is skipped",
-			body: rows(`{"name":"com (premium)","reg_price":"$99.00"}`, com),
-			zone: ".com (premium)", want: nil, skipped: 1,
+			Name: "name that is not a zone is skipped",
+			Body: rows(`{"name":"com (premium)","reg_price":"$99.00"}`, com),
+			Zone: ".com (premium)", Want: nil, Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: rows(`["com"]`, com),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usd(1088)), skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: rows(`["com"]`, com),
+			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usd(1088)), Skipped: 1,
 		},
 		{
-			name: "unicode name and its A-label keep the first",
-			body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":".XN--MK1BU44C","reg_price":"$11.99"}`),
-			zone: ".xn--mk1bu44c", want: set(".xn--mk1bu44c", usd(1299), nil, nil), skipped: 1,
+			Name: "unicode name and its A-label keep the first",
+			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":".XN--MK1BU44C","reg_price":"$11.99"}`),
+			Zone: ".xn--mk1bu44c", Want: set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode name",
-			body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":"xn--mk1bu44c","reg_price":"TBD"}`),
-			zone: ".xn--mk1bu44c", want: set(".xn--mk1bu44c", usd(1299), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode name",
+			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":"xn--mk1bu44c","reg_price":"TBD"}`),
+			Zone: ".xn--mk1bu44c", Want: set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
-		{name: "error code", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 500: System busy"},
-		{name: "error code as a string", body: `{"code":"403","msg":"Forbidden"}`, wantErr: "code 403: Forbidden"},
-		{name: "no data", body: `{"code":200,"msg":"success"}`, wantErr: "no current_tlds (code 200: success)"},
-		{name: "no current_tlds", body: `{"code":200,"data":{"hot_tlds":[]}}`, wantErr: "no data.current_tlds"},
-		{name: "empty current_tlds", body: rows(), wantErr: "no zones"},
-		{name: "current_tlds is an object", body: `{"code":200,"data":{"current_tlds":{"com":{}}}}`, wantErr: "decode dynadot price list"},
-		{name: "only rows that cannot be used", body: rows(`{"name":"gg","reg_price":"-1"}`, `{"name":"net","reg_price":"12.99"}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode dynadot price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "current_list.json")[:400]), wantErr: "decode dynadot price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := dynadot.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error code", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 500: System busy"},
+		{Name: "error code as a string", Body: `{"code":"403","msg":"Forbidden"}`, WantErr: "code 403: Forbidden"},
+		{Name: "no data", Body: `{"code":200,"msg":"success"}`, WantErr: "no current_tlds (code 200: success)"},
+		{Name: "no current_tlds", Body: `{"code":200,"data":{"hot_tlds":[]}}`, WantErr: "no data.current_tlds"},
+		{Name: "empty current_tlds", Body: rows(), WantErr: "no zones"},
+		{Name: "current_tlds is an object", Body: `{"code":200,"data":{"current_tlds":{"com":{}}}}`, WantErr: "decode dynadot price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"name":"gg","reg_price":"-1"}`, `{"name":"net","reg_price":"12.99"}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode dynadot price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "current_list.json")[:400]), WantErr: "decode dynadot price list"},
+	})
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -155,44 +155,36 @@ func TestParseQuirks(t *testing.T) {
 		return `{"price":` + v + `,"renew":` + v + `,"transfer":` + v + `,"priceStandard":` + v + `,"renewStandard":` + v + `,"transferStandard":` + v + `}`
 	}
 	net := `"net":` + all(`"12.49"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, epik.Parse, observed, epik.Name, epik.Name, []ingesttest.Quirk{
 		{
-			name: "missing price of the day is not offered, whatever the standard price",
-			body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
-			zone: ".com", want: set(".com", nil, op(1049), nil),
+			Name: "missing price of the day is not offered, whatever the standard price",
+			Body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
+			Zone: ".com", Want: set(".com", nil, op(1049), nil),
 		},
 		{
-			name: "zero registration is not offered even with a standard price",
-			body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
-			zone: ".com", want: set(".com", nil, op(1049), nil),
+			Name: "zero registration is not offered even with a standard price",
+			Body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
+			Zone: ".com", Want: set(".com", nil, op(1049), nil),
 		},
 		{
-			name: "free transfer promotion",
-			body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
-			zone: ".com", want: set(".com", op(1049), nil, promo(1049, 0)),
+			Name: "free transfer promotion",
+			Body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
+			Zone: ".com", Want: set(".com", op(1049), nil, promo(1049, 0)),
 		},
 		{
-			name: "zero standard price leaves the price of the day",
-			body: `{"com":{"price":"10.49","priceStandard":0}}`,
-			zone: ".com", want: set(".com", op(1049), nil, nil),
+			Name: "zero standard price leaves the price of the day",
+			Body: `{"com":{"price":"10.49","priceStandard":0}}`,
+			Zone: ".com", Want: set(".com", op(1049), nil, nil),
 		},
 		{
-			name: "three decimals round half up",
-			body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
-			zone: ".com", want: set(".com", promo(1049, 888), nil, nil),
+			Name: "three decimals round half up",
+			Body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
+			Zone: ".com", Want: set(".com", promo(1049, 888), nil, nil),
 		},
 		{
-			name: "currency named by the entry",
-			body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
-			zone: ".eu", want: &contracts.PriceSet{
+			Name: "currency named by the entry",
+			Body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
+			Zone: ".eu", Want: &contracts.PriceSet{
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: ".eu",
 				Register: &contracts.OpPrice{
 					Regular: contracts.Price{Amount: 599, Currency: "EUR"},
@@ -202,74 +194,66 @@ func TestParseQuirks(t *testing.T) {
 			},
 		},
 		{
-			name: "leading dot and upper case key",
-			body: `{".COM":` + all(`"10.49"`) + `}`,
-			zone: ".com", want: set(".com", op(1049), op(1049), op(1049)),
+			Name: "leading dot and upper case key",
+			Body: `{".COM":` + all(`"10.49"`) + `}`,
+			Zone: ".com", Want: set(".com", op(1049), op(1049), op(1049)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: `{"uk":{"price":"0.00","renew":"0.00","transfer":"0.00"},` + net + `}`,
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: `{"uk":{"price":"0.00","renew":"0.00","transfer":"0.00"},` + net + `}`,
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: `{"forever/":` + all(`"5.00"`) + `,` + net + `}`,
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: `{"forever/":` + all(`"5.00"`) + `,` + net + `}`,
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(899), op(899), op(899)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(899), op(899), op(899)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":` + all(`"TBD"`) + `,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":` + all(`"TBD"`) + `,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "unreadable standard price skips the zone",
-			body: `{"com":{"price":"10.49","priceStandard":"ten"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unreadable standard price skips the zone",
+			Body: `{"com":{"price":"10.49","priceStandard":"ten"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: `{"com":{"price":"-10.49"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "negative price skips the zone",
+			Body: `{"com":{"price":"-10.49"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: `{"com":{"price":"10.49","currency":"ZZZ"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unknown currency skips the zone",
+			Body: `{"com":{"price":"10.49","currency":"ZZZ"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "top-level value that is not an object is skipped",
-			body: `{"com":true,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "top-level value that is not an object is skipped",
+			Body: `{"com":true,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
-			zone: ".net", want: set(".net", op(1249), op(1249), op(1249)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
+			Zone: ".net", Want: set(".net", op(1249), op(1249), op(1249)),
+			Skipped: 1,
 		},
-		{name: "error envelope names the message", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `epik answered message: "Too Many Attempts."`},
-		{name: "error key", body: `{"error":"Unauthenticated."}`, wantErr: `epik answered error: "Unauthenticated."`},
-		{name: "only zones that cannot be used", body: `{"pl":` + all(`"0.00"`) + `}`, wantErr: "no usable zone"},
-		{name: "no zones", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "decode epik price list"},
-		{name: "a list", body: `[]`, wantErr: "decode epik price list"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode epik price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode epik price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := epik.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope names the message", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `epik answered message: "Too Many Attempts."`},
+		{Name: "error key", Body: `{"error":"Unauthenticated."}`, WantErr: `epik answered error: "Unauthenticated."`},
+		{Name: "only zones that cannot be used", Body: `{"pl":` + all(`"0.00"`) + `}`, WantErr: "no usable zone"},
+		{Name: "no zones", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode epik price list"},
+		{Name: "a list", Body: `[]`, WantErr: "decode epik price list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "decode epik price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "prices.json")[:300]), WantErr: "decode epik price list"},
+	})
 }
 
 // TestConform runs the behaviour tests every source passes.

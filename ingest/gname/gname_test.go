@@ -309,90 +309,74 @@ func TestParseQuirks(t *testing.T) {
 		return `{"code":1,"msg":"success","data":{"ymjg":[` + strings.Join(rows, ",") + `]}}`
 	}
 	const net = `{"hz":".net","zcjg":"12.00","xfjg":"12.00","zrjg":"12.00"}`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, gname.Parse, observed, gname.Name, gname.Name, []ingesttest.Quirk{
 		{
-			name: "missing transfer is not offered",
-			body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
-			zone: ".com", want: set(".com", op(1000), op(1000), nil),
+			Name: "missing transfer is not offered",
+			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
+			Zone: ".com", Want: set(".com", op(1000), op(1000), nil),
 		},
 		{
-			name: "other fields are not read",
-			body: page(`{"id":7,"hz":".com","zcjg":"10.00","xfjg":"10.00","zrjg":"10.00","sfrm":1}`),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "other fields are not read",
+			Body: page(`{"id":7,"hz":".com","zcjg":"10.00","xfjg":"10.00","zrjg":"10.00","sfrm":1}`),
+			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: page(`{"hz":".com","zcjg":"10.00","xfjg":0,"zrjg":"10.00"}`),
-			zone: ".com", want: set(".com", op(1000), nil, op(1000)),
+			Name: "zero renewal is not offered",
+			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":0,"zrjg":"10.00"}`),
+			Zone: ".com", Want: set(".com", op(1000), nil, op(1000)),
 		},
 		{
-			name: "nothing but a free transfer is left out",
-			body: page(`{"hz":".pl","zcjg":"","xfjg":"","zrjg":"0.00"}`, net),
-			zone: ".pl",
+			Name: "nothing but a free transfer is left out",
+			Body: page(`{"hz":".pl","zcjg":"","xfjg":"","zrjg":"0.00"}`, net),
+			Zone: ".pl",
 		},
 		{
-			name: "unicode and A-label rows keep the first",
-			body: page(`{"hz":".みんな","zcjg":"9.00","xfjg":"9.00","zrjg":"9.00"}`, `{"hz":"xn--q9jyb4c","zcjg":"8.00","xfjg":"8.00","zrjg":"8.00"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(900), op(900), op(900)), skipped: 1,
+			Name: "unicode and A-label rows keep the first",
+			Body: page(`{"hz":".みんな","zcjg":"9.00","xfjg":"9.00","zrjg":"9.00"}`, `{"hz":"xn--q9jyb4c","zcjg":"8.00","xfjg":"8.00","zrjg":"8.00"}`),
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone and keeps its last price",
-			body: page(`{"hz":".com","zcjg":"面议","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "unreadable price skips the zone and keeps its last price",
+			Body: page(`{"hz":".com","zcjg":"面议","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "dollar sign is not a price here",
-			body: page(`{"hz":".com","zcjg":"$10.00","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "dollar sign is not a price here",
+			Body: page(`{"hz":".com","zcjg":"$10.00","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: page(`{"hz":".com","zcjg":-1,"xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "negative price skips the zone",
+			Body: page(`{"hz":".com","zcjg":-1,"xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "price over the ceiling skips the zone",
-			body: page(`{"hz":".com","zcjg":"99999999999999","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "price over the ceiling skips the zone",
+			Body: page(`{"hz":".com","zcjg":"99999999999999","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "row without hz is skipped",
-			body: page(`{"zcjg":"10.00"}`, net),
-			zone: ".net", want: set(".net", op(1200), op(1200), op(1200)), skipped: 1,
+			Name: "row without hz is skipped",
+			Body: page(`{"zcjg":"10.00"}`, net),
+			Zone: ".net", Want: set(".net", op(1200), op(1200), op(1200)), Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: page(`[".com","10.00"]`, net),
-			zone: ".com", skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: page(`[".com","10.00"]`, net),
+			Zone: ".com", Skipped: 1,
 		},
 		{
-			name: "hz that is not a zone is skipped",
-			body: page(`{"hz":"foo bar","zcjg":"10.00"}`, net),
-			zone: ".foo bar", skipped: 1,
+			Name: "hz that is not a zone is skipped",
+			Body: page(`{"hz":"foo bar","zcjg":"10.00"}`, net),
+			Zone: ".foo bar", Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "gname answered code 0"},
-		{name: "string error code", body: `{"code":"-1","msg":"参数错误"}`, wantErr: `gname answered code "-1": "参数错误"`},
-		{name: "only zones not sold", body: page(`{"hz":".pl","zcjg":"0","xfjg":"0","zrjg":"0"}`), wantErr: "no usable zone"},
-		{name: "html page", body: `<!DOCTYPE html><html><body>Access denied</body></html>`, wantErr: "page 1: decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:300]), wantErr: "page 1: decode"},
-		{name: "json but not a page", body: `"ok"`, wantErr: "page 1: decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := gname.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "gname answered code 0"},
+		{Name: "string error code", Body: `{"code":"-1","msg":"参数错误"}`, WantErr: `gname answered code "-1": "参数错误"`},
+		{Name: "only zones not sold", Body: page(`{"hz":".pl","zcjg":"0","xfjg":"0","zrjg":"0"}`), WantErr: "no usable zone"},
+		{Name: "html page", Body: `<!DOCTYPE html><html><body>Access denied</body></html>`, WantErr: "page 1: decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:300]), WantErr: "page 1: decode"},
+		{Name: "json but not a page", Body: `"ok"`, WantErr: "page 1: decode"},
+	})
 }
 
 // TestParseSavedPages checks that Parse imports a whole saved list, one

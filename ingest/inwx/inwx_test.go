@@ -125,138 +125,122 @@ func TestFetch(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`
 	rows := func(r ...string) string { return `{"tlds":[` + strings.Join(r, ",") + `]}` }
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, inwx.Parse, observed, inwx.Name, inwx.Name, []ingesttest.Quirk{
 		{
-			name: "restore price is not read",
-			body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
-			zone: ".com", want: set(".com", usd(1190), usd(1190), usd(1190)),
+			Name: "restore price is not read",
+			Body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
+			Zone: ".com", Want: set(".com", usd(1190), usd(1190), usd(1190)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: rows(`{"tld":"com","createPrice":"0.00","renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`),
-			zone: ".com", want: set(".com", nil, usd(1190), usd(1190)),
+			Name: "zero registration is not offered",
+			Body: rows(`{"tld":"com","createPrice":"0.00","renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`),
+			Zone: ".com", Want: set(".com", nil, usd(1190), usd(1190)),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"tld":"pl","createPrice":0,"renewalPrice":"","transferPrice":null,"currency":"USD"}`, com),
-			zone: ".pl",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"tld":"pl","createPrice":0,"renewalPrice":"","transferPrice":null,"currency":"USD"}`, com),
+			Zone: ".pl",
 		},
 		{
-			name: "fractions of a cent round half up",
-			body: rows(`{"tld":"com","createPrice":11.895,"renewalPrice":"11.8949","currency":"USD"}`),
-			zone: ".com", want: set(".com", usd(1190), usd(1189), nil),
+			Name: "fractions of a cent round half up",
+			Body: rows(`{"tld":"com","createPrice":11.895,"renewalPrice":"11.8949","currency":"USD"}`),
+			Zone: ".com", Want: set(".com", usd(1190), usd(1189), nil),
 		},
 		{
-			name: "document currency",
-			body: `{"currency":"EUR","tlds":[{"tld":"de","createPrice":4.76}]}`,
-			zone: ".de", want: set(".de", eur(476), nil, nil),
+			Name: "document currency",
+			Body: `{"currency":"EUR","tlds":[{"tld":"de","createPrice":4.76}]}`,
+			Zone: ".de", Want: set(".de", eur(476), nil, nil),
 		},
 		{
-			name: "row currency over the document's",
-			body: `{"currency":"EUR","tlds":[{"tld":"com","createPrice":11.9,"currency":"USD"}]}`,
-			zone: ".com", want: set(".com", usd(1190), nil, nil),
+			Name: "row currency over the document's",
+			Body: `{"currency":"EUR","tlds":[{"tld":"com","createPrice":11.9,"currency":"USD"}]}`,
+			Zone: ".com", Want: set(".com", usd(1190), nil, nil),
 		},
 		{
-			name: "Swiss francs",
-			body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
-			zone: ".ch", want: set(".ch", price("CHF", 790), price("CHF", 790), nil),
+			Name: "Swiss francs",
+			Body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
+			Zone: ".ch", Want: set(".ch", price("CHF", 790), price("CHF", 790), nil),
 		},
 		{
-			name: "row without a currency is skipped",
-			body: rows(`{"tld":"net","createPrice":13.5}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "row without a currency is skipped",
+			Body: rows(`{"tld":"net","createPrice":13.5}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency symbol as the currency skips the row",
-			body: rows(`{"tld":"net","createPrice":13.5,"currency":"€"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency symbol as the currency skips the row",
+			Body: rows(`{"tld":"net","createPrice":13.5,"currency":"€"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency symbol in the price skips the row",
-			body: rows(`{"tld":"net","createPrice":"$13.50","currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency symbol in the price skips the row",
+			Body: rows(`{"tld":"net","createPrice":"$13.50","currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "decimal comma skips the row",
-			body: rows(`{"tld":"de","createPrice":"4,76","currency":"EUR"}`, com),
-			zone: ".de", skipped: 1, keep: []string{"prices.v1.inwx.de"},
+			Name: "decimal comma skips the row",
+			Body: rows(`{"tld":"de","createPrice":"4,76","currency":"EUR"}`, com),
+			Zone: ".de", Skipped: 1, Keep: []string{"prices.v1.inwx.de"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"tld":"net","createPrice":-1,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"tld":"net","createPrice":-1,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "exponent notation skips the row",
-			body: rows(`{"tld":"net","createPrice":1.35E1,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "exponent notation skips the row",
+			Body: rows(`{"tld":"net","createPrice":1.35E1,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"tld":"net","createPrice":99999999999.99,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"tld":"net","createPrice":99999999999.99,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "boolean price skips the row",
-			body: rows(`{"tld":"net","createPrice":true,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "boolean price skips the row",
+			Body: rows(`{"tld":"net","createPrice":true,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency that is not a string skips the row, keeping its zone",
-			body: rows(`{"tld":"net","createPrice":13.5,"currency":840}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency that is not a string skips the row, keeping its zone",
+			Body: rows(`{"tld":"net","createPrice":13.5,"currency":840}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "tld that is not a zone is skipped",
-			body: rows(`{"tld":"foo_bar","createPrice":1,"currency":"USD"}`, com),
-			zone: ".foo_bar", skipped: 1,
+			Name: "tld that is not a zone is skipped",
+			Body: rows(`{"tld":"foo_bar","createPrice":1,"currency":"USD"}`, com),
+			Zone: ".foo_bar", Skipped: 1,
 		},
 		{
-			name: "numeric tld is outside the root, not skipped",
-			body: rows(`{"tld":"123","createPrice":1,"currency":"USD"}`, com),
-			zone: ".123",
+			Name: "numeric tld is outside the root, not skipped",
+			Body: rows(`{"tld":"123","createPrice":1,"currency":"USD"}`, com),
+			Zone: ".123",
 		},
 		{
-			name: "row whose tld is not a string is skipped",
-			body: rows(`{"tld":7,"createPrice":1,"currency":"USD"}`, com),
-			zone: ".com", want: set(".com", usd(1190), usd(1190), usd(1190)), skipped: 1,
+			Name: "row whose tld is not a string is skipped",
+			Body: rows(`{"tld":7,"createPrice":1,"currency":"USD"}`, com),
+			Zone: ".com", Want: set(".com", usd(1190), usd(1190), usd(1190)), Skipped: 1,
 		},
 		{
-			name: "unicode tld and its A-label keep the first",
-			body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":8.9,"currency":"USD"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", usd(990), nil, nil), skipped: 1,
+			Name: "unicode tld and its A-label keep the first",
+			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":8.9,"currency":"USD"}`),
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode tld",
-			body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":"TBD","currency":"USD"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", usd(990), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode tld",
+			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":"TBD","currency":"USD"}`),
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 2400: Command failed: Too many requests"},
-		{name: "error message", body: `{"message":"Service unavailable"}`, wantErr: "Service unavailable"},
-		{name: "no tlds", body: `{}`, wantErr: "has no tlds"},
-		{name: "null tlds", body: `{"tlds":null}`, wantErr: "has no tlds"},
-		{name: "empty tlds", body: `{"tlds":[]}`, wantErr: "no zones"},
-		{name: "tlds is an object", body: `{"tlds":{"com":{}}}`, wantErr: "decode inwx price list"},
-		{name: "only rows that cannot be used", body: rows(`{"tld":"pl","createPrice":0,"currency":"USD"}`, `{"tld":"net","createPrice":1}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode inwx price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "all-prices.json")[:300]), wantErr: "decode inwx price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := inwx.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 2400: Command failed: Too many requests"},
+		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
+		{Name: "no tlds", Body: `{}`, WantErr: "has no tlds"},
+		{Name: "null tlds", Body: `{"tlds":null}`, WantErr: "has no tlds"},
+		{Name: "empty tlds", Body: `{"tlds":[]}`, WantErr: "no zones"},
+		{Name: "tlds is an object", Body: `{"tlds":{"com":{}}}`, WantErr: "decode inwx price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"tld":"pl","createPrice":0,"currency":"USD"}`, `{"tld":"net","createPrice":1}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode inwx price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "all-prices.json")[:300]), WantErr: "decode inwx price list"},
+	})
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -287,99 +287,83 @@ func TestParseQuirks(t *testing.T) {
 		return fmt.Sprintf(`%q:{"registration":{"price":%s},"renewal":{"price":%s},"transfer":{"price":%s}}`, zone, reg, ren, tra)
 	}
 	net := row(".net", `"19.00"`, `"19.00"`, `"19.00"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, iwantmyname.Parse, observed, iwantmyname.Name, iwantmyname.Name, []ingesttest.Quirk{
 		{
-			name: "key without a leading dot",
-			body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
-			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+			Name: "key without a leading dot",
+			Body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
+			Zone: ".com", Want: set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
-			name: "three decimals round half up, trailing zeros are exact",
-			body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
-			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+			Name: "three decimals round half up, trailing zeros are exact",
+			Body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
+			Zone: ".com", Want: set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
-			name: "zero registration is not offered, zero transfer is free",
-			body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
-			zone: ".uk", want: set(".uk", nil, op(1250), op(0)),
+			Name: "zero registration is not offered, zero transfer is free",
+			Body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
+			Zone: ".uk", Want: set(".uk", nil, op(1250), op(0)),
 		},
 		{
-			name: "-1.00 is not offered",
-			body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
-			zone: ".com", want: set(".com", op(1700), nil, op(1700)),
+			Name: "-1.00 is not offered",
+			Body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
+			Zone: ".com", Want: set(".com", op(1700), nil, op(1700)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: one(row(".uk", `null`, `""`, `"0.00"`) + `,` + net),
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: one(row(".uk", `null`, `""`, `"0.00"`) + `,` + net),
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: one(row(".forever/", `"5.00"`, `"5.00"`, `"5.00"`) + `,` + net),
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: one(row(".forever/", `"5.00"`, `"5.00"`, `"5.00"`) + `,` + net),
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: one(row(".com", `"TBD"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "unreadable price skips the zone",
+			Body: one(row(".com", `"TBD"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "price with a currency symbol skips the zone",
-			body: one(row(".com", `"$17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "price with a currency symbol skips the zone",
+			Body: one(row(".com", `"$17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: one(row(".com", `"-17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "negative price skips the zone",
+			Body: one(row(".com", `"-17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "row that is not an object skips the zone",
-			body: `{"totalRows":2,"rows":{".com":"17.00",` + net + `}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "row that is not an object skips the zone",
+			Body: `{"totalRows":2,"rows":{".com":"17.00",` + net + `}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
-			zone: ".net", want: set(".net", op(1900), op(1900), op(1900)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
+			Zone: ".net", Want: set(".net", op(1900), op(1900), op(1900)),
+			Skipped: 1,
 		},
 		{
-			name: "saved pages as an array",
-			body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
-			zone: ".net", want: set(".net", op(999), op(999), op(999)),
+			Name: "saved pages as an array",
+			Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
+			Zone: ".net", Want: set(".net", op(999), op(999), op(999)),
 		},
-		{name: "one page of several", body: string(pageOf("3", "com")), wantErr: "the saved pages hold 1 of 3 rows"},
-		{name: "saved pages that disagree", body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, wantErr: "page 2: totalRows 3 disagrees"},
-		{name: "no saved pages", body: `[]`, wantErr: "no saved pages"},
-		{name: "error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `iwantmyname answered "Too many requests, please slow down"`},
-		{name: "only zones that cannot be used", body: one(row(".pl", `"0.00"`, `"0.00"`, `"0.00"`)), wantErr: "no usable zone"},
-		{name: "no zones", body: `{"totalRows":0,"rows":{}}`, wantErr: "no zones"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "page 1: decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:300]), wantErr: "page 1: decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := iwantmyname.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "one page of several", Body: string(pageOf("3", "com")), WantErr: "the saved pages hold 1 of 3 rows"},
+		{Name: "saved pages that disagree", Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, WantErr: "page 2: totalRows 3 disagrees"},
+		{Name: "no saved pages", Body: `[]`, WantErr: "no saved pages"},
+		{Name: "error", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `iwantmyname answered "Too many requests, please slow down"`},
+		{Name: "only zones that cannot be used", Body: one(row(".pl", `"0.00"`, `"0.00"`, `"0.00"`)), WantErr: "no usable zone"},
+		{Name: "no zones", Body: `{"totalRows":0,"rows":{}}`, WantErr: "no zones"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "page 1: decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:300]), WantErr: "page 1: decode"},
+	})
 }
 
 func TestParseSavedPages(t *testing.T) {

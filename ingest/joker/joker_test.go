@@ -154,138 +154,122 @@ func TestParseQuirks(t *testing.T) {
 		return `{"registration":` + o + `,"renewal":` + o + `,"transfer":` + o + `}`
 	}
 	net := `"net":` + all(`"12.60"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, joker.Parse, observed, joker.Name, joker.Name, []ingesttest.Quirk{
 		{
-			name: "currency in upper case",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "currency in upper case",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
+			Zone: ".com", Want: set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "currency the document names",
-			body: body(`"eu":` + strings.ReplaceAll(all(`"5.95"`), `"usd"`, `"eur"`)),
-			zone: ".eu", want: set(".eu", eur(595), eur(595), eur(595)),
+			Name: "currency the document names",
+			Body: body(`"eu":` + strings.ReplaceAll(all(`"5.95"`), `"usd"`, `"eur"`)),
+			Zone: ".eu", Want: set(".eu", eur(595), eur(595), eur(595)),
 		},
 		{
-			name: "leading dot and upper case key",
-			body: body(`".COM":` + all(`"10.41"`)),
-			zone: ".com", want: set(".com", op(1041), op(1041), op(1041)),
+			Name: "leading dot and upper case key",
+			Body: body(`".COM":` + all(`"10.41"`)),
+			Zone: ".com", Want: set(".com", op(1041), op(1041), op(1041)),
 		},
 		{
-			name: "trailing zeros are exact, a third decimal rounds half up",
-			body: body(`"com":{"registration":` + total(`"10.4100"`, `"usd"`) + `,"renewal":` + total(`"10.415"`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), op(1042), nil),
+			Name: "trailing zeros are exact, a third decimal rounds half up",
+			Body: body(`"com":{"registration":` + total(`"10.4100"`, `"usd"`) + `,"renewal":` + total(`"10.415"`, `"usd"`) + `}`),
+			Zone: ".com", Want: set(".com", op(1041), op(1042), nil),
 		},
 		{
-			name: "null display_total is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`null`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "null display_total is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`null`, `"usd"`) + `}`),
+			Zone: ".com", Want: set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "operation without a total is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":{},"transfer":null}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "operation without a total is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":{},"transfer":null}`),
+			Zone: ".com", Want: set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "-1.00 is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`-1.00`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "-1.00 is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`-1.00`, `"usd"`) + `}`),
+			Zone: ".com", Want: set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "zero registration is not offered, zero transfer is free",
-			body: body(`"uk":{"registration":` + total(`"0.00"`, `"usd"`) + `,"renewal":` + total(`"7.60"`, `"usd"`) + `,"transfer":` + total(`"0"`, `"usd"`) + `}`),
-			zone: ".uk", want: set(".uk", nil, op(760), op(0)),
+			Name: "zero registration is not offered, zero transfer is free",
+			Body: body(`"uk":{"registration":` + total(`"0.00"`, `"usd"`) + `,"renewal":` + total(`"7.60"`, `"usd"`) + `,"transfer":` + total(`"0"`, `"usd"`) + `}`),
+			Zone: ".uk", Want: set(".uk", nil, op(760), op(0)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: body(`"uk":{"transfer":` + total(`"0.00"`, `"usd"`) + `},` + net),
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: body(`"uk":{"transfer":` + total(`"0.00"`, `"usd"`) + `},` + net),
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: body(`"forever/":` + all(`"3.00"`) + `,` + net),
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: body(`"forever/":` + all(`"3.00"`) + `,` + net),
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: body(`"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.98"`)),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(898), op(898), op(898)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: body(`"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.98"`)),
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(898), op(898), op(898)),
+			Skipped: 1,
 		},
 		{
-			name: "comma without a decimal point is ambiguous",
-			body: body(`"com":` + all(`"1,041"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "comma without a decimal point is ambiguous",
+			Body: body(`"com":` + all(`"1,041"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "decimal comma skips the zone",
-			body: body(`"com":` + all(`"10,41"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "decimal comma skips the zone",
+			Body: body(`"com":` + all(`"10,41"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "currency symbol skips the zone",
-			body: body(`"com":` + all(`"$10.41"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "currency symbol skips the zone",
+			Body: body(`"com":` + all(`"$10.41"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: body(`"com":` + all(`"-5.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "negative price skips the zone",
+			Body: body(`"com":` + all(`"-5.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "missing currency skips the zone",
-			body: body(`"com":{"registration":{"total":{"display_total":"10.41"}}},` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "missing currency skips the zone",
+			Body: body(`"com":{"registration":{"total":{"display_total":"10.41"}}},` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: body(`"com":` + strings.ReplaceAll(all(`"10.41"`), `"usd"`, `"zzz"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "unknown currency skips the zone",
+			Body: body(`"com":` + strings.ReplaceAll(all(`"10.41"`), `"usd"`, `"zzz"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "operations in two currencies skip the zone",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`"9.50"`, `"eur"`) + `},` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "operations in two currencies skip the zone",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`"9.50"`, `"eur"`) + `},` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: body(`"com":"10.41",` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: body(`"com":"10.41",` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: body(`"foo bar":` + all(`"1.00"`) + `,` + net),
-			zone: ".net", want: set(".net", op(1260), op(1260), op(1260)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: body(`"foo bar":` + all(`"1.00"`) + `,` + net),
+			Zone: ".net", Want: set(".net", op(1260), op(1260), op(1260)),
+			Skipped: 1,
 		},
 		{
-			name:    "error envelope names the message",
-			body:    string(ingesttest.Fixture(t, "error.json")),
-			wantErr: "Too many requests",
+			Name:    "error envelope names the message",
+			Body:    string(ingesttest.Fixture(t, "error.json")),
+			WantErr: "Too many requests",
 		},
-		{name: "message envelope", body: `{"message":"maintenance"}`, wantErr: `joker answered "maintenance"`},
-		{name: "only zones that cannot be used", body: body(`"pl":` + all(`"0.00"`)), wantErr: "no usable zone"},
-		{name: "no zones", body: body(``), wantErr: "no zones"},
-		{name: "no result", body: `{}`, wantErr: "no result.pricelist.domains"},
-		{name: "domains is a list", body: `{"result":{"pricelist":{"domains":[]}}}`, wantErr: "decode joker price list"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode joker price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricelist.json")[:300]), wantErr: "decode joker price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := joker.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "message envelope", Body: `{"message":"maintenance"}`, WantErr: `joker answered "maintenance"`},
+		{Name: "only zones that cannot be used", Body: body(`"pl":` + all(`"0.00"`)), WantErr: "no usable zone"},
+		{Name: "no zones", Body: body(``), WantErr: "no zones"},
+		{Name: "no result", Body: `{}`, WantErr: "no result.pricelist.domains"},
+		{Name: "domains is a list", Body: `{"result":{"pricelist":{"domains":[]}}}`, WantErr: "decode joker price list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "decode joker price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricelist.json")[:300]), WantErr: "decode joker price list"},
+	})
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -360,111 +360,103 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 // TestParseQuirks covers the format's quirks one page body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "13.99", "15.99", "13.99")
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, namecom.Parse, observed, namecom.Name, namecom.Name, []ingesttest.Quirk{
 		{
-			name: "integral prices",
-			body: body(row("com", "12", "13", "12")),
-			zone: ".com", want: set(".com", op(1200), op(1300), op(1200)),
+			Name: "integral prices",
+			Body: body(row("com", "12", "13", "12")),
+			Zone: ".com", Want: set(".com", op(1200), op(1300), op(1200)),
 		},
 		{
-			name: "prices as strings",
-			body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "prices as strings",
+			Body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
+			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "sub-cent price rounds half up",
-			body: body(row("com", "11.985", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "sub-cent price rounds half up",
+			Body: body(row("com", "11.985", "12.99", "11.99")),
+			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "null account-level price is not offered whatever the rest says",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "null account-level price is not offered whatever the rest says",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			Zone: ".com", Want: set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "missing operation fields are not offered",
-			body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "missing operation fields are not offered",
+			Body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
+			Zone: ".com", Want: set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "null original price falls back to retail",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "null original price falls back to retail",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
+			Zone: ".com", Want: set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero original price falls back to retail",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "zero original price falls back to retail",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
+			Zone: ".com", Want: set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero registration is not offered, whatever the original price",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "zero registration is not offered, whatever the original price",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			Zone: ".com", Want: set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: body(row("com", "11.99", "0", "11.99")),
-			zone: ".com", want: set(".com", op(1199), nil, op(1199)),
+			Name: "zero renewal is not offered",
+			Body: body(row("com", "11.99", "0", "11.99")),
+			Zone: ".com", Want: set(".com", op(1199), nil, op(1199)),
 		},
 		{
-			name: "zero retail registration price is missing, not a free sale",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "zero retail registration price is missing, not a free sale",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
+			Zone: ".com", Want: set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero registration and renewal leave the transfer",
-			body: body(row("com", "0", "0.00", "11.99")),
-			zone: ".com", want: set(".com", nil, nil, op(1199)),
+			Name: "zero registration and renewal leave the transfer",
+			Body: body(row("com", "0", "0.00", "11.99")),
+			Zone: ".com", Want: set(".com", nil, nil, op(1199)),
 		},
 		{
-			name: "zero transfer is a free transfer",
-			body: body(row("uk", "8.99", "8.99", "0")),
-			zone: ".uk", want: set(".uk", op(899), op(899), op(0)),
+			Name: "zero transfer is a free transfer",
+			Body: body(row("uk", "8.99", "8.99", "0")),
+			Zone: ".uk", Want: set(".uk", op(899), op(899), op(0)),
 		},
 		{
-			name: "free transfer promotion",
-			body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
-			zone: ".uk", want: set(".uk", op(899), nil, promo(499, 0)),
+			Name: "free transfer promotion",
+			Body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
+			Zone: ".uk", Want: set(".uk", op(899), nil, promo(499, 0)),
 		},
 		{
-			name: "missing duration is the year asked for",
-			body: body(`{"tld":"com","registrationPrice":11.99}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "missing duration is the year asked for",
+			Body: body(`{"tld":"com","registrationPrice":11.99}`),
+			Zone: ".com", Want: set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "upper-case tld with a dot",
-			body: body(row(".COM", "11.99", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "upper-case tld with a dot",
+			Body: body(row(".COM", "11.99", "12.99", "11.99")),
+			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "first listing on a page stands",
-			body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
-			skipped: 1,
+			Name: "first listing on a page stands",
+			Body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
+			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Skipped: 1,
 		},
-		{name: "two-year row skipped", body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), zone: ".com"},
-		{name: "fractional duration skipped", body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), zone: ".com"},
-		{name: "all free skipped", body: body(row("com", "0", "0", "0"), net), zone: ".com"},
-		{name: "zero registration and renewal without a transfer left out", body: body(row("com", "0", "0", "null"), net), zone: ".com"},
-		{name: "nothing offered skipped", body: body(row("com", "null", "null", "null"), net), zone: ".com"},
-		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "empty string price skips the zone", body: body(row("com", `""`, "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "boolean price skips the zone", body: body(row("com", "true", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "tld not a string", body: body(`{"tld":7,"registrationPrice":1}`, net), zone: ".7", skipped: 1},
-		{name: "row not an object", body: body(`"com"`, net), zone: ".com", skipped: 1},
-		{name: "tld not a zone", body: body(row("foo bar", "1", "1", "1"), net), zone: ".foo bar", skipped: 1},
+		{Name: "two-year row skipped", Body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), Zone: ".com"},
+		{Name: "fractional duration skipped", Body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), Zone: ".com"},
+		{Name: "all free skipped", Body: body(row("com", "0", "0", "0"), net), Zone: ".com"},
+		{Name: "zero registration and renewal without a transfer left out", Body: body(row("com", "0", "0", "null"), net), Zone: ".com"},
+		{Name: "nothing offered skipped", Body: body(row("com", "null", "null", "null"), net), Zone: ".com"},
+		{Name: "negative price skips the zone", Body: body(row("com", "-1", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "exponent skips the zone", Body: body(row("com", "1.199e1", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "empty string price skips the zone", Body: body(row("com", `""`, "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "boolean price skips the zone", Body: body(row("com", "true", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "tld not a string", Body: body(`{"tld":7,"registrationPrice":1}`, net), Zone: ".7", Skipped: 1},
+		{Name: "row not an object", Body: body(`"com"`, net), Zone: ".com", Skipped: 1},
+		{Name: "tld not a zone", Body: body(row("foo bar", "1", "1", "1"), net), Zone: ".foo bar", Skipped: 1},
 		{
-			name: "unreadable rows are counted and kept, rows of other durations are not",
-			body: body(
+			Name: "unreadable rows are counted and kept, rows of other durations are not",
+			Body: body(
 				strings.Replace(row("org", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1),
 				row("cat", "null", "null", "null"),
 				row("pl", "0", "0", "0"),
@@ -472,33 +464,25 @@ func TestParseQuirks(t *testing.T) {
 				strings.Replace(row("io", "44.99", "59.99", "59.99"), `"duration":1`, `"duration":true`, 1),
 				`{"tld":["de"]}`,
 				net),
-			zone: ".net", want: set(".net", op(1399), op(1599), op(1399)),
-			skipped: 3, keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
+			Zone: ".net", Want: set(".net", op(1399), op(1599), op(1399)),
+			Skipped: 3, Keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
 		},
 		{
-			name: "unreadable row beside a readable listing of its zone",
-			body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
-			skipped: 1,
+			Name: "unreadable row beside a readable listing of its zone",
+			Body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
+			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Skipped: 1,
 		},
-		{name: "unauthorized body", body: string(ingesttest.Fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
-		{name: "no pricing", body: `{"nextPage":null,"totalCount":0}`, wantErr: "page has no pricing"},
-		{name: "empty pricing", body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, wantErr: "no usable zone"},
-		{name: "nothing usable", body: body(row("cat", "null", "null", "null")), wantErr: "no usable zone"},
-		{name: "pricing is an object", body: `{"pricing":{}}`, wantErr: "decode"},
-		{name: "nextPage is a string", body: `{"nextPage":"2","pricing":[]}`, wantErr: "decode"},
-		{name: "trailing garbage", body: body(net) + `}`, wantErr: "decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:500]), wantErr: "decode"},
-		{name: "html", body: `<html><body>504 Gateway Timeout</body></html>`, wantErr: "decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecom.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "unauthorized body", Body: string(ingesttest.Fixture(t, "unauthorized.json")), WantErr: `name.com answered "Unauthorized"`},
+		{Name: "no pricing", Body: `{"nextPage":null,"totalCount":0}`, WantErr: "page has no pricing"},
+		{Name: "empty pricing", Body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, WantErr: "no usable zone"},
+		{Name: "nothing usable", Body: body(row("cat", "null", "null", "null")), WantErr: "no usable zone"},
+		{Name: "pricing is an object", Body: `{"pricing":{}}`, WantErr: "decode"},
+		{Name: "nextPage is a string", Body: `{"nextPage":"2","pricing":[]}`, WantErr: "decode"},
+		{Name: "trailing garbage", Body: body(net) + `}`, WantErr: "decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:500]), WantErr: "decode"},
+		{Name: "html", Body: `<html><body>504 Gateway Timeout</body></html>`, WantErr: "decode"},
+	})
 }
 
 // TestParseSavedPages checks that Parse imports a whole saved list, one

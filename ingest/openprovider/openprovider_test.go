@@ -138,149 +138,133 @@ func TestMemberPrices(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45}`
 	rows := func(r ...string) string { return `{"data":[` + strings.Join(r, ",") + `]}` }
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, openprovider.Parse, observed, openprovider.Name, openprovider.Name, []ingesttest.Quirk{
 		{
-			name: "restore fee is not read",
-			body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), usd(1045)),
+			Name: "restore fee is not read",
+			Body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
+			Zone: ".com", Want: set(".com", usd(1045), usd(1045), usd(1045)),
 		},
 		{
-			name: "zero transfer is not offered",
-			body: rows(`{"tld":"uk","registerFee":5.4,"renewalFee":5.4,"transferFee":"0.00"}`),
-			zone: ".uk", want: set(".uk", usd(540), usd(540), nil),
+			Name: "zero transfer is not offered",
+			Body: rows(`{"tld":"uk","registerFee":5.4,"renewalFee":5.4,"transferFee":"0.00"}`),
+			Zone: ".uk", Want: set(".uk", usd(540), usd(540), nil),
 		},
 		{
-			name: "zero registration is not offered",
-			body: rows(`{"tld":"com","registerFee":0,"renewalFee":10.45,"transferFee":10.45}`),
-			zone: ".com", want: set(".com", nil, usd(1045), usd(1045)),
+			Name: "zero registration is not offered",
+			Body: rows(`{"tld":"com","registerFee":0,"renewalFee":10.45,"transferFee":10.45}`),
+			Zone: ".com", Want: set(".com", nil, usd(1045), usd(1045)),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"tld":"pl","registerFee":0,"renewalFee":"","transferFee":null}`, com),
-			zone: ".pl",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"tld":"pl","registerFee":0,"renewalFee":"","transferFee":null}`, com),
+			Zone: ".pl",
 		},
 		{
-			name: "exponent notation skips the row",
-			body: rows(`{"tld":"net","registerFee":1.23E1}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "exponent notation skips the row",
+			Body: rows(`{"tld":"net","registerFee":1.23E1}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "fractions of a cent",
-			body: rows(`{"tld":"com","registerFee":10.455,"renewalFee":"10.4549","transferFee":10.45}`),
-			zone: ".com", want: set(".com", usd(1046), usd(1045), usd(1045)),
+			Name: "fractions of a cent",
+			Body: rows(`{"tld":"com","registerFee":10.455,"renewalFee":"10.4549","transferFee":10.45}`),
+			Zone: ".com", Want: set(".com", usd(1046), usd(1045), usd(1045)),
 		},
 		{
-			name: "row currency",
-			body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
-			zone: ".eu", want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Name: "row currency",
+			Body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
+			Zone: ".eu", Want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
-			name: "document currency",
-			body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
-			zone: ".eu", want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Name: "document currency",
+			Body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
+			Zone: ".eu", Want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
-			name: "row currency over the document's",
-			body: `{"currency":"EUR","data":[{"tld":"com","currency":"USD","registerFee":10.45}]}`,
-			zone: ".com", want: set(".com", usd(1045), nil, nil),
+			Name: "row currency over the document's",
+			Body: `{"currency":"EUR","data":[{"tld":"com","currency":"USD","registerFee":10.45}]}`,
+			Zone: ".com", Want: set(".com", usd(1045), nil, nil),
 		},
 		{
-			name: "yen have no minor unit",
-			body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
-			zone: ".jp", want: set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
+			Name: "yen have no minor unit",
+			Body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
+			Zone: ".jp", Want: set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
 		},
 		{
-			name: "unknown currency skips the row",
-			body: rows(`{"tld":"eu","currency":"EURO","registerFee":3.99}`, com),
-			zone: ".eu", skipped: 1, keep: []string{"prices.v1.openprovider.eu"},
+			Name: "unknown currency skips the row",
+			Body: rows(`{"tld":"eu","currency":"EURO","registerFee":3.99}`, com),
+			Zone: ".eu", Skipped: 1, Keep: []string{"prices.v1.openprovider.eu"},
 		},
 		{
-			name: "non-member price over the flat one",
-			body: rows(`{"tld":"com","registerFee":1,"nonMember":{"registerFee":10.45,"renewalFee":10.45},"member":{"registerFee":8}}`),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), nil),
+			Name: "non-member price over the flat one",
+			Body: rows(`{"tld":"com","registerFee":1,"nonMember":{"registerFee":10.45,"renewalFee":10.45},"member":{"registerFee":8}}`),
+			Zone: ".com", Want: set(".com", usd(1045), usd(1045), nil),
 		},
 		{
-			name: "member-only row is left out",
-			body: rows(`{"tld":"shop","member":{"registerFee":1.2,"renewalFee":28.9}}`, com),
-			zone: ".shop",
+			Name: "member-only row is left out",
+			Body: rows(`{"tld":"shop","member":{"registerFee":1.2,"renewalFee":28.9}}`, com),
+			Zone: ".shop",
 		},
 		{
-			name: "non-member price that is not an object skips the row, keeping its zone",
-			body: rows(`{"tld":"net","nonMember":"12.30"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "non-member price that is not an object skips the row, keeping its zone",
+			Body: rows(`{"tld":"net","nonMember":"12.30"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "currency symbol skips the row",
-			body: rows(`{"tld":"net","registerFee":"$12.30","renewalFee":12.3}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "currency symbol skips the row",
+			Body: rows(`{"tld":"net","registerFee":"$12.30","renewalFee":12.3}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"tld":"net","registerFee":-1,"renewalFee":12.3}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"tld":"net","registerFee":-1,"renewalFee":12.3}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "misplaced separator skips the row",
-			body: rows(`{"tld":"net","registerFee":"1,23.00"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "misplaced separator skips the row",
+			Body: rows(`{"tld":"net","registerFee":"1,23.00"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"tld":"net","registerFee":"99999999999.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"tld":"net","registerFee":"99999999999.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "object price skips the row",
-			body: rows(`{"tld":"net","registerFee":{"price":12.3}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "object price skips the row",
+			Body: rows(`{"tld":"net","registerFee":{"price":12.3}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "tld that is not a zone is skipped",
-			body: rows(`{"tld":"foo bar","registerFee":1}`, com),
-			zone: ".foo bar", skipped: 1,
+			Name: "tld that is not a zone is skipped",
+			Body: rows(`{"tld":"foo bar","registerFee":1}`, com),
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: rows(`"com"`, com),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), usd(1045)), skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: rows(`"com"`, com),
+			Zone: ".com", Want: set(".com", usd(1045), usd(1045), usd(1045)), Skipped: 1,
 		},
 		{
-			name: "unicode tld and its A-label keep the first",
-			body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"XN--P1AI","registerFee":5.9}`),
-			zone: ".xn--p1ai", want: set(".xn--p1ai", usd(490), nil, nil), skipped: 1,
+			Name: "unicode tld and its A-label keep the first",
+			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"XN--P1AI","registerFee":5.9}`),
+			Zone: ".xn--p1ai", Want: set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode tld",
-			body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"xn--p1ai","registerFee":"TBD"}`),
-			zone: ".xn--p1ai", want: set(".xn--p1ai", usd(490), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode tld",
+			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"xn--p1ai","registerFee":"TBD"}`),
+			Zone: ".xn--p1ai", Want: set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 399: Too many requests"},
-		{name: "error message", body: `{"message":"Service unavailable"}`, wantErr: "Service unavailable"},
-		{name: "error object", body: `{"error":{"reason":"maintenance"}}`, wantErr: "maintenance"},
-		{name: "no data", body: `{}`, wantErr: "has no data"},
-		{name: "empty data", body: `{"data":[]}`, wantErr: "no zones"},
-		{name: "data is an object", body: `{"data":{"com":{}}}`, wantErr: "decode openprovider price list"},
-		{name: "only rows that cannot be used", body: rows(`{"tld":"pl","registerFee":0}`, `{"tld":"shop","member":{"registerFee":1}}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode openprovider price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.json")[:300]), wantErr: "decode openprovider price list"},
-		{name: "trailing garbage", body: rows(com) + `<!-- cached -->`, wantErr: "decode openprovider price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := openprovider.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 399: Too many requests"},
+		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
+		{Name: "error object", Body: `{"error":{"reason":"maintenance"}}`, WantErr: "maintenance"},
+		{Name: "no data", Body: `{}`, WantErr: "has no data"},
+		{Name: "empty data", Body: `{"data":[]}`, WantErr: "no zones"},
+		{Name: "data is an object", Body: `{"data":{"com":{}}}`, WantErr: "decode openprovider price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"tld":"pl","registerFee":0}`, `{"tld":"shop","member":{"registerFee":1}}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode openprovider price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.json")[:300]), WantErr: "decode openprovider price list"},
+		{Name: "trailing garbage", Body: rows(com) + `<!-- cached -->`, WantErr: "decode openprovider price list"},
+	})
 }
 
 // TestConfig checks the currency a URL asks for; Conform checks the rest.

@@ -169,156 +169,140 @@ const (
 var com = plan("com", ".com", pricing("create-default", create, 12, "month", "799000000", ""))
 
 func TestParseQuirks(t *testing.T) {
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string
-		skipped int      // plans that could not be read
-		keep    []string // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, ovhcloud.Parse, observed, ovhcloud.Name, ovhcloud.Name, []ingesttest.Quirk{
 		{
-			name: "locale currency",
-			body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
+			Name: "locale currency",
+			Body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("create-default", renew, 12, "month", "899000000", ""))),
-			zone: ".co.uk", want: set(".co.uk", gbp(699), gbp(899), nil),
+			Zone: ".co.uk", Want: set(".co.uk", gbp(699), gbp(899), nil),
 		},
 		{
-			name: "one year written as a year",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Name: "one year written as a year",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
+			Zone: ".net", Want: set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "multi-year pricing is not a one-year price",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 24, "month", "2198000000", ""))),
-			zone: ".net",
+			Name: "multi-year pricing is not a one-year price",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 24, "month", "2198000000", ""))),
+			Zone: ".net",
 		},
 		{
-			name: "pricings that disagree leave the operation out",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+			Name: "pricings that disagree leave the operation out",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
 				pricing("create-default", create, 12, "month", "1199000000", ""),
 				pricing("create-default", renew, 12, "month", "1519000000", ""))),
-			zone: ".net", want: set(".net", nil, op(1519), nil),
+			Zone: ".net", Want: set(".net", nil, op(1519), nil),
 		},
 		{
-			name: "pricings that all disagree skip the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+			Name: "pricings that all disagree skip the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
 				pricing("create-default", create, 12, "month", "1199000000", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "free transfer is kept",
-			body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
+			Name: "free transfer is kept",
+			Body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("transfer-default", create, 12, "month", "0", ""))),
-			zone: ".uk", want: set(".uk", op(699), nil, op(0)),
+			Zone: ".uk", Want: set(".uk", op(699), nil, op(0)),
 		},
 		{
-			name: "premium modes are not default prices",
-			body: plans("EUR", com, plan("game", ".game", pricing("create-premium", create, 12, "month", "1999000000", ""),
+			Name: "premium modes are not default prices",
+			Body: plans("EUR", com, plan("game", ".game", pricing("create-premium", create, 12, "month", "1999000000", ""),
 				pricing("transfer-aftermarket1", create, 12, "month", "999000000", ""))),
-			zone: ".game",
+			Zone: ".game",
 		},
 		{
-			name: "premium variant plan code",
-			body: plans("EUR", com, plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", ""))),
-			zone: ".com-premium",
+			Name: "premium variant plan code",
+			Body: plans("EUR", com, plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", ""))),
+			Zone: ".com-premium",
 		},
 		{
-			name: "plan invoiced as another zone",
-			body: plans("EUR", plan("comx", ".com", pricing("create-default", create, 12, "month", "4999000000", "")),
+			Name: "plan invoiced as another zone",
+			Body: plans("EUR", plan("comx", ".com", pricing("create-default", create, 12, "month", "4999000000", "")),
 				plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""))),
-			zone: ".comx",
+			Zone: ".comx",
 		},
 		{
-			name: "unicode plan code",
-			body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
-			zone: ".xn--6frz82g", want: set(".xn--6frz82g", op(2999), nil, nil),
+			Name: "unicode plan code",
+			Body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
+			Zone: ".xn--6frz82g", Want: set(".xn--6frz82g", op(2999), nil, nil),
 		},
 		{
-			name: "duplicate zone keeps the first",
-			body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 1,
+			Name: "duplicate zone keeps the first",
+			Body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
+			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Skipped: 1,
 		},
 		{
-			name: "fractional price skips the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Name: "fractional price skips the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "negative price skips the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Name: "negative price skips the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "plan that is not an object is skipped",
-			body: plans("EUR", com, `"net"`),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 1,
+			Name: "plan that is not an object is skipped",
+			Body: plans("EUR", com, `"net"`),
+			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable plans are counted and kept, plans that are not zones are not",
-			body: plans("EUR", com,
+			Name: "unreadable plans are counted and kept, plans that are not zones are not",
+			Body: plans("EUR", com,
 				plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", "")),
 				plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", "")),
 				plan("net", ".net", pricing("create-default", create, 12, "month", `"TBD"`, "")),
 				plan("CO.UK", ".co.uk", pricing("create-default", create, 12, "month", "-719000000", "")),
 				`{"invoiceName":".org","pricings":[]}`,
 				plan("com", ".com", pricing("create-default", create, 12, "month", `"x"`, ""))),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 4, keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
+			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Skipped: 4, Keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "promotion from its discount without an end",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion from its discount without an end",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"name":"N","startDate":"2026-11-01T00:00:00+01:00","discount":{"tax":0,"value":500000000},"type":"fixed_amount"}]`))),
-			zone: ".net", want: set(".net", promo(1099, 599, nil), nil, nil),
+			Zone: ".net", Want: set(".net", promo(1099, 599, nil), nil, nil),
 		},
 		{
-			name: "promotion not started yet is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion not started yet is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"startDate":"2026-12-01T00:00:00+01:00","endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "cheapest of two running promotions",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "cheapest of two running promotions",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","total":{"value":899000000}},{"endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			zone: ".net", want: set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
+			Zone: ".net", Want: set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
 		},
 		{
-			name: "promotion that rounds to no discount is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion that rounds to no discount is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1098900000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "promotion dearer than the price is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion dearer than the price is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1299000000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: set(".net", op(1099), nil, nil),
 		},
-		{name: "api error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "Invalid value for ovhSubsidiary"},
-		{name: "unknown currency", body: plans("XYZ", com), wantErr: `currency "XYZ"`},
-		{name: "no locale", body: `{"plans":[` + com + `]}`, wantErr: "no locale"},
-		{name: "no plans", body: plans("EUR"), wantErr: "no plans"},
+		{Name: "api error", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "Invalid value for ovhSubsidiary"},
+		{Name: "unknown currency", Body: plans("XYZ", com), WantErr: `currency "XYZ"`},
+		{Name: "no locale", Body: `{"plans":[` + com + `]}`, WantErr: "no locale"},
+		{Name: "no plans", Body: plans("EUR"), WantErr: "no plans"},
 		{
-			name:    "only plans that cannot be used",
-			body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
-			wantErr: "no usable zone",
+			Name:    "only plans that cannot be used",
+			Body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
+			WantErr: "no usable zone",
 		},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "catalog_fr.json")[:4000]), wantErr: "decode ovhcloud catalog"},
-		{name: "html", body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", wantErr: "decode ovhcloud catalog"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := ovhcloud.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "catalog_fr.json")[:4000]), WantErr: "decode ovhcloud catalog"},
+		{Name: "html", Body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", WantErr: "decode ovhcloud catalog"},
+	})
 }
 
 func gbp(pence int64) *contracts.OpPrice {

@@ -105,168 +105,152 @@ func TestFetch(t *testing.T) {
 
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, porkbun.Parse, observed, porkbun.Name, porkbun.Name, []ingesttest.Quirk{
 		{
-			name: "prices as JSON numbers",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "prices as JSON numbers",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "missing operation",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+			Name: "missing operation",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), nil),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
-			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
+			Name: "zero registration is not offered",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
+			Zone: ".com", Want: set(".com", nil, op(1108), op(1108)),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), nil, op(1108)),
+			Name: "zero renewal is not offered",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
+			Zone: ".com", Want: set(".com", op(1108), nil, op(1108)),
 		},
 		{
-			name: "zero registration and renewal leave the transfer",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", nil, nil, op(1108)),
+			Name: "zero registration and renewal leave the transfer",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
+			Zone: ".com", Want: set(".com", nil, nil, op(1108)),
 		},
 		{
-			name: "zero transfer is a free transfer",
-			body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
-			zone: ".uk", want: set(".uk", op(432), op(566), op(0)),
+			Name: "zero transfer is a free transfer",
+			Body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
+			Zone: ".uk", Want: set(".uk", op(432), op(566), op(0)),
 		},
 		{
-			name: "zero registration and renewal with no transfer is left out, not skipped",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com",
+			Name: "zero registration and renewal with no transfer is left out, not skipped",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com",
 		},
 		{
-			name: "coupon on a zero registration is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
+			Name: "coupon on a zero registration is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: set(".com", nil, op(1108), op(1108)),
 		},
 		{
-			name: "upper-case key",
-			body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "upper-case key",
+			Body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "unicode key",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Name: "unicode key",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
 		},
 		{
-			name: "unicode key and its A-label keep the first",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode key",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
-			skipped: 1,
+			Name: "unreadable A-label beside its readable unicode key",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "unknown special type skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "unknown special type skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "unreadable entries are counted and kept, zones not sold are not",
-			body: `{"status":"SUCCESS","pricing":{` +
+			Name: "unreadable entries are counted and kept, zones not sold are not",
+			Body: `{"status":"SUCCESS","pricing":{` +
 				`"0z":{"registration":"42.52","specialType":"handshake"},` +
 				`"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"},` +
 				`"es":{"registration":"n/a","renewal":null},` +
 				`"CO.UK":{"registration":"4,32,1","renewal":"5.66","transfer":"0.00"},` +
 				`"io":{"registration":"28.12","renewal":"51.80","transfer":[]},` +
 				`"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
-			skipped: 2, keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Skipped: 2, Keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
 		},
 		{
-			name: "amount coupon as a string",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
-			zone: ".com", want: set(".com", promo(1108, 858), op(1108), op(1108)),
+			Name: "amount coupon as a string",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
+			Zone: ".com", Want: set(".com", promo(1108, 858), op(1108), op(1108)),
 		},
 		{
-			name: "coupon that makes the name free",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", promo(100, 0), op(1108), op(1108)),
+			Name: "coupon that makes the name free",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: set(".com", promo(100, 0), op(1108), op(1108)),
 		},
 		{
-			name: "transfer coupon",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), promo(1108, 1008)),
+			Name: "transfer coupon",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), promo(1108, 1008)),
 		},
 		{
-			name: "inexact percent coupon is left out",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "inexact percent coupon is left out",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "unknown coupon type is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "unknown coupon type is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "coupon for an operation not offered is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+			Name: "coupon for an operation not offered is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), nil),
 		},
 		{
-			name: "populated coupon array is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "populated coupon array is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
+			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name:    "error status names the message",
-			body:    string(ingesttest.Fixture(t, "error.json")),
-			wantErr: "Too many requests",
+			Name:    "error status names the message",
+			Body:    string(ingesttest.Fixture(t, "error.json")),
+			WantErr: "Too many requests",
 		},
 		{
-			name:    "only zones that cannot be used",
-			body:    `{"status":"SUCCESS","pricing":{"0z":{"registration":"1.00","specialType":"handshake"},"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"}}}`,
-			wantErr: "no usable zone",
+			Name:    "only zones that cannot be used",
+			Body:    `{"status":"SUCCESS","pricing":{"0z":{"registration":"1.00","specialType":"handshake"},"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"}}}`,
+			WantErr: "no usable zone",
 		},
-		{name: "no pricing", body: `{"status":"SUCCESS"}`, wantErr: "no zones"},
-		{name: "no status", body: `{"pricing":{"com":{"registration":"1.00"}}}`, wantErr: "no status"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode porkbun price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.json")[:300]), wantErr: "decode porkbun price list"},
-		{name: "pricing is a list", body: `{"status":"SUCCESS","pricing":[]}`, wantErr: "decode porkbun price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := porkbun.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "no pricing", Body: `{"status":"SUCCESS"}`, WantErr: "no zones"},
+		{Name: "no status", Body: `{"pricing":{"com":{"registration":"1.00"}}}`, WantErr: "no status"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode porkbun price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.json")[:300]), WantErr: "decode porkbun price list"},
+		{Name: "pricing is a list", Body: `{"status":"SUCCESS","pricing":[]}`, WantErr: "decode porkbun price list"},
+	})
 }
 
 func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {

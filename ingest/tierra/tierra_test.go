@@ -115,122 +115,106 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":["12.00","12.00","12.00","",""]`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	ingesttest.Quirks(t, tierra.Parse, observed, tierra.Name, tierra.Name, []ingesttest.Quirk{
 		{
-			name: "types in any case",
-			body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
-			zone: ".io", want: set(".io", op(4000), op(4000), op(4000)),
+			Name: "types in any case",
+			Body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
+			Zone: ".io", Want: set(".io", op(4000), op(4000), op(4000)),
 		},
 		{
-			name: "null type and sale",
-			body: `{"com":["10.00","10.00","10.00",null,null]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "null type and sale",
+			Body: `{"com":["10.00","10.00","10.00",null,null]}`,
+			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "sale on a zone without registration is ignored",
-			body: `{"com":["","10.00","10.00","1.00",""]}`,
-			zone: ".com", want: set(".com", nil, op(1000), op(1000)),
+			Name: "sale on a zone without registration is ignored",
+			Body: `{"com":["","10.00","10.00","1.00",""]}`,
+			Zone: ".com", Want: set(".com", nil, op(1000), op(1000)),
 		},
 		{
-			name: "sale equal to the price is no promotion",
-			body: `{"com":["10.00","10.00","10.00","10.00",""]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "sale equal to the price is no promotion",
+			Body: `{"com":["10.00","10.00","10.00","10.00",""]}`,
+			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "sale as a JSON number",
-			body: `{"com":["10.00","10.00","10.00",4.5,""]}`,
-			zone: ".com", want: set(".com", promo(1000, 450), op(1000), op(1000)),
+			Name: "sale as a JSON number",
+			Body: `{"com":["10.00","10.00","10.00",4.5,""]}`,
+			Zone: ".com", Want: set(".com", promo(1000, 450), op(1000), op(1000)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"com":["0.00","10.00","10.00","",""]}`,
-			zone: ".com", want: set(".com", nil, op(1000), op(1000)),
+			Name: "zero registration is not offered",
+			Body: `{"com":["0.00","10.00","10.00","",""]}`,
+			Zone: ".com", Want: set(".com", nil, op(1000), op(1000)),
 		},
 		{
-			name: "web3 name left out",
-			body: `{"crypto":["5.00","5.00","","","web3"],` + net + `}`,
-			zone: ".crypto",
+			Name: "web3 name left out",
+			Body: `{"crypto":["5.00","5.00","","","web3"],` + net + `}`,
+			Zone: ".crypto",
 		},
 		{
-			name: "non-DNS key left out without being read as a zone",
-			body: `{"foo bar":["5.00","5.00","","","handshake"],` + net + `}`,
-			zone: ".foo bar",
+			Name: "non-DNS key left out without being read as a zone",
+			Body: `{"foo bar":["5.00","5.00","","","handshake"],` + net + `}`,
+			Zone: ".foo bar",
 		},
 		{
-			name: "unknown type skips the entry and keeps its last price",
-			body: `{"com":["10.00","10.00","10.00","","premium"],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "unknown type skips the entry and keeps its last price",
+			Body: `{"com":["10.00","10.00","10.00","","premium"],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "type that is not a string skips the entry",
-			body: `{"com":["10.00","10.00","10.00","",1],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "type that is not a string skips the entry",
+			Body: `{"com":["10.00","10.00","10.00","",1],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":["TBD","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":["TBD","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "euro sign skips the zone",
-			body: `{"com":["€10.00","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "euro sign skips the zone",
+			Body: `{"com":["€10.00","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "price over the ceiling skips the zone",
-			body: `{"com":["99999999999999","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "price over the ceiling skips the zone",
+			Body: `{"com":["99999999999999","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "price that is a boolean skips the zone",
-			body: `{"com":[true,"10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "price that is a boolean skips the zone",
+			Body: `{"com":[true,"10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "entry that is not an array is skipped",
-			body: `{"com":{"register":"10.00"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "entry that is not an array is skipped",
+			Body: `{"com":{"register":"10.00"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":["10.00","10.00","10.00","",""],` + net + `}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":["10.00","10.00","10.00","",""],` + net + `}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: `{"xn--q9jyb4c":["8.00","8.00","8.00","",""],"みんな":["9.00","9.00","9.00","",""]}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(800), op(800), op(800)), skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: `{"xn--q9jyb4c":["8.00","8.00","8.00","",""],"みんな":["9.00","9.00","9.00","",""]}`,
+			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(800), op(800), op(800)), Skipped: 1,
 		},
 		{
-			name: "empty array offers nothing",
-			body: `{"com":[],` + net + `}`,
-			zone: ".com",
+			Name: "empty array offers nothing",
+			Body: `{"com":[],` + net + `}`,
+			Zone: ".com",
 		},
-		{name: "only names not sold", body: `{"c":["1.00","1.00","","","handshake"],"pl":["0","0","0","",""]}`, wantErr: "no usable zone"},
-		{name: "error envelope", body: `{"error":"pricing temporarily unavailable"}`, wantErr: `tierra answered error: "pricing temporarily unavailable"`},
-		{name: "message envelope", body: `{"message":"Unauthorized"}`, wantErr: `tierra answered message: "Unauthorized"`},
-		{name: "empty object", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "decode tierra price list"},
-		{name: "array", body: `[["com","10.00"]]`, wantErr: "decode tierra price list"},
-		{name: "html page", body: `<html><body><h1>502 Bad Gateway</h1></body></html>`, wantErr: "decode tierra price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricingData.json")[:200]), wantErr: "decode tierra price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := tierra.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "only names not sold", Body: `{"c":["1.00","1.00","","","handshake"],"pl":["0","0","0","",""]}`, WantErr: "no usable zone"},
+		{Name: "error envelope", Body: `{"error":"pricing temporarily unavailable"}`, WantErr: `tierra answered error: "pricing temporarily unavailable"`},
+		{Name: "message envelope", Body: `{"message":"Unauthorized"}`, WantErr: `tierra answered message: "Unauthorized"`},
+		{Name: "empty object", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode tierra price list"},
+		{Name: "array", Body: `[["com","10.00"]]`, WantErr: "decode tierra price list"},
+		{Name: "html page", Body: `<html><body><h1>502 Bad Gateway</h1></body></html>`, WantErr: "decode tierra price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricingData.json")[:200]), WantErr: "decode tierra price list"},
+	})
 }
 
 func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
