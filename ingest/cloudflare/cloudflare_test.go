@@ -36,20 +36,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *cloudflare.Source {
-	t.Helper()
-	src, err := cloudflare.New(cloudflare.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, cloudflare.Name, cloudflare.ListSource, observed)
-}
-
 func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
@@ -64,11 +50,11 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 20 {
 		t.Errorf("got %d zones, want 20", len(got))
 	}
@@ -123,7 +109,7 @@ func TestConditional(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	})
-	src := newSource(t, srv.URL, nil)
+	src := suite.Source(t, srv.URL, nil)
 	for i := range 2 {
 		list, err := src.Fetch(context.Background())
 		if err != nil {
@@ -138,7 +124,7 @@ func TestConditional(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":{"registration":11.86,"renewal":11.86}`
-	ingesttest.Quirks(t, cloudflare.Parse, observed, cloudflare.Name, cloudflare.ListSource, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "prices as numbers",
 			Body: `{"com":{"registration":10.46,"renewal":10.46}}`,
@@ -302,18 +288,20 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return cloudflare.New(cloudflare.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return cloudflare.Config{URL: url}.Validate() },
-		Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "com.renewal",
-		Drift: ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return cloudflare.New(cloudflare.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return cloudflare.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "com.renewal",
+	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, cloudflare.Parse, "*.json") }

@@ -37,20 +37,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *dynadot.Source {
-	t.Helper()
-	src, err := dynadot.New(dynadot.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, dynadot.Name, dynadot.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
@@ -79,11 +65,11 @@ const fixtureZones = 19
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "current_list.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -132,7 +118,7 @@ func TestYuan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	cny := func(fen int64) *contracts.OpPrice { return price("CNY", fen) }
 	ingesttest.CheckZone(t, got, ".com", set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
 	ingesttest.CheckZone(t, got, ".net", set(".net", cny(9510), cny(9510), cny(9510)))
@@ -145,7 +131,7 @@ func TestParseQuirks(t *testing.T) {
 	rows := func(r ...string) string {
 		return `{"code":200,"msg":"success","data":{"current_tlds":[` + strings.Join(r, ",") + `]}}`
 	}
-	ingesttest.Quirks(t, dynadot.Parse, observed, dynadot.Name, dynadot.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "restore price is not read",
 			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
@@ -313,18 +299,20 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return dynadot.New(dynadot.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return dynadot.Config{URL: url}.Validate() },
-		Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
-		Drift: ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return dynadot.New(dynadot.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return dynadot.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
+	Drift:    ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, dynadot.Parse, "*.json") }

@@ -64,20 +64,6 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *epik.Source {
-	t.Helper()
-	src, err := epik.New(epik.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, epik.Name, epik.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -96,11 +82,11 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -155,7 +141,7 @@ func TestParseQuirks(t *testing.T) {
 		return `{"price":` + v + `,"renew":` + v + `,"transfer":` + v + `,"priceStandard":` + v + `,"renewStandard":` + v + `,"transferStandard":` + v + `}`
 	}
 	net := `"net":` + all(`"12.49"`)
-	ingesttest.Quirks(t, epik.Parse, observed, epik.Name, epik.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "missing price of the day is not offered, whatever the standard price",
 			Body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
@@ -256,18 +242,20 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: epik.Name, Registrar: epik.Name, Parse: epik.Parse, Path: listPath,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return epik.New(epik.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return epik.Config{URL: url}.Validate() },
-		Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "com.renew",
-		Drift: ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: epik.Name, Registrar: epik.Name, Parse: epik.Parse, Path: listPath,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return epik.New(epik.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return epik.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "com.renew",
+	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, epik.Parse, "*.json") }

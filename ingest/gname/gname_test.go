@@ -108,11 +108,6 @@ func newSource(t testing.TB, url string, perPage int, hc *http.Client) *gname.So
 	return src
 }
 
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, gname.Name, gname.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -130,7 +125,7 @@ func TestFetchPages(t *testing.T) {
 	if want := []string{"10", "10"}; !reflect.DeepEqual(limits, want) {
 		t.Errorf("limits asked for = %v, want %v", limits, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -309,7 +304,7 @@ func TestParseQuirks(t *testing.T) {
 		return `{"code":1,"msg":"success","data":{"ymjg":[` + strings.Join(rows, ",") + `]}}`
 	}
 	const net = `{"hz":".net","zcjg":"12.00","xfjg":"12.00","zrjg":"12.00"}`
-	ingesttest.Quirks(t, gname.Parse, observed, gname.Name, gname.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "missing transfer is not offered",
 			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
@@ -417,19 +412,21 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return gname.New(gname.Config{URL: url, PerPage: perPage}, client, nil)
-		},
-		Validate: func(url string) error { return gname.Config{URL: url}.Validate() },
-		Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-		Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
-		Spoil: "data.ymjg.0.xfjg",
-		Drift: ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return gname.New(gname.Config{URL: url, PerPage: perPage}, client, now)
+	},
+	Validate: func(url string) error { return gname.Config{URL: url}.Validate() },
+	Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
+	Spoil:    "data.ymjg.0.xfjg",
+	Drift:    ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, gname.Parse, "*.json") }

@@ -25,8 +25,10 @@ type Suite struct {
 	// Name is the source's name, Registrar the registrar it prices.
 	Name, Registrar string
 	// New builds the source reading url (with any path the source adds)
-	// through client, stamping what it observes with time.Now.
-	New func(url string, client *fetch.Client) (ingest.Source, error)
+	// through client, stamping what it observes with now.
+	New func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error)
+	// Observed is when the sources Source builds observe their lists.
+	Observed time.Time
 	// Validate checks a configuration reading url: the Config's Validate.
 	Validate func(url string) error
 	// Parse reads a saved response, as --file does.
@@ -100,6 +102,30 @@ func Conform(t *testing.T, s Suite) {
 	t.Run("Golden", func(t *testing.T) { Golden(t, s.Parse, s.Golden) })
 }
 
+// Source builds the source reading url through a client over hc (nil for
+// the default) that retries at once, observing at Observed.
+func (s Suite) Source(t testing.TB, url string, hc *http.Client) ingest.Source {
+	t.Helper()
+	src, err := s.New(url, Client(hc), func() time.Time { return s.Observed })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// ByZone checks a list of the source's (CheckList) and returns its price
+// sets by zone.
+func (s Suite) ByZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
+	t.Helper()
+	return CheckList(t, list, s.Registrar, s.Name, s.Observed)
+}
+
+// Quirks runs the parser over quirks (Quirks).
+func (s Suite) Quirks(t *testing.T, quirks []Quirk) {
+	t.Helper()
+	Quirks(t, s.Parse, s.Observed, s.Registrar, s.Name, quirks)
+}
+
 // serve is the fake registrar answering with pages (the fixtures, or
 // others of the same count), one by the page each request asks for.
 func (s Suite) serve(pages [][]byte) http.HandlerFunc {
@@ -141,7 +167,7 @@ func (s Suite) start(t *testing.T, hc *http.Client) (*API, ingest.Source) {
 	t.Helper()
 	api, srv := NewAPI(t, nil, s.Check)
 	api.SetHandler(s.serve(s.pages(t)))
-	src, err := s.New(srv.URL+s.Path, Client(hc))
+	src, err := s.New(srv.URL+s.Path, Client(hc), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +196,14 @@ func (s Suite) config(t *testing.T) {
 		if err == nil || !(errors.As(err, &ve) && ve.Field == "URL" || strings.Contains(err.Error(), "URL")) {
 			t.Errorf("Validate(%q) = %v, want an error naming the field URL", url, err)
 		}
-		if _, err := s.New(url, Client(nil)); err == nil {
+		if _, err := s.New(url, Client(nil), time.Now); err == nil {
 			t.Errorf("New accepted the URL %q", url)
 		}
 	}
-	if _, err := s.New("", nil); err == nil {
+	if _, err := s.New("", nil, time.Now); err == nil {
 		t.Error("New accepted a nil client")
 	}
-	if src, err := s.New("", Client(nil)); err != nil || src.Name() != s.Name {
+	if src, err := s.New("", Client(nil), time.Now); err != nil || src.Name() != s.Name {
 		t.Errorf("New with the default URL = %v, %v; want a source named %s", src, err, s.Name)
 	}
 }

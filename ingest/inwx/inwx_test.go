@@ -37,20 +37,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *inwx.Source {
-	t.Helper()
-	src, err := inwx.New(inwx.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, inwx.Name, inwx.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
@@ -73,11 +59,11 @@ const fixtureZones = 21
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "all-prices.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -125,7 +111,7 @@ func TestFetch(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`
 	rows := func(r ...string) string { return `{"tlds":[` + strings.Join(r, ",") + `]}` }
-	ingesttest.Quirks(t, inwx.Parse, observed, inwx.Name, inwx.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "restore price is not read",
 			Body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
@@ -243,18 +229,20 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return inwx.New(inwx.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return inwx.Config{URL: url}.Validate() },
-		Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
-		Drift: ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return inwx.New(inwx.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return inwx.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
+	Drift:    ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, inwx.Parse, "*.json") }

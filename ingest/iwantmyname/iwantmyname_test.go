@@ -96,20 +96,6 @@ func (f *fakeAPI) askedFor() []int {
 	return slices.Clone(f.asked)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *iwantmyname.Source {
-	t.Helper()
-	src, err := iwantmyname.New(iwantmyname.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, iwantmyname.Name, iwantmyname.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -133,14 +119,14 @@ func pageOf(total string, zones ...string) []byte {
 
 func TestFetchPages(t *testing.T) {
 	f, url := newFakeAPI(t, twoPages(t))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := f.askedFor(), []int{0, 12}; !reflect.DeepEqual(got, want) {
 		t.Errorf("offsets asked for = %v, want %v", got, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -209,7 +195,7 @@ func TestPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, url := newFakeAPI(t, tt.pages)
-			list, err := newSource(t, url, nil).Fetch(context.Background())
+			list, err := suite.Source(t, url, nil).Fetch(context.Background())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
@@ -234,7 +220,7 @@ func TestPaging(t *testing.T) {
 			_, _ = w.Write(pageOf("1000000", fmt.Sprintf("z%d", i)))
 		}))
 		t.Cleanup(srv.Close)
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "more than 100 pages") {
 			t.Fatalf("Fetch error = %v, want the page limit", err)
 		}
@@ -267,7 +253,7 @@ func TestFailedPageFailsFetch(t *testing.T) {
 				steps[0] = ingesttest.Body(pages[0])
 				f.Serve(steps...)
 			}
-			list, err := newSource(t, url, nil).Fetch(context.Background())
+			list, err := suite.Source(t, url, nil).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
@@ -287,7 +273,7 @@ func TestParseQuirks(t *testing.T) {
 		return fmt.Sprintf(`%q:{"registration":{"price":%s},"renewal":{"price":%s},"transfer":{"price":%s}}`, zone, reg, ren, tra)
 	}
 	net := row(".net", `"19.00"`, `"19.00"`, `"19.00"`)
-	ingesttest.Quirks(t, iwantmyname.Parse, observed, iwantmyname.Name, iwantmyname.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "key without a leading dot",
 			Body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
@@ -373,7 +359,7 @@ func TestParseSavedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := byZone(t, list); len(got) != wantZones {
+	if got := suite.ByZone(t, list); len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
 	if _, err := iwantmyname.Parse(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
@@ -381,19 +367,21 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return iwantmyname.New(iwantmyname.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return iwantmyname.Config{URL: url}.Validate() },
-		Path:     listPath, Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-		Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
-		Spoil: "rows.*.renewal.price",
-		Drift: ingesttest.DriftPaths{Row: "rows.*", Field: "renewal", Shape: "rows"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return iwantmyname.New(iwantmyname.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return iwantmyname.Config{URL: url}.Validate() },
+	Path:     listPath, Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
+	Spoil:    "rows.*.renewal.price",
+	Drift:    ingesttest.DriftPaths{Row: "rows.*", Field: "renewal", Shape: "rows"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, iwantmyname.Parse, "*.json") }

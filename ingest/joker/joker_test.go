@@ -65,20 +65,6 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *joker.Source {
-	t.Helper()
-	src, err := joker.New(joker.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, joker.Name, joker.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -97,11 +83,11 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "pricelist.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -154,7 +140,7 @@ func TestParseQuirks(t *testing.T) {
 		return `{"registration":` + o + `,"renewal":` + o + `,"transfer":` + o + `}`
 	}
 	net := `"net":` + all(`"12.60"`)
-	ingesttest.Quirks(t, joker.Parse, observed, joker.Name, joker.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "currency in upper case",
 			Body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
@@ -272,18 +258,20 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: joker.Name, Registrar: joker.Name, Parse: joker.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return joker.New(joker.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return joker.Config{URL: url}.Validate() },
-		Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
-		Drift: ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: joker.Name, Registrar: joker.Name, Parse: joker.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return joker.New(joker.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return joker.Config{URL: url}.Validate() },
+	Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
+	Drift:    ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, joker.Parse, "*.json") }

@@ -43,8 +43,8 @@ var csvSheet = kit.Declaration{
 func suite(d *kit.Declaration, ext string) ingesttest.Suite {
 	return ingesttest.Suite{
 		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return kit.New(d, kit.Config{URL: url}, client, nil)
+		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+			return kit.New(d, kit.Config{URL: url}, client, now)
 		},
 		Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 		Fixtures: []string{"prices." + ext}, Shrunk: "prices_shrunk." + ext, Conditional: true, Golden: "*." + ext,

@@ -68,20 +68,6 @@ func config(url string) namecheap.Config {
 	return namecheap.Config{URL: url, APIUser: apiUser, APIKey: apiKey, ClientIP: clientIP}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecheap.Source {
-	t.Helper()
-	src, err := namecheap.New(config(url), ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecheap.Name, namecheap.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -92,14 +78,14 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := f.Requests(); got != 1 {
 		t.Errorf("server saw %d requests, want 1", got)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -169,7 +155,7 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	netOK := `<ProductCategory Name="renew"><Product Name="net">` + row("15.98", "15.98", "0.18") + `</Product></ProductCategory>`
-	ingesttest.Quirks(t, namecheap.Parse, observed, namecheap.Name, namecheap.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "documented upper-case names",
 			Body: strings.ReplaceAll(doc(`<ProductCategory Name="REGISTER"><Product Name="COM">`+row("10.28", "13.98", "0.18")+`</Product></ProductCategory>`),
@@ -326,7 +312,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newAPI(t, nil)
 			f.Serve(tt.step)
-			_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil {
 				t.Fatal("Fetch succeeded")
 			}
@@ -343,7 +329,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no such key "+r.PostForm.Get("ApiKey"), http.StatusForbidden)
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		var se *fetch.StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusForbidden {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
@@ -375,17 +361,19 @@ func TestUserNameSent(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: namecheap.Name, Registrar: namecheap.Name, Parse: namecheap.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return namecheap.New(config(url), client, nil)
-		},
-		Validate: func(url string) error { return config(url).Validate() },
-		Fixtures: []string{"pricing.xml"}, Shrunk: "pricing_shrunk.xml", Errors: []string{"error.xml"},
-		Check: checkRequest, Golden: "*.xml",
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecheap.Name, Registrar: namecheap.Name, Parse: namecheap.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return namecheap.New(config(url), client, now)
+	},
+	Validate: func(url string) error { return config(url).Validate() },
+	Fixtures: []string{"pricing.xml"}, Shrunk: "pricing_shrunk.xml", Errors: []string{"error.xml"},
+	Check: checkRequest, Golden: "*.xml",
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheap.Parse, "*.xml") }

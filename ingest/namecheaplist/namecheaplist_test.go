@@ -37,20 +37,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecheaplist.Source {
-	t.Helper()
-	src, err := namecheaplist.New(namecheaplist.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecheaplist.Registrar, namecheaplist.Name, observed)
-}
-
 func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
@@ -93,11 +79,11 @@ const rootZones = fixtureZones - 3
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d (24 rows less .ai, sold for two years at least, and 8888, no zone)", len(got), fixtureZones)
 	}
@@ -159,7 +145,7 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "12.98", "16.98")
-	ingesttest.Quirks(t, namecheaplist.Parse, observed, namecheaplist.Registrar, namecheaplist.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "prices as numbers",
 			Body: `[` + row("com", "11.28", "16.98") + `]`,
@@ -484,7 +470,7 @@ func TestRegular(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			list, err := namecheaplist.Parse([]byte(tt.body), observed)
 			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), ".com", tt.want)
+				ingesttest.CheckZone(t, suite.ByZone(t, list), ".com", tt.want)
 			}
 		})
 	}
@@ -512,7 +498,7 @@ func TestHandshakeNames(t *testing.T) {
 			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
 			list, err := namecheaplist.Parse([]byte(body), observed)
 			if ingesttest.CheckOutcome(t, list, err, "", 0, nil) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+				ingesttest.CheckZone(t, suite.ByZone(t, list), tt.zone, tt.want)
 				if !slices.Equal(list.Outside, tt.outside) {
 					t.Errorf("outside the root %+v, want %+v", list.Outside, tt.outside)
 				}
@@ -521,18 +507,20 @@ func TestHandshakeNames(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return namecheaplist.New(namecheaplist.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return namecheaplist.Config{URL: url}.Validate() },
-		Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
-		Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
-		Drift: ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return namecheaplist.New(namecheaplist.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return namecheaplist.Config{URL: url}.Validate() },
+	Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
+	Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
+	Drift:    ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheaplist.Parse, "*.json") }

@@ -106,20 +106,6 @@ func status(code int) http.HandlerFunc {
 	}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecom.Source {
-	t.Helper()
-	src, err := namecom.New(namecom.Config{URL: url, Username: username, Token: token}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecom.Name, namecom.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -130,14 +116,14 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 
 func TestFetchPages(t *testing.T) {
 	f, srv := newFakeAPI(t, threePages(t))
-	list, err := newSource(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := f.askedFor(), []int{1, 2, 3}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pages asked for = %v, want %v", got, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -207,7 +193,7 @@ func TestPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newFakeAPI(t, tt.pages)
-			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
@@ -233,7 +219,7 @@ func TestPaging(t *testing.T) {
 			_, _ = w.Write(pageOf(strconv.Itoa(p+1), 1_000_000, "com"))
 		}))
 		t.Cleanup(srv.Close)
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
 			t.Fatalf("Fetch error = %v, want the page limit", err)
 		}
@@ -269,7 +255,7 @@ func TestFailedPageFailsFetch(t *testing.T) {
 				}
 				f.Serve(s)
 			}
-			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
@@ -293,7 +279,7 @@ func TestCredentials(t *testing.T) {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write(ingesttest.Fixture(t, "unauthorized.json"))
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		var se *fetch.StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 401", err)
@@ -314,7 +300,7 @@ func TestCredentials(t *testing.T) {
 			_, _ = w.Write(ingesttest.Fixture(t, "shrunk.json"))
 		}))
 		t.Cleanup(srv.Close)
-		if _, err := newSource(t, srv.URL, nil).Fetch(context.Background()); err != nil {
+		if _, err := suite.Source(t, srv.URL, nil).Fetch(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		// base64("zoneprice:2f6a9c0e4b7d1358a0c2e4f6b8d0a1c3e5f7a9b1")
@@ -329,7 +315,7 @@ func TestCredentials(t *testing.T) {
 			_, pass, _ := r.BasicAuth()
 			http.Error(w, `{"message":"Permission denied","details":"token `+pass+` lacks access"}`, http.StatusForbidden)
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "[REDACTED]") {
 			t.Fatalf("Fetch error = %v, want the token redacted", err)
 		}
@@ -360,7 +346,7 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 // TestParseQuirks covers the format's quirks one page body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "13.99", "15.99", "13.99")
-	ingesttest.Quirks(t, namecom.Parse, observed, namecom.Name, namecom.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "integral prices",
 			Body: body(row("com", "12", "13", "12")),
@@ -505,18 +491,23 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	config := func(url string) namecom.Config { return namecom.Config{URL: url, Username: username, Token: token} }
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: namecom.Name, Registrar: namecom.Name, Parse: namecom.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return namecom.New(config(url), client, nil)
-		},
-		Validate: func(url string) error { return config(url).Validate() },
-		Fixtures: []string{"page1.json", "page2.json", "page3.json"}, Shrunk: "shrunk.json", Errors: []string{"unauthorized.json"},
-		Check: (&fakeAPI{}).check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecom.Name, Registrar: namecom.Name, Parse: namecom.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return namecom.New(config(url), client, now)
+	},
+	Validate: func(url string) error { return config(url).Validate() },
+	Fixtures: []string{"page1.json", "page2.json", "page3.json"}, Shrunk: "shrunk.json", Errors: []string{"unauthorized.json"},
+	Check: (&fakeAPI{}).check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
+	Observed: observed,
 }
 
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
+
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecom.Parse, "*.json") }
+
+func config(url string) namecom.Config {
+	return namecom.Config{URL: url, Username: username, Token: token}
+}

@@ -36,20 +36,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *nicnames.Source {
-	t.Helper()
-	src, err := nicnames.New(nicnames.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, nicnames.Name, nicnames.Name, observed)
-}
-
 // opIn is an operation's regular price in minor units of currency.
 func opIn(amount int64, currency string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}
@@ -59,11 +45,11 @@ func op(cents int64) *contracts.OpPrice { return opIn(cents, "USD") }
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -130,7 +116,7 @@ func doc(currency, fee string, rows ...string) string {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const com = `["com","10.00","10.00","10.00"]`
-	ingesttest.Quirks(t, nicnames.Parse, observed, nicnames.Name, nicnames.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "no ICANN fee: prices as listed",
 			Body: doc(`"USD"`, "", com),
@@ -295,18 +281,20 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return nicnames.New(nicnames.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return nicnames.Config{URL: url}.Validate() },
-		Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
-		Drift: ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return nicnames.New(nicnames.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return nicnames.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
+	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, nicnames.Parse, "*.json") }

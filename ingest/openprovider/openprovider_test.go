@@ -38,20 +38,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *openprovider.Source {
-	t.Helper()
-	src, err := openprovider.New(openprovider.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, openprovider.Name, openprovider.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
@@ -72,11 +58,11 @@ const fixtureZones = 21
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -124,7 +110,7 @@ func TestMemberPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if list.Skipped != 0 {
 		t.Errorf("skipped %d, want 0: a member-only row is left out", list.Skipped)
 	}
@@ -138,7 +124,7 @@ func TestMemberPrices(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45}`
 	rows := func(r ...string) string { return `{"data":[` + strings.Join(r, ",") + `]}` }
-	ingesttest.Quirks(t, openprovider.Parse, observed, openprovider.Name, openprovider.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "restore fee is not read",
 			Body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
@@ -296,18 +282,20 @@ func TestConfigCurrency(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: openprovider.Name, Registrar: openprovider.Name, Parse: openprovider.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return openprovider.New(openprovider.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return openprovider.Config{URL: url}.Validate() },
-		Path:     path, Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Conditional: true, Spoil: "data.0.registerFee",
-		Drift: ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: openprovider.Name, Registrar: openprovider.Name, Parse: openprovider.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return openprovider.New(openprovider.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return openprovider.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "data.0.registerFee",
+	Drift:    ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, openprovider.Parse, "*.json") }

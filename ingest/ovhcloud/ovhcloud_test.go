@@ -70,20 +70,6 @@ func status(code int) http.HandlerFunc {
 	}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *ovhcloud.Source {
-	t.Helper()
-	src, err := ovhcloud.New(ovhcloud.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, ovhcloud.Name, ovhcloud.Name, observed)
-}
-
 func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: eur(cents)} }
@@ -102,11 +88,11 @@ func at(s string) *time.Time {
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 14 {
 		t.Errorf("got %d zones, want 14 (15 plans less the premium-only one)", len(got))
 	}
@@ -169,7 +155,7 @@ const (
 var com = plan("com", ".com", pricing("create-default", create, 12, "month", "799000000", ""))
 
 func TestParseQuirks(t *testing.T) {
-	ingesttest.Quirks(t, ovhcloud.Parse, observed, ovhcloud.Name, ovhcloud.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "locale currency",
 			Body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
@@ -357,18 +343,20 @@ func TestConfigSubsidiary(t *testing.T) {
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return ovhcloud.New(ovhcloud.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return ovhcloud.Config{URL: url}.Validate() },
-		Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
-		Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
-		Drift: ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return ovhcloud.New(ovhcloud.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return ovhcloud.Config{URL: url}.Validate() },
+	Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
+	Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
+	Drift:    ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, ovhcloud.Parse, "*.json") }

@@ -34,20 +34,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *porkbun.Source {
-	t.Helper()
-	src, err := porkbun.New(porkbun.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, porkbun.Name, porkbun.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -58,11 +44,11 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 19 {
 		t.Errorf("got %d zones, want 19 (23 entries less 2 Handshake names and 2 all-zero stand-ins)", len(got))
 	}
@@ -105,7 +91,7 @@ func TestFetch(t *testing.T) {
 
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
-	ingesttest.Quirks(t, porkbun.Parse, observed, porkbun.Name, porkbun.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "prices as JSON numbers",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
@@ -260,18 +246,20 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return porkbun.New(porkbun.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return porkbun.Config{URL: url}.Validate() },
-		Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
-		Check: checkRequest, Spoil: "pricing.com.renewal",
-		Drift: ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return porkbun.New(porkbun.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return porkbun.Config{URL: url}.Validate() },
+	Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Spoil: "pricing.com.renewal",
+	Drift:    ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, porkbun.Parse, "*.json") }

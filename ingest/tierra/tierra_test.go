@@ -35,20 +35,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *tierra.Source {
-	t.Helper()
-	src, err := tierra.New(tierra.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, tierra.Name, tierra.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -59,11 +45,11 @@ func promo(cents, promoCents int64) *contracts.OpPrice {
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -115,7 +101,7 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":["12.00","12.00","12.00","",""]`
-	ingesttest.Quirks(t, tierra.Parse, observed, tierra.Name, tierra.Name, []ingesttest.Quirk{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
 			Name: "types in any case",
 			Body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
@@ -225,18 +211,20 @@ func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.P
 	}
 }
 
-// TestConform runs the behaviour tests every source passes.
-func TestConform(t *testing.T) {
-	ingesttest.Conform(t, ingesttest.Suite{
-		Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Parse,
-		New: func(url string, client *fetch.Client) (ingest.Source, error) {
-			return tierra.New(tierra.Config{URL: url}, client, nil)
-		},
-		Validate: func(url string) error { return tierra.Config{URL: url}.Validate() },
-		Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
-		Check: checkRequest, Conditional: true, Spoil: "com.1",
-		Drift: ingesttest.DriftPaths{Shape: "*"},
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return tierra.New(tierra.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return tierra.Config{URL: url}.Validate() },
+	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
+	Check: checkRequest, Conditional: true, Spoil: "com.1",
+	Drift:    ingesttest.DriftPaths{Shape: "*"},
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
 func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, tierra.Parse, "*.json") }
