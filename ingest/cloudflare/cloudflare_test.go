@@ -40,14 +40,6 @@ func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: cloudflare.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer,
-		ObservedAt: observed, Source: cloudflare.ListSource, Tax: contracts.TaxExcluded,
-	}
-}
-
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
 	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
@@ -128,62 +120,62 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "prices as numbers",
 			Body: `{"com":{"registration":10.46,"renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "prices as strings",
 			Body: `{"com":{"registration":"10.46","renewal":"10.46"}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "float noise rounds half up to the cent",
 			Body: `{"com":{"registration":10.459999999999999,"renewal":10.455}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "thousands separator in a string",
 			Body: `{"security":{"registration":"2,060.23","renewal":"2,060.23"}}`,
-			Zone: ".security", Want: set(".security", op(206023), op(206023), op(206023)),
+			Zone: ".security", Want: suite.Set(".security", op(206023), op(206023), op(206023)),
 		},
 		{
 			Name: "updatedAt is not read",
 			Body: `{"com":{"registration":10.46,"renewal":10.46,"updatedAt":"not a date"}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "missing renewal: no renewal, no transfer",
 			Body: `{"com":{"registration":10.46}}`,
-			Zone: ".com", Want: set(".com", op(1046), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1046), nil, nil),
 		},
 		{
 			Name: "missing registration: renewal and transfer only",
 			Body: `{"com":{"renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: `{"com":{"registration":0,"renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
 			Name: "n/a renewal is not offered",
 			Body: `{"com":{"registration":10.46,"renewal":"n/a"}}`,
-			Zone: ".com", Want: set(".com", op(1046), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1046), nil, nil),
 		},
 		{
 			Name: "empty registration is not offered",
 			Body: `{"com":{"registration":"","renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", nil, op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
 			Name: "UK extension without a renewal still transfers free",
 			Body: `{"uk":{"registration":4.96}}`,
-			Zone: ".uk", Want: set(".uk", op(496), nil, op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(496), nil, op(0)),
 		},
 		{
 			Name: "a name ending in uk outside .uk pays for its transfer",
 			Body: `{"duck":{"registration":30,"renewal":30}}`,
-			Zone: ".duck", Want: set(".duck", op(3000), op(3000), op(3000)),
+			Zone: ".duck", Want: suite.Set(".duck", op(3000), op(3000), op(3000)),
 		},
 		{
 			Name: "nothing priced: left out",
@@ -234,27 +226,27 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "upper-case key",
 			Body: `{"COM":{"registration":10.46,"renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "key with a leading dot",
 			Body: `{".com":{"registration":10.46,"renewal":10.46}}`,
-			Zone: ".com", Want: set(".com", op(1046), op(1046), op(1046)),
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
 			Name: "IDN in Unicode",
 			Body: `{"みんな":{"registration":25.4,"renewal":25.4}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
 			Name: "IDN as an A-label",
 			Body: `{"xn--q9jyb4c":{"registration":25.4,"renewal":25.4}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
 			Name: "unicode and A-label of one zone keep the first key",
 			Body: `{"みんな":{"registration":25.4,"renewal":25.4},"xn--q9jyb4c":{"registration":1,"renewal":1}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(100), op(100), op(100)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(100), op(100), op(100)),
 			Skipped: 1,
 		},
 		{
@@ -298,7 +290,7 @@ var suite = ingesttest.Suite{
 	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "com.renewal",
 	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
 // TestConform runs the behaviour tests every source passes.

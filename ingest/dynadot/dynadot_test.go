@@ -51,14 +51,6 @@ func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
 
 func usdSale(regular, promo int64) *contracts.OpPrice { return sale("USD", regular, promo) }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: dynadot.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: dynadot.Name,
-		Tax: contracts.TaxExcluded,
-	}
-}
-
 // fixtureZones is how many zones current_list.json prices: 20 rows less
 // .gg, which offers nothing.
 const fixtureZones = 19
@@ -120,9 +112,9 @@ func TestYuan(t *testing.T) {
 	}
 	got := suite.ByZone(t, list)
 	cny := func(fen int64) *contracts.OpPrice { return price("CNY", fen) }
-	ingesttest.CheckZone(t, got, ".com", set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
-	ingesttest.CheckZone(t, got, ".net", set(".net", cny(9510), cny(9510), cny(9510)))
-	ingesttest.CheckZone(t, got, ".sexy", set(".sexy", cny(2124120), cny(2124120), cny(2124120)))
+	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
+	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", cny(9510), cny(9510), cny(9510)))
+	ingesttest.CheckZone(t, got, ".sexy", suite.Set(".sexy", cny(2124120), cny(2124120), cny(2124120)))
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -135,32 +127,32 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "restore price is not read",
 			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usd(1088)),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usd(1088)),
 		},
 		{
 			Name: "transfer on sale",
 			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$8.88","original_tr_price":"$10.88"}`),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
 		},
 		{
 			Name: "original below the shown price is no sale",
 			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":"$9.99","renew_price":"$10.88"}`),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
 			Name: "sale of an operation not offered is ignored",
 			Body: rows(`{"name":"com","reg_price":"-1","original_reg_price":"$10.88","renew_price":"$10.88"}`),
-			Zone: ".com", Want: set(".com", nil, usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1088), nil),
 		},
 		{
 			Name: "zero price is not offered",
 			Body: rows(`{"name":"com","reg_price":"$0.00","original_reg_price":"$10.88","renew_price":"$10.88","tr_price":"$0.00"}`),
-			Zone: ".com", Want: set(".com", nil, usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1088), nil),
 		},
 		{
 			Name: "empty and null prices are not offered",
 			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":null,"renew_price":"","tr_price":null}`),
-			Zone: ".com", Want: set(".com", usd(1088), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), nil, nil),
 		},
 		{
 			Name: "row offering nothing is left out, not skipped",
@@ -170,52 +162,52 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "JSON numbers with a currency from google_data",
 			Body: rows(`{"name":"com","reg_price":10.88,"original_reg_price":-1,"renew_price":10.88,"google_data":{"currency":"usd"}}`),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
 			Name: "ISO code before the price",
 			Body: rows(`{"name":"com","reg_price":"USD 10.88","renew_price":"USD10.88"}`),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
 			Name: "ISO code after the price",
 			Body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
-			Zone: ".de", Want: set(".de", price("EUR", 549), price("EUR", 549), nil),
+			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), nil),
 		},
 		{
 			Name: "euros",
 			Body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
-			Zone: ".de", Want: set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
+			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
 		},
 		{
 			Name: "pounds",
 			Body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
-			Zone: ".uk", Want: set(".uk", price("GBP", 549), price("GBP", 549), nil),
+			Zone: ".uk", Want: suite.Set(".uk", price("GBP", 549), price("GBP", 549), nil),
 		},
 		{
 			Name: "Canadian dollars are not US dollars",
 			Body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
-			Zone: ".ca", Want: set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
+			Zone: ".ca", Want: suite.Set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
 		},
 		{
 			Name: "Mexican pesos",
 			Body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
-			Zone: ".mx", Want: set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
+			Zone: ".mx", Want: suite.Set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
 		},
 		{
 			Name: "reais",
 			Body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
-			Zone: ".br", Want: set(".br", price("BRL", 5990), price("BRL", 5990), nil),
+			Zone: ".br", Want: suite.Set(".br", price("BRL", 5990), price("BRL", 5990), nil),
 		},
 		{
 			Name: "rupees",
 			Body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
-			Zone: ".in", Want: set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
+			Zone: ".in", Want: suite.Set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
 		},
 		{
 			Name: "fractions of a cent round half up",
 			Body: rows(`{"name":"com","reg_price":"$10.885","renew_price":"$10.8849"}`),
-			Zone: ".com", Want: set(".com", usd(1089), usd(1088), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1089), usd(1088), nil),
 		},
 		{
 			Name: "prices in two currencies skip the row",
@@ -275,17 +267,17 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "row that is not an object is skipped",
 			Body: rows(`["com"]`, com),
-			Zone: ".com", Want: set(".com", usd(1088), usd(1088), usd(1088)), Skipped: 1,
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usd(1088)), Skipped: 1,
 		},
 		{
 			Name: "unicode name and its A-label keep the first",
 			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":".XN--MK1BU44C","reg_price":"$11.99"}`),
-			Zone: ".xn--mk1bu44c", Want: set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
+			Zone: ".xn--mk1bu44c", Want: suite.Set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
 		{
 			Name: "unreadable A-label beside its readable unicode name",
 			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":"xn--mk1bu44c","reg_price":"TBD"}`),
-			Zone: ".xn--mk1bu44c", Want: set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
+			Zone: ".xn--mk1bu44c", Want: suite.Set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
 		{Name: "error code", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 500: System busy"},
 		{Name: "error code as a string", Body: `{"code":"403","msg":"Forbidden"}`, WantErr: "code 403: Forbidden"},
@@ -309,7 +301,7 @@ var suite = ingesttest.Suite{
 	Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
 	Drift:    ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
 // TestConform runs the behaviour tests every source passes.

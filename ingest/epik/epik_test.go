@@ -69,15 +69,7 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: epik.Name,
-		Tax: contracts.TaxUnknown,
-	}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
@@ -145,27 +137,27 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "missing price of the day is not offered, whatever the standard price",
 			Body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
-			Zone: ".com", Want: set(".com", nil, op(1049), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1049), nil),
 		},
 		{
 			Name: "zero registration is not offered even with a standard price",
 			Body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
-			Zone: ".com", Want: set(".com", nil, op(1049), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1049), nil),
 		},
 		{
 			Name: "free transfer promotion",
 			Body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
-			Zone: ".com", Want: set(".com", op(1049), nil, promo(1049, 0)),
+			Zone: ".com", Want: suite.Set(".com", op(1049), nil, promo(1049, 0)),
 		},
 		{
 			Name: "zero standard price leaves the price of the day",
 			Body: `{"com":{"price":"10.49","priceStandard":0}}`,
-			Zone: ".com", Want: set(".com", op(1049), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1049), nil, nil),
 		},
 		{
 			Name: "three decimals round half up",
 			Body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
-			Zone: ".com", Want: set(".com", promo(1049, 888), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", promo(1049, 888), nil, nil),
 		},
 		{
 			Name: "currency named by the entry",
@@ -182,7 +174,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "leading dot and upper case key",
 			Body: `{".COM":` + all(`"10.49"`) + `}`,
-			Zone: ".com", Want: set(".com", op(1049), op(1049), op(1049)),
+			Zone: ".com", Want: suite.Set(".com", op(1049), op(1049), op(1049)),
 		},
 		{
 			Name: "only a free transfer is left out, not skipped",
@@ -197,7 +189,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode key and its A-label keep the first in key order",
 			Body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(899), op(899), op(899)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(899), op(899), op(899)),
 			Skipped: 1,
 		},
 		{
@@ -228,7 +220,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "key that is not a zone is skipped",
 			Body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
-			Zone: ".net", Want: set(".net", op(1249), op(1249), op(1249)),
+			Zone: ".net", Want: suite.Set(".net", op(1249), op(1249), op(1249)),
 			Skipped: 1,
 		},
 		{Name: "error envelope names the message", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `epik answered message: "Too Many Attempts."`},
@@ -252,7 +244,7 @@ var suite = ingesttest.Suite{
 	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "com.renew",
 	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

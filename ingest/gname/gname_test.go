@@ -308,17 +308,17 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "missing transfer is not offered",
 			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), nil),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), nil),
 		},
 		{
 			Name: "other fields are not read",
 			Body: page(`{"id":7,"hz":".com","zcjg":"10.00","xfjg":"10.00","zrjg":"10.00","sfrm":1}`),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "zero renewal is not offered",
 			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":0,"zrjg":"10.00"}`),
-			Zone: ".com", Want: set(".com", op(1000), nil, op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), nil, op(1000)),
 		},
 		{
 			Name: "nothing but a free transfer is left out",
@@ -328,7 +328,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode and A-label rows keep the first",
 			Body: page(`{"hz":".みんな","zcjg":"9.00","xfjg":"9.00","zrjg":"9.00"}`, `{"hz":"xn--q9jyb4c","zcjg":"8.00","xfjg":"8.00","zrjg":"8.00"}`),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
 		},
 		{
 			Name: "unreadable price skips the zone and keeps its last price",
@@ -353,7 +353,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "row without hz is skipped",
 			Body: page(`{"zcjg":"10.00"}`, net),
-			Zone: ".net", Want: set(".net", op(1200), op(1200), op(1200)), Skipped: 1,
+			Zone: ".net", Want: suite.Set(".net", op(1200), op(1200), op(1200)), Skipped: 1,
 		},
 		{
 			Name: "row that is not an object is skipped",
@@ -404,14 +404,6 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: gname.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: gname.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
 	Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
@@ -423,7 +415,7 @@ var suite = ingesttest.Suite{
 	Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
 	Spoil:    "data.ymjg.0.xfjg",
 	Drift:    ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -27,8 +27,10 @@ type Suite struct {
 	// New builds the source reading url (with any path the source adds)
 	// through client, stamping what it observes with now.
 	New func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error)
-	// Observed is when the sources Source builds observe their lists.
+	// Observed is when the sources Source builds observe their lists, and
+	// Tax what their price sets declare (Set).
 	Observed time.Time
+	Tax      contracts.Tax
 	// Validate checks a configuration reading url: the Config's Validate.
 	Validate func(url string) error
 	// Parse reads a saved response, as --file does.
@@ -385,4 +387,21 @@ func SavedPages(t testing.TB, names ...string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Set is a price set of the source's for zone, as its parser gives it.
+func (s Suite) Set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
+	return &contracts.PriceSet{
+		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: s.Registrar, Zone: zone,
+		Register: register, Renew: renew, Transfer: transfer, ObservedAt: s.Observed, Source: s.Name, Tax: s.Tax,
+	}
+}
+
+// Promo is a regular price of regular minor units of cur with a
+// promotion, without an end, to promo.
+func Promo(regular, promo int64, cur string) *contracts.OpPrice {
+	return &contracts.OpPrice{
+		Regular: contracts.Price{Amount: regular, Currency: cur},
+		Promo:   &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}},
+	}
 }

@@ -45,14 +45,6 @@ func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
 
 func eur(cents int64) *contracts.OpPrice { return price("EUR", cents) }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: inwx.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: inwx.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // fixtureZones is how many zones all-prices.json prices: 22 rows less .pl,
 // which offers nothing.
 const fixtureZones = 21
@@ -115,12 +107,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "restore price is not read",
 			Body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
-			Zone: ".com", Want: set(".com", usd(1190), usd(1190), usd(1190)),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1190), usd(1190)),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: rows(`{"tld":"com","createPrice":"0.00","renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`),
-			Zone: ".com", Want: set(".com", nil, usd(1190), usd(1190)),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1190), usd(1190)),
 		},
 		{
 			Name: "row offering nothing is left out, not skipped",
@@ -130,22 +122,22 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "fractions of a cent round half up",
 			Body: rows(`{"tld":"com","createPrice":11.895,"renewalPrice":"11.8949","currency":"USD"}`),
-			Zone: ".com", Want: set(".com", usd(1190), usd(1189), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1189), nil),
 		},
 		{
 			Name: "document currency",
 			Body: `{"currency":"EUR","tlds":[{"tld":"de","createPrice":4.76}]}`,
-			Zone: ".de", Want: set(".de", eur(476), nil, nil),
+			Zone: ".de", Want: suite.Set(".de", eur(476), nil, nil),
 		},
 		{
 			Name: "row currency over the document's",
 			Body: `{"currency":"EUR","tlds":[{"tld":"com","createPrice":11.9,"currency":"USD"}]}`,
-			Zone: ".com", Want: set(".com", usd(1190), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), nil, nil),
 		},
 		{
 			Name: "Swiss francs",
 			Body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
-			Zone: ".ch", Want: set(".ch", price("CHF", 790), price("CHF", 790), nil),
+			Zone: ".ch", Want: suite.Set(".ch", price("CHF", 790), price("CHF", 790), nil),
 		},
 		{
 			Name: "row without a currency is skipped",
@@ -205,17 +197,17 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "row whose tld is not a string is skipped",
 			Body: rows(`{"tld":7,"createPrice":1,"currency":"USD"}`, com),
-			Zone: ".com", Want: set(".com", usd(1190), usd(1190), usd(1190)), Skipped: 1,
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1190), usd(1190)), Skipped: 1,
 		},
 		{
 			Name: "unicode tld and its A-label keep the first",
 			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":8.9,"currency":"USD"}`),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
 		{
 			Name: "unreadable A-label beside its readable unicode tld",
 			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":"TBD","currency":"USD"}`),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
 		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 2400: Command failed: Too many requests"},
 		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
@@ -239,7 +231,7 @@ var suite = ingesttest.Suite{
 	Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
 	Drift:    ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

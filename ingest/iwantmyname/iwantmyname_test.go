@@ -100,14 +100,6 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: iwantmyname.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: iwantmyname.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // pageOf is one page of rows priced 9.99 throughout, with totalRows total.
 func pageOf(total string, zones ...string) []byte {
 	rows := make([]string, 0, len(zones))
@@ -277,22 +269,22 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "key without a leading dot",
 			Body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
-			Zone: ".com", Want: set(".com", op(1700), op(1700), op(1700)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
 			Name: "three decimals round half up, trailing zeros are exact",
 			Body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
-			Zone: ".com", Want: set(".com", op(1700), op(1700), op(1700)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
 			Name: "zero registration is not offered, zero transfer is free",
 			Body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
-			Zone: ".uk", Want: set(".uk", nil, op(1250), op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", nil, op(1250), op(0)),
 		},
 		{
 			Name: "-1.00 is not offered",
 			Body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
-			Zone: ".com", Want: set(".com", op(1700), nil, op(1700)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), nil, op(1700)),
 		},
 		{
 			Name: "only a free transfer is left out, not skipped",
@@ -307,7 +299,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode key and its A-label keep the first in key order",
 			Body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
 			Skipped: 1,
 		},
 		{
@@ -333,13 +325,13 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "key that is not a zone is skipped",
 			Body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
-			Zone: ".net", Want: set(".net", op(1900), op(1900), op(1900)),
+			Zone: ".net", Want: suite.Set(".net", op(1900), op(1900), op(1900)),
 			Skipped: 1,
 		},
 		{
 			Name: "saved pages as an array",
 			Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
-			Zone: ".net", Want: set(".net", op(999), op(999), op(999)),
+			Zone: ".net", Want: suite.Set(".net", op(999), op(999), op(999)),
 		},
 		{Name: "one page of several", Body: string(pageOf("3", "com")), WantErr: "the saved pages hold 1 of 3 rows"},
 		{Name: "saved pages that disagree", Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, WantErr: "page 2: totalRows 3 disagrees"},
@@ -378,7 +370,7 @@ var suite = ingesttest.Suite{
 	Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
 	Spoil:    "rows.*.renewal.price",
 	Drift:    ingesttest.DriftPaths{Row: "rows.*", Field: "renewal", Shape: "rows"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -73,14 +73,6 @@ func eur(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "EUR"}}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: joker.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: joker.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "pricelist.json"))
 	list, err := suite.Source(t, url, nil).Fetch(context.Background())
@@ -144,42 +136,42 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "currency in upper case",
 			Body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
-			Zone: ".com", Want: set(".com", op(1041), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
 			Name: "currency the document names",
 			Body: body(`"eu":` + strings.ReplaceAll(all(`"5.95"`), `"usd"`, `"eur"`)),
-			Zone: ".eu", Want: set(".eu", eur(595), eur(595), eur(595)),
+			Zone: ".eu", Want: suite.Set(".eu", eur(595), eur(595), eur(595)),
 		},
 		{
 			Name: "leading dot and upper case key",
 			Body: body(`".COM":` + all(`"10.41"`)),
-			Zone: ".com", Want: set(".com", op(1041), op(1041), op(1041)),
+			Zone: ".com", Want: suite.Set(".com", op(1041), op(1041), op(1041)),
 		},
 		{
 			Name: "trailing zeros are exact, a third decimal rounds half up",
 			Body: body(`"com":{"registration":` + total(`"10.4100"`, `"usd"`) + `,"renewal":` + total(`"10.415"`, `"usd"`) + `}`),
-			Zone: ".com", Want: set(".com", op(1041), op(1042), nil),
+			Zone: ".com", Want: suite.Set(".com", op(1041), op(1042), nil),
 		},
 		{
 			Name: "null display_total is not offered",
 			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`null`, `"usd"`) + `}`),
-			Zone: ".com", Want: set(".com", op(1041), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
 			Name: "operation without a total is not offered",
 			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":{},"transfer":null}`),
-			Zone: ".com", Want: set(".com", op(1041), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
 			Name: "-1.00 is not offered",
 			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`-1.00`, `"usd"`) + `}`),
-			Zone: ".com", Want: set(".com", op(1041), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
 			Name: "zero registration is not offered, zero transfer is free",
 			Body: body(`"uk":{"registration":` + total(`"0.00"`, `"usd"`) + `,"renewal":` + total(`"7.60"`, `"usd"`) + `,"transfer":` + total(`"0"`, `"usd"`) + `}`),
-			Zone: ".uk", Want: set(".uk", nil, op(760), op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", nil, op(760), op(0)),
 		},
 		{
 			Name: "only a free transfer is left out, not skipped",
@@ -194,7 +186,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode key and its A-label keep the first in key order",
 			Body: body(`"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.98"`)),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(898), op(898), op(898)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(898), op(898), op(898)),
 			Skipped: 1,
 		},
 		{
@@ -240,7 +232,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "key that is not a zone is skipped",
 			Body: body(`"foo bar":` + all(`"1.00"`) + `,` + net),
-			Zone: ".net", Want: set(".net", op(1260), op(1260), op(1260)),
+			Zone: ".net", Want: suite.Set(".net", op(1260), op(1260), op(1260)),
 			Skipped: 1,
 		},
 		{
@@ -268,7 +260,7 @@ var suite = ingesttest.Suite{
 	Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
 	Drift:    ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

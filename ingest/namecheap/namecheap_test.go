@@ -73,7 +73,7 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
@@ -145,13 +145,6 @@ func row(price, regular, fee string) string {
 		price, fee, regular, fee, price, fee)
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheap.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecheap.Name,
-	}
-}
-
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	netOK := `<ProductCategory Name="renew"><Product Name="net">` + row("15.98", "15.98", "0.18") + `</Product></ProductCategory>`
@@ -160,51 +153,51 @@ func TestParseQuirks(t *testing.T) {
 			Name: "documented upper-case names",
 			Body: strings.ReplaceAll(doc(`<ProductCategory Name="REGISTER"><Product Name="COM">`+row("10.28", "13.98", "0.18")+`</Product></ProductCategory>`),
 				`ProductType Name="domains"`, `ProductType Name="DOMAIN"`),
-			Zone: ".com", Want: set(".com", promo(1416, 1046), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", promo(1416, 1046), nil, nil),
 		},
 		{
 			Name: "documented example without fees and with CouponPrice",
 			Body: doc(`<ProductCategory Name="REGISTER"><Product Name="biz"><Price Duration="1" DurationType="YEAR" Price="6.00" RegularPrice="6.00" YourPrice="6.00" CouponPrice="" Currency="USD" /><Price Duration="2" DurationType="YEAR" Price="8.87" RegularPrice="8.87" YourPrice="8.87" CouponPrice="" Currency="USD" /></Product></ProductCategory>`),
-			Zone: ".biz", Want: set(".biz", op(600), nil, nil),
+			Zone: ".biz", Want: suite.Set(".biz", op(600), nil, nil),
 		},
 		{
 			Name: "YourPrice and PromotionPrice are not read",
 			Body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="13.98" AdditionalCost="0.18" RegularPrice="13.98" RegularAdditionalCost="0.18" YourPrice="9.00" YourAdditonalCost="0.18" PromotionPrice="5.00" Currency="USD"/></Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", op(1416), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1416), nil, nil),
 		},
 		{
 			Name: "zero Price beside a RegularPrice is no promotion",
 			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "13.98", "0.18") + `</Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", op(1416), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1416), nil, nil),
 		},
 		{
 			Name: "zero everywhere is not offered",
 			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "0.0", "0.18") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", nil, op(1606), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
 		},
 		{
 			Name: "only a two-year row",
 			Body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product></ProductCategory>` +
 				`<ProductCategory Name="transfer"><Product Name="ai">` + row("79.98", "79.98", "0") + `</Product></ProductCategory>`),
-			Zone: ".ai", Want: set(".ai", nil, nil, op(7998)),
+			Zone: ".ai", Want: suite.Set(".ai", nil, nil, op(7998)),
 		},
 		{
 			Name: "a one-month row is not a year",
 			Body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="MONTH" Price="1.00" RegularPrice="1.00" Currency="USD"/>` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", promo(1416, 1046), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", promo(1416, 1046), nil, nil),
 		},
 		{
 			Name: "reactivate and unknown categories are ignored",
 			Body: doc(`<ProductCategory Name="reactivate"><Product Name="com">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="restore"><Product Name="com">` + row("2.00", "2.00", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", nil, op(1606), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
 		},
 		{
 			Name: "first listing in a category stands",
 			Body: doc(`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product><Product Name="com">` + row("99.00", "99.00", "0") + `</Product></ProductCategory>`),
-			Zone: ".com", Want: set(".com", nil, op(1606), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
 			Skipped: 1,
 		},
 		{
@@ -215,7 +208,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode name",
 			Body: doc(`<ProductCategory Name="register"><Product Name="みんな">` + row("3.98", "28.98", "0.18") + `</Product></ProductCategory>`),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", promo(2916, 416), nil, nil),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", promo(2916, 416), nil, nil),
 		},
 		{
 			Name: "unreadable price skips the zone",
@@ -248,13 +241,13 @@ func TestParseQuirks(t *testing.T) {
 				`<ProductCategory Name="renew"><Product Name="eu">` + row("6.98", "6.98", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="restore"><Product Name="org">` + row("x", "x", "x") + `</Product></ProductCategory>` +
 				netOK),
-			Zone: ".net", Want: set(".net", nil, op(1616), nil),
+			Zone: ".net", Want: suite.Set(".net", nil, op(1616), nil),
 			Skipped: 3, Keep: []string{"prices.v1.namecheap.com", "prices.v1.namecheap.eu"},
 		},
 		{
 			Name: "euro zone",
 			Body: doc(`<ProductCategory Name="register"><Product Name="eu"><Price Duration="1" DurationType="YEAR" Price="4.98" RegularPrice="4.98" Currency="EUR"/></Product></ProductCategory>`),
-			Zone: ".eu", Want: set(".eu", &contracts.OpPrice{Regular: contracts.Price{Amount: 498, Currency: "EUR"}}, nil, nil),
+			Zone: ".eu", Want: suite.Set(".eu", &contracts.OpPrice{Regular: contracts.Price{Amount: 498, Currency: "EUR"}}, nil, nil),
 		},
 		{
 			Name:    "error status names the number and message",

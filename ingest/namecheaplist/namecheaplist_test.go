@@ -50,10 +50,7 @@ func promo(regular, first int64) *contracts.OpPrice {
 }
 
 func set(zone string, register, renew *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: zone,
-		Register: register, Renew: renew, ObservedAt: observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
-	}
+	return suite.Set(zone, register, renew, nil)
 }
 
 // row writes one element of the array as the file does.
@@ -517,7 +514,7 @@ var suite = ingesttest.Suite{
 	Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
 	Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
 	Drift:    ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

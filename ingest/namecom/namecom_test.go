@@ -111,7 +111,7 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetchPages(t *testing.T) {
@@ -336,13 +336,6 @@ func body(rows ...string) string {
 	return `{"nextPage":null,"totalCount":` + strconv.Itoa(len(rows)) + `,"pricing":[` + strings.Join(rows, ",") + `]}`
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecom.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecom.Name,
-	}
-}
-
 // TestParseQuirks covers the format's quirks one page body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "13.99", "15.99", "13.99")
@@ -350,82 +343,82 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "integral prices",
 			Body: body(row("com", "12", "13", "12")),
-			Zone: ".com", Want: set(".com", op(1200), op(1300), op(1200)),
+			Zone: ".com", Want: suite.Set(".com", op(1200), op(1300), op(1200)),
 		},
 		{
 			Name: "prices as strings",
 			Body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
-			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
 			Name: "sub-cent price rounds half up",
 			Body: body(row("com", "11.985", "12.99", "11.99")),
-			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
 			Name: "null account-level price is not offered whatever the rest says",
 			Body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			Zone: ".com", Want: set(".com", nil, op(1299), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
 			Name: "missing operation fields are not offered",
 			Body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
-			Zone: ".com", Want: set(".com", nil, op(1299), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
 			Name: "null original price falls back to retail",
 			Body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
-			Zone: ".com", Want: set(".com", op(1199), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
 			Name: "zero original price falls back to retail",
 			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
-			Zone: ".com", Want: set(".com", op(1199), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
 			Name: "zero registration is not offered, whatever the original price",
 			Body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			Zone: ".com", Want: set(".com", nil, op(1299), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
 			Name: "zero renewal is not offered",
 			Body: body(row("com", "11.99", "0", "11.99")),
-			Zone: ".com", Want: set(".com", op(1199), nil, op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, op(1199)),
 		},
 		{
 			Name: "zero retail registration price is missing, not a free sale",
 			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
-			Zone: ".com", Want: set(".com", op(1199), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
 			Name: "zero registration and renewal leave the transfer",
 			Body: body(row("com", "0", "0.00", "11.99")),
-			Zone: ".com", Want: set(".com", nil, nil, op(1199)),
+			Zone: ".com", Want: suite.Set(".com", nil, nil, op(1199)),
 		},
 		{
 			Name: "zero transfer is a free transfer",
 			Body: body(row("uk", "8.99", "8.99", "0")),
-			Zone: ".uk", Want: set(".uk", op(899), op(899), op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(899), op(899), op(0)),
 		},
 		{
 			Name: "free transfer promotion",
 			Body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
-			Zone: ".uk", Want: set(".uk", op(899), nil, promo(499, 0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(899), nil, promo(499, 0)),
 		},
 		{
 			Name: "missing duration is the year asked for",
 			Body: body(`{"tld":"com","registrationPrice":11.99}`),
-			Zone: ".com", Want: set(".com", op(1199), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
 			Name: "upper-case tld with a dot",
 			Body: body(row(".COM", "11.99", "12.99", "11.99")),
-			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
 			Name: "first listing on a page stands",
 			Body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
-			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 			Skipped: 1,
 		},
 		{Name: "two-year row skipped", Body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), Zone: ".com"},
@@ -450,13 +443,13 @@ func TestParseQuirks(t *testing.T) {
 				strings.Replace(row("io", "44.99", "59.99", "59.99"), `"duration":1`, `"duration":true`, 1),
 				`{"tld":["de"]}`,
 				net),
-			Zone: ".net", Want: set(".net", op(1399), op(1599), op(1399)),
+			Zone: ".net", Want: suite.Set(".net", op(1399), op(1599), op(1399)),
 			Skipped: 3, Keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
 		},
 		{
 			Name: "unreadable row beside a readable listing of its zone",
 			Body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
-			Zone: ".com", Want: set(".com", op(1199), op(1299), op(1199)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 			Skipped: 1,
 		},
 		{Name: "unauthorized body", Body: string(ingesttest.Fixture(t, "unauthorized.json")), WantErr: `name.com answered "Unauthorized"`},

@@ -120,42 +120,42 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "no ICANN fee: prices as listed",
 			Body: doc(`"USD"`, "", com),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "zero ICANN fee",
 			Body: doc(`"USD"`, `"0.00"`, com),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "null ICANN fee",
 			Body: doc(`"USD"`, `null`, com),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "ICANN fee as a number",
 			Body: doc(`"USD"`, `0.18`, com),
-			Zone: ".com", Want: set(".com", op(1018), op(1018), op(1018)),
+			Zone: ".com", Want: suite.Set(".com", op(1018), op(1018), op(1018)),
 		},
 		{
 			Name: "ICANN fee added to a free gTLD transfer",
 			Body: doc(`"USD"`, `"0.20"`, `["com","10.00","10.00","0.00"]`),
-			Zone: ".com", Want: set(".com", op(1020), op(1020), op(20)),
+			Zone: ".com", Want: suite.Set(".com", op(1020), op(1020), op(20)),
 		},
 		{
 			Name: "ICANN fee not added to a second-level zone under a gTLD",
 			Body: doc(`"USD"`, `"0.20"`, `["us.com","20.00","20.00","20.00"]`),
-			Zone: ".us.com", Want: set(".us.com", op(2000), op(2000), op(2000)),
+			Zone: ".us.com", Want: suite.Set(".us.com", op(2000), op(2000), op(2000)),
 		},
 		{
 			Name: "ICANN fee not added to a two-letter TLD the catalog does not know",
 			Body: doc(`"USD"`, `"0.20"`, `["zz","20.00","20.00","20.00"]`),
-			Zone: ".zz", Want: set(".zz", op(2000), op(2000), op(2000)),
+			Zone: ".zz", Want: suite.Set(".zz", op(2000), op(2000), op(2000)),
 		},
 		{
 			Name: "ICANN fee added to an ASCII TLD the catalog does not know",
 			Body: doc(`"USD"`, `"0.20"`, `["zzzz","20.00","20.00","20.00"]`),
-			Zone: ".zzzz", Want: set(".zzzz", op(2020), op(2020), op(2020)),
+			Zone: ".zzzz", Want: suite.Set(".zzzz", op(2020), op(2020), op(2020)),
 		},
 		{
 			Name: "IDN TLD the catalog does not know is skipped when a fee is due",
@@ -165,22 +165,22 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "IDN TLD the catalog does not know is priced when no fee is due",
 			Body: doc(`"USD"`, `"0"`, `["テスト","20.00","20.00","20.00"]`),
-			Zone: ".xn--zckzah", Want: set(".xn--zckzah", op(2000), op(2000), op(2000)),
+			Zone: ".xn--zckzah", Want: suite.Set(".xn--zckzah", op(2000), op(2000), op(2000)),
 		},
 		{
 			Name: "currency read from the document",
 			Body: doc(`"eur"`, `"0.20"`, com),
-			Zone: ".com", Want: set(".com", opIn(1020, "EUR"), opIn(1020, "EUR"), opIn(1020, "EUR")),
+			Zone: ".com", Want: suite.Set(".com", opIn(1020, "EUR"), opIn(1020, "EUR"), opIn(1020, "EUR")),
 		},
 		{
 			Name: "currency without minor units",
 			Body: doc(`"JPY"`, "", `["jp","1,500","1,500",""]`),
-			Zone: ".jp", Want: set(".jp", opIn(1500, "JPY"), opIn(1500, "JPY"), nil),
+			Zone: ".jp", Want: suite.Set(".jp", opIn(1500, "JPY"), opIn(1500, "JPY"), nil),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: doc(`"USD"`, "", `["com","0.00","10.00","10.00"]`),
-			Zone: ".com", Want: set(".com", nil, op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
 			Name: "nothing but a free transfer is left out",
@@ -190,12 +190,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "dash and null prices are not offered",
 			Body: doc(`"USD"`, "", `["com","10.00","-",null]`),
-			Zone: ".com", Want: set(".com", op(1000), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(1000), nil, nil),
 		},
 		{
 			Name: "unicode and A-label rows keep the first",
 			Body: doc(`"USD"`, "", `["みんな","9.00","9.00","9.00"]`, `["xn--q9jyb4c","8.00","8.00","8.00"]`),
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
 		},
 		{
 			Name: "unreadable price skips the zone and keeps its last price",
@@ -235,7 +235,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "tld that is not a string is skipped",
 			Body: doc(`"USD"`, "", `[42,"10.00","10.00","10.00"]`, com),
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)), Skipped: 1,
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)), Skipped: 1,
 		},
 		{
 			Name: "tld that is not a zone is skipped",
@@ -245,12 +245,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "entry name in another case",
 			Body: `{"registrars":[{"name":" NicNames.com ","currency":"USD","prices":[` + com + `]}]}`,
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "other registrars' odd entries are not read",
 			Body: `{"registrars":["x",{"name":7},{"name":"porkbun.com","currency":"XXX","ICANNfee":true,"prices":"none"},{"name":"nicnames.com","currency":"USD","prices":[` + com + `]}]}`,
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{Name: "ICANN fee that is a boolean", Body: doc(`"USD"`, `true`, com), WantErr: "ICANNfee true is not an amount"},
 		{Name: "ICANN fee that is a word", Body: doc(`"USD"`, `"included"`, com), WantErr: `ICANNfee "included" is not an amount`},
@@ -273,14 +273,6 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: nicnames.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: nicnames.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
 	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Parse,
@@ -291,7 +283,7 @@ var suite = ingesttest.Suite{
 	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
 	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -44,14 +44,6 @@ func price(cur string, amount int64) *contracts.OpPrice {
 
 func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: openprovider.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: openprovider.Name,
-		Tax: contracts.TaxExcluded,
-	}
-}
-
 // fixtureZones is how many zones pricing.json prices: 22 rows less .pl,
 // which offers nothing.
 const fixtureZones = 21
@@ -114,9 +106,9 @@ func TestMemberPrices(t *testing.T) {
 	if list.Skipped != 0 {
 		t.Errorf("skipped %d, want 0: a member-only row is left out", list.Skipped)
 	}
-	ingesttest.CheckZone(t, got, ".com", set(".com", usd(1045), usd(1045), usd(1045)))
-	ingesttest.CheckZone(t, got, ".net", set(".net", usd(1230), usd(1230), usd(1230)))
-	ingesttest.CheckZone(t, got, ".eu", set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)))
+	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", usd(1045), usd(1045), usd(1045)))
+	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", usd(1230), usd(1230), usd(1230)))
+	ingesttest.CheckZone(t, got, ".eu", suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)))
 	ingesttest.CheckZone(t, got, ".shop", nil)
 }
 
@@ -128,17 +120,17 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "restore fee is not read",
 			Body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
-			Zone: ".com", Want: set(".com", usd(1045), usd(1045), usd(1045)),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), usd(1045)),
 		},
 		{
 			Name: "zero transfer is not offered",
 			Body: rows(`{"tld":"uk","registerFee":5.4,"renewalFee":5.4,"transferFee":"0.00"}`),
-			Zone: ".uk", Want: set(".uk", usd(540), usd(540), nil),
+			Zone: ".uk", Want: suite.Set(".uk", usd(540), usd(540), nil),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: rows(`{"tld":"com","registerFee":0,"renewalFee":10.45,"transferFee":10.45}`),
-			Zone: ".com", Want: set(".com", nil, usd(1045), usd(1045)),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1045), usd(1045)),
 		},
 		{
 			Name: "row offering nothing is left out, not skipped",
@@ -153,27 +145,27 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "fractions of a cent",
 			Body: rows(`{"tld":"com","registerFee":10.455,"renewalFee":"10.4549","transferFee":10.45}`),
-			Zone: ".com", Want: set(".com", usd(1046), usd(1045), usd(1045)),
+			Zone: ".com", Want: suite.Set(".com", usd(1046), usd(1045), usd(1045)),
 		},
 		{
 			Name: "row currency",
 			Body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
-			Zone: ".eu", Want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
 			Name: "document currency",
 			Body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
-			Zone: ".eu", Want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
 			Name: "row currency over the document's",
 			Body: `{"currency":"EUR","data":[{"tld":"com","currency":"USD","registerFee":10.45}]}`,
-			Zone: ".com", Want: set(".com", usd(1045), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), nil, nil),
 		},
 		{
 			Name: "yen have no minor unit",
 			Body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
-			Zone: ".jp", Want: set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
+			Zone: ".jp", Want: suite.Set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
 		},
 		{
 			Name: "unknown currency skips the row",
@@ -183,7 +175,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "non-member price over the flat one",
 			Body: rows(`{"tld":"com","registerFee":1,"nonMember":{"registerFee":10.45,"renewalFee":10.45},"member":{"registerFee":8}}`),
-			Zone: ".com", Want: set(".com", usd(1045), usd(1045), nil),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), nil),
 		},
 		{
 			Name: "member-only row is left out",
@@ -228,17 +220,17 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "row that is not an object is skipped",
 			Body: rows(`"com"`, com),
-			Zone: ".com", Want: set(".com", usd(1045), usd(1045), usd(1045)), Skipped: 1,
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), usd(1045)), Skipped: 1,
 		},
 		{
 			Name: "unicode tld and its A-label keep the first",
 			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"XN--P1AI","registerFee":5.9}`),
-			Zone: ".xn--p1ai", Want: set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
+			Zone: ".xn--p1ai", Want: suite.Set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
 		{
 			Name: "unreadable A-label beside its readable unicode tld",
 			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"xn--p1ai","registerFee":"TBD"}`),
-			Zone: ".xn--p1ai", Want: set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
+			Zone: ".xn--p1ai", Want: suite.Set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
 		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 399: Too many requests"},
 		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
@@ -292,7 +284,7 @@ var suite = ingesttest.Suite{
 	Path:     path, Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "data.0.registerFee",
 	Drift:    ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -160,12 +160,12 @@ func TestParseQuirks(t *testing.T) {
 			Name: "locale currency",
 			Body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("create-default", renew, 12, "month", "899000000", ""))),
-			Zone: ".co.uk", Want: set(".co.uk", gbp(699), gbp(899), nil),
+			Zone: ".co.uk", Want: suite.Set(".co.uk", gbp(699), gbp(899), nil),
 		},
 		{
 			Name: "one year written as a year",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
-			Zone: ".net", Want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
 			Name: "multi-year pricing is not a one-year price",
@@ -177,7 +177,7 @@ func TestParseQuirks(t *testing.T) {
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
 				pricing("create-default", create, 12, "month", "1199000000", ""),
 				pricing("create-default", renew, 12, "month", "1519000000", ""))),
-			Zone: ".net", Want: set(".net", nil, op(1519), nil),
+			Zone: ".net", Want: suite.Set(".net", nil, op(1519), nil),
 		},
 		{
 			Name: "pricings that all disagree skip the plan",
@@ -189,7 +189,7 @@ func TestParseQuirks(t *testing.T) {
 			Name: "free transfer is kept",
 			Body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("transfer-default", create, 12, "month", "0", ""))),
-			Zone: ".uk", Want: set(".uk", op(699), nil, op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(699), nil, op(0)),
 		},
 		{
 			Name: "premium modes are not default prices",
@@ -211,12 +211,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode plan code",
 			Body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
-			Zone: ".xn--6frz82g", Want: set(".xn--6frz82g", op(2999), nil, nil),
+			Zone: ".xn--6frz82g", Want: suite.Set(".xn--6frz82g", op(2999), nil, nil),
 		},
 		{
 			Name: "duplicate zone keeps the first",
 			Body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
-			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
 			Skipped: 1,
 		},
 		{
@@ -232,7 +232,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "plan that is not an object is skipped",
 			Body: plans("EUR", com, `"net"`),
-			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
 			Skipped: 1,
 		},
 		{
@@ -244,38 +244,38 @@ func TestParseQuirks(t *testing.T) {
 				plan("CO.UK", ".co.uk", pricing("create-default", create, 12, "month", "-719000000", "")),
 				`{"invoiceName":".org","pricings":[]}`,
 				plan("com", ".com", pricing("create-default", create, 12, "month", `"x"`, ""))),
-			Zone: ".com", Want: set(".com", op(799), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
 			Skipped: 4, Keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
 		},
 		{
 			Name: "promotion from its discount without an end",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"name":"N","startDate":"2026-11-01T00:00:00+01:00","discount":{"tax":0,"value":500000000},"type":"fixed_amount"}]`))),
-			Zone: ".net", Want: set(".net", promo(1099, 599, nil), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", promo(1099, 599, nil), nil, nil),
 		},
 		{
 			Name: "promotion not started yet is ignored",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"startDate":"2026-12-01T00:00:00+01:00","endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			Zone: ".net", Want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
 			Name: "cheapest of two running promotions",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","total":{"value":899000000}},{"endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			Zone: ".net", Want: set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
 		},
 		{
 			Name: "promotion that rounds to no discount is ignored",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1098900000}}]`))),
-			Zone: ".net", Want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
 			Name: "promotion dearer than the price is ignored",
 			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1299000000}}]`))),
-			Zone: ".net", Want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{Name: "api error", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "Invalid value for ovhSubsidiary"},
 		{Name: "unknown currency", Body: plans("XYZ", com), WantErr: `currency "XYZ"`},
@@ -293,14 +293,6 @@ func TestParseQuirks(t *testing.T) {
 
 func gbp(pence int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: pence, Currency: "GBP"}}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: ovhcloud.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: ovhcloud.Name,
-		Tax: contracts.TaxExcluded,
-	}
 }
 
 func TestConfigSubsidiary(t *testing.T) {
@@ -353,7 +345,7 @@ var suite = ingesttest.Suite{
 	Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
 	Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
 	Drift:    ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
 // TestConform runs the behaviour tests every source passes.

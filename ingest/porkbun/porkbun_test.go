@@ -39,7 +39,7 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
@@ -95,32 +95,32 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "prices as JSON numbers",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
 			Name: "missing operation",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), nil),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), nil),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
-			Zone: ".com", Want: set(".com", nil, op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1108), op(1108)),
 		},
 		{
 			Name: "zero renewal is not offered",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
-			Zone: ".com", Want: set(".com", op(1108), nil, op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), nil, op(1108)),
 		},
 		{
 			Name: "zero registration and renewal leave the transfer",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
-			Zone: ".com", Want: set(".com", nil, nil, op(1108)),
+			Zone: ".com", Want: suite.Set(".com", nil, nil, op(1108)),
 		},
 		{
 			Name: "zero transfer is a free transfer",
 			Body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
-			Zone: ".uk", Want: set(".uk", op(432), op(566), op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(432), op(566), op(0)),
 		},
 		{
 			Name: "zero registration and renewal with no transfer is left out, not skipped",
@@ -130,28 +130,28 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "coupon on a zero registration is ignored",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			Zone: ".com", Want: set(".com", nil, op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1108), op(1108)),
 		},
 		{
 			Name: "upper-case key",
 			Body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
 			Name: "unicode key",
 			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
 		},
 		{
 			Name: "unicode key and its A-label keep the first",
 			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
 			Skipped: 1,
 		},
 		{
 			Name: "unreadable A-label beside its readable unicode key",
 			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
 			Skipped: 1,
 		},
 		{
@@ -183,43 +183,43 @@ func TestParseQuirks(t *testing.T) {
 				`"CO.UK":{"registration":"4,32,1","renewal":"5.66","transfer":"0.00"},` +
 				`"io":{"registration":"28.12","renewal":"51.80","transfer":[]},` +
 				`"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 			Skipped: 2, Keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
 		},
 		{
 			Name: "amount coupon as a string",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
-			Zone: ".com", Want: set(".com", promo(1108, 858), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", promo(1108, 858), op(1108), op(1108)),
 		},
 		{
 			Name: "coupon that makes the name free",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			Zone: ".com", Want: set(".com", promo(100, 0), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", promo(100, 0), op(1108), op(1108)),
 		},
 		{
 			Name: "transfer coupon",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), promo(1108, 1008)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), promo(1108, 1008)),
 		},
 		{
 			Name: "inexact percent coupon is left out",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
 			Name: "unknown coupon type is ignored",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
 			Name: "coupon for an operation not offered is ignored",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), nil),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), nil),
 		},
 		{
 			Name: "populated coupon array is ignored",
 			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
-			Zone: ".com", Want: set(".com", op(1108), op(1108), op(1108)),
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
 			Name:    "error status names the message",
@@ -237,13 +237,6 @@ func TestParseQuirks(t *testing.T) {
 		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.json")[:300]), WantErr: "decode porkbun price list"},
 		{Name: "pricing is a list", Body: `{"status":"SUCCESS","pricing":[]}`, WantErr: "decode porkbun price list"},
 	})
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: porkbun.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: porkbun.Name,
-	}
 }
 
 // suite is the source, for the conformance suite and the tests below.

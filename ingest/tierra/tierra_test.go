@@ -40,7 +40,7 @@ func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Cu
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
@@ -105,32 +105,32 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "types in any case",
 			Body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
-			Zone: ".io", Want: set(".io", op(4000), op(4000), op(4000)),
+			Zone: ".io", Want: suite.Set(".io", op(4000), op(4000), op(4000)),
 		},
 		{
 			Name: "null type and sale",
 			Body: `{"com":["10.00","10.00","10.00",null,null]}`,
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "sale on a zone without registration is ignored",
 			Body: `{"com":["","10.00","10.00","1.00",""]}`,
-			Zone: ".com", Want: set(".com", nil, op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
 			Name: "sale equal to the price is no promotion",
 			Body: `{"com":["10.00","10.00","10.00","10.00",""]}`,
-			Zone: ".com", Want: set(".com", op(1000), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
 			Name: "sale as a JSON number",
 			Body: `{"com":["10.00","10.00","10.00",4.5,""]}`,
-			Zone: ".com", Want: set(".com", promo(1000, 450), op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", promo(1000, 450), op(1000), op(1000)),
 		},
 		{
 			Name: "zero registration is not offered",
 			Body: `{"com":["0.00","10.00","10.00","",""]}`,
-			Zone: ".com", Want: set(".com", nil, op(1000), op(1000)),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
 			Name: "web3 name left out",
@@ -185,7 +185,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "unicode key and its A-label keep the first in key order",
 			Body: `{"xn--q9jyb4c":["8.00","8.00","8.00","",""],"みんな":["9.00","9.00","9.00","",""]}`,
-			Zone: ".xn--q9jyb4c", Want: set(".xn--q9jyb4c", op(800), op(800), op(800)), Skipped: 1,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(800), op(800), op(800)), Skipped: 1,
 		},
 		{
 			Name: "empty array offers nothing",
@@ -203,14 +203,6 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: tierra.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: tierra.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
 	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Parse,
@@ -221,7 +213,7 @@ var suite = ingesttest.Suite{
 	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
 	Check: checkRequest, Conditional: true, Spoil: "com.1",
 	Drift:    ingesttest.DriftPaths{Shape: "*"},
-	Observed: observed,
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.
