@@ -106,7 +106,6 @@
 package dynadot
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -161,13 +160,13 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // code fails a document whose "code" is 400 or more, naming its "msg", and
 // one without data.current_tlds, naming both.
-func code(doc json.RawMessage) error {
-	c := strings.Trim(string(kit.Get(doc, "code")), `" `)
-	msg, _ := kit.String(kit.Get(doc, "msg"))
+func code(doc *kit.Doc) error {
+	c := strings.Trim(string(doc.Get("code")), `" `)
+	msg, _ := kit.String(doc.Get("msg"))
 	if n, err := strconv.Atoi(c); err == nil && n >= 400 {
 		return fmt.Errorf("dynadot answered code %d: %s", n, msg)
 	}
-	if kit.IsNull(kit.Get(doc, "data.current_tlds")) && msg != "" {
+	if kit.IsNull(doc.Get("data.current_tlds")) && msg != "" {
 		return fmt.Errorf("dynadot price list has no current_tlds (code %s: %s)", c, msg)
 	}
 	return nil

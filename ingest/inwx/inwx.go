@@ -97,7 +97,6 @@
 package inwx
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -151,16 +150,16 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // failure is the error a document without a "tlds" array reports, naming
 // its envelope: code, msg and reason, or a message or error.
-func failure(doc json.RawMessage) error {
-	if !kit.IsNull(kit.Get(doc, "tlds")) {
+func failure(doc *kit.Doc) error {
+	if !kit.IsNull(doc.Get("tlds")) {
 		return nil
 	}
 	var msg []string
-	if code := strings.Trim(string(kit.Get(doc, "code")), `" `); code != "" && code != "null" {
+	if code := strings.Trim(string(doc.Get("code")), `" `); code != "" && code != "null" {
 		msg = append(msg, "code "+code)
 	}
 	for _, f := range []string{"msg", "reason", "message", "error"} {
-		if m := strings.Trim(string(kit.Get(doc, f)), `" `); m != "" && m != "null" {
+		if m := strings.Trim(string(doc.Get(f)), `" `); m != "" && m != "null" {
 			msg = append(msg, m)
 		}
 	}

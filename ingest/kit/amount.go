@@ -90,9 +90,7 @@ func (t *Table) readPrice(raw json.RawMessage) (price, error) {
 	if t.AmbiguousComma && strings.Contains(text, ",") && !strings.Contains(text, ".") {
 		return p, fmt.Errorf("%q is ambiguous: a thousands separator or a decimal comma", text)
 	}
-	// Whether the text says there is no price does not depend on the
-	// currency.
-	if _, err := money.Parse(text, "USD"); errors.Is(err, money.ErrNoPrice) {
+	if money.NoPrice(text) {
 		return p, nil
 	}
 	p.text = text

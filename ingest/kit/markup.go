@@ -32,12 +32,12 @@ func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fiel
 
 // htmlRows reads the rows of the table selector selects: the first row
 // with <th> cells is the heading, every later one with <td> cells a row.
-func htmlRows(d *Declaration, selector string, body []byte) (json.RawMessage, []Row, error) {
+func htmlRows(d *Declaration, selector string, body []byte) (*Doc, []Row, error) {
 	head, cells, err := htmlCells(selector, body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", d.What, err)
 	}
-	return nil, textRows(head, cells), nil
+	return NewDoc(nil), textRows(head, cells), nil
 }
 
 // htmlCells returns the headings and the cells of every row of the table
@@ -71,12 +71,12 @@ func htmlCells(selector string, body []byte) (head []string, rows [][]string, er
 }
 
 // csvRows reads a CSV document: the first record is the heading.
-func csvRows(d *Declaration, body []byte) (json.RawMessage, []Row, error) {
+func csvRows(d *Declaration, body []byte) (*Doc, []Row, error) {
 	head, cells, err := csvCells(body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
 	}
-	return nil, textRows(head, cells), nil
+	return NewDoc(nil), textRows(head, cells), nil
 }
 
 // csvCells returns the headings and the records of a CSV document.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,11 +72,11 @@ type Table struct {
 	Errors []string
 	// Check, when set, refuses a document as a whole (a status that is
 	// not success), before its rows are read.
-	Check func(doc json.RawMessage) error
+	Check func(doc *Doc) error
 	// Within, when set, narrows the document to the part that holds the
 	// rows (one entry of a list of registrars); Rows and DocCurrency are
 	// paths in that part.
-	Within func(doc json.RawMessage) (json.RawMessage, error)
+	Within func(doc *Doc) (*Doc, error)
 	// Prepare, when set, looks at a row before its prices are read: an
 	// ingest.LeftOut leaves it out (a Handshake name, another term), any
 	// other error skips it, and it may narrow the row to a part of it
@@ -155,7 +154,7 @@ func (d *Declaration) PriceSet(key string, raw json.RawMessage, observed time.Ti
 
 // rows finds the document's rows: the document (narrowed by Within) and
 // every row, in order (a keyed object's in key order).
-func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error) {
+func (t *Table) rows(d *Declaration, body []byte) (*Doc, []Row, error) {
 	switch t.Format {
 	case CSV:
 		return csvRows(d, body)
@@ -167,7 +166,7 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 		err := json.Unmarshal(body, &probe)
 		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
 	}
-	doc := json.RawMessage(body)
+	doc := NewDoc(body)
 	if err := t.checkDoc(d, doc); err != nil {
 		return nil, nil, err
 	}
@@ -182,13 +181,14 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 		path = strings.TrimSuffix(t.Rows, "[]")
 	}
 	path = strings.TrimSuffix(path, ".")
-	at, ok := Field(doc, path)
+	at := doc.Get(path)
+	ok := at != nil
 	if orDoc(t.Rows) == "the document" && IsNull(at) {
 		return nil, nil, fmt.Errorf("decode %s: null", d.What)
 	}
 	if !ok || IsNull(at) {
 		for _, k := range t.Errors {
-			if v := Get(doc, k); !IsNull(v) {
+			if v := doc.Get(k); !IsNull(v) {
 				return nil, nil, fmt.Errorf("%s has no %s; %s answered %s", d.What, path, d.Name, Snippet(v))
 			}
 		}
@@ -196,23 +196,19 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 	}
 	var rows []Row
 	if keyed {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(at, &obj); err != nil {
+		if !eachField(at, func(k, v []byte) bool {
+			key, err := unquote(k)
+			if err == nil {
+				rows = append(rows, Row{Key: key, Raw: v, keyed: true})
+			}
+			return true
+		}) {
 			return nil, nil, fmt.Errorf("decode %s: %s is not an object keyed by zone", d.What, orDoc(t.Rows))
 		}
-		rows = make([]Row, 0, len(obj))
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			rows = append(rows, Row{Key: k, Raw: obj[k], keyed: true})
-		}
-	} else {
-		var arr []json.RawMessage
-		if err := json.Unmarshal(at, &arr); err != nil {
-			return nil, nil, fmt.Errorf("decode %s: %s is not a list of rows", d.What, orDoc(t.Rows))
-		}
-		rows = make([]Row, len(arr))
-		for i, raw := range arr {
-			rows[i] = Row{Raw: raw}
-		}
+		slices.SortStableFunc(rows, func(a, b Row) int { return strings.Compare(a.Key, b.Key) })
+		rows = lastOfEach(rows)
+	} else if !eachElem(at, func(v []byte) { rows = append(rows, Row{Raw: v}) }) {
+		return nil, nil, fmt.Errorf("decode %s: %s is not a list of rows", d.What, orDoc(t.Rows))
 	}
 	if len(rows) == 0 {
 		return nil, nil, fmt.Errorf("%s has no zones", d.What)
@@ -220,17 +216,27 @@ func (t *Table) rows(d *Declaration, body []byte) (json.RawMessage, []Row, error
 	return doc, rows, nil
 }
 
+// lastOfEach keeps, of rows sorted by key, the last of those sharing a
+// key, as decoding the object into a map would.
+func lastOfEach(rows []Row) []Row {
+	out := rows[:0]
+	for i, r := range rows {
+		if i+1 < len(rows) && rows[i+1].Key == r.Key {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // checkDoc refuses what Check refuses and, in a document keyed by zone,
 // one of the Errors fields holding anything but an object (a zone's row).
 // Elsewhere they are named when the rows are missing.
-func (t *Table) checkDoc(d *Declaration, doc json.RawMessage) error {
-	if t.Rows == "*" && IsObject(doc) {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(doc, &obj) == nil {
-			for _, k := range t.Errors {
-				if v, ok := obj[k]; ok && !IsNull(v) && !IsObject(v) {
-					return fmt.Errorf("%s answered %s: %s", d.Name, k, Snippet(v))
-				}
+func (t *Table) checkDoc(d *Declaration, doc *Doc) error {
+	if t.Rows == "*" {
+		for _, k := range t.Errors {
+			if v := doc.top[k]; !IsNull(v) && !IsObject(v) {
+				return fmt.Errorf("%s answered %s: %s", d.Name, k, Snippet(v))
 			}
 		}
 	}
@@ -253,44 +259,30 @@ type Row struct {
 	Key string
 	Raw json.RawMessage
 	// Doc is the document (as Within narrowed it).
-	Doc json.RawMessage
+	Doc *Doc
 
 	keyed bool
 	decl  *Declaration
 	zone  string // the zone's name as written, for the label
-	obj   map[string]json.RawMessage
-	// part and partObj are where Get reads prices once Narrow chose a
-	// part of the row.
-	part    json.RawMessage
-	partObj map[string]json.RawMessage
+	// part is where Get reads prices once Narrow chose a part of the row.
+	part json.RawMessage
 }
 
 // Get returns a field of the row (Field's paths), or of the part Narrow
 // chose; nil where it has none.
 func (r *Row) Get(path string) json.RawMessage {
 	if r.part != nil {
-		return get(r.part, r.partObj, path)
+		return Get(r.part, path)
 	}
-	return get(r.Raw, r.obj, path)
+	return Get(r.Raw, path)
 }
 
 // whole returns a field of the whole row, whatever part Narrow chose.
-func (r *Row) whole(path string) json.RawMessage { return get(r.Raw, r.obj, path) }
-
-func get(raw json.RawMessage, obj map[string]json.RawMessage, path string) json.RawMessage {
-	if obj != nil && !strings.Contains(path, ".") {
-		return obj[path]
-	}
-	v, _ := Field(raw, path)
-	return v
-}
+func (r *Row) whole(path string) json.RawMessage { return Get(r.Raw, path) }
 
 // Narrow makes the row's prices those of its part at path (a price list
 // by membership); its zone and currency stay the whole row's.
-func (r *Row) Narrow(path string) {
-	r.part, r.partObj = r.whole(path), nil
-	_ = json.Unmarshal(r.part, &r.partObj)
-}
+func (r *Row) Narrow(path string) { r.part = r.whole(path) }
 
 // SlashKey leaves out a row whose key ends in "/": how several
 // registrars write a Handshake name, which is no DNS zone (a Prepare).
@@ -318,8 +310,8 @@ var errNotObject = errors.New("is not a row of the table's shape")
 
 // positional reports a table whose rows are arrays read by position.
 func (t *Table) positional() bool {
-	_, err := strconv.Atoi(t.Register.Price)
-	return err == nil && t.Format == JSON
+	p := t.Register.Price
+	return t.Format == JSON && p != "" && strings.Trim(p, "0123456789") == ""
 }
 
 // priceSet turns one row into a price set, or says why it cannot: an
@@ -338,9 +330,6 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 		want = '['
 	}
 	composite := len(shape) > 0 && shape[0] == want
-	if composite && want == '{' {
-		_ = json.Unmarshal(shape, &r.obj)
-	}
 	var zerr error
 	r.zone = r.Key
 	switch {
@@ -520,8 +509,7 @@ func (t *Table) rowCurrency(r *Row) (string, error) {
 		}
 	}
 	if t.DocCurrency != "" {
-		v, _ := Field(r.Doc, t.DocCurrency)
-		return Currency(v)
+		return Currency(r.Doc.Get(t.DocCurrency))
 	}
 	return "", nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/zoneprice/zoneprice/ingest/money"
@@ -31,29 +30,37 @@ func DecimalText(raw json.RawMessage) (string, error) {
 	}
 	switch t := bytes.TrimSpace(raw); {
 	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
+		return unquote(t)
 	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
+		// The literal, as a document's parse has checked it.
+		if !json.Valid(t) {
+			return "", fmt.Errorf("%s is not a number", Snippet(raw))
 		}
-		return n.String(), nil
+		return string(t), nil
 	}
 	return "", fmt.Errorf("%s is neither a string nor a number", Snippet(raw))
 }
 
 // String returns the string a JSON value holds, trimmed; ok is false for
 // anything but a string (null included).
-func String(raw json.RawMessage) (s string, ok bool) {
+func String(raw json.RawMessage) (string, bool) {
 	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '"' || json.Unmarshal(t, &s) != nil {
+	if len(t) == 0 || t[0] != '"' {
 		return "", false
 	}
-	return strings.TrimSpace(s), true
+	s, err := unquote(t)
+	return strings.TrimSpace(s), err == nil
+}
+
+// unquote reads a JSON string: one without escapes as it is, which a
+// document's parse has already checked, any other through encoding/json.
+func unquote(t []byte) (string, error) {
+	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 {
+		return string(t[1 : len(t)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(t, &s)
+	return s, err
 }
 
 // Snippet shows a raw value in an error: shortened, valid UTF-8,
@@ -81,59 +88,55 @@ func MinusOne(text string) bool {
 // separated by dots, a number for an element of an array ("prices.0").
 // ok is false where the path leads nowhere.
 func Field(raw json.RawMessage, path string) (json.RawMessage, bool) {
-	for _, step := range splitPath(path) {
+	for path != "" {
+		var step string
+		step, path, _ = strings.Cut(path, ".")
 		var ok bool
-		if raw, ok = child(raw, step); !ok {
+		if raw, ok = member(raw, step); !ok {
 			return nil, false
 		}
 	}
 	return raw, true
 }
 
-// child is one step into a JSON value.
-func child(raw json.RawMessage, step string) (json.RawMessage, bool) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return nil, false
-	}
-	switch t[0] {
-	case '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(t, &obj) != nil {
-			return nil, false
-		}
-		v, ok := obj[step]
-		return v, ok
-	case '[':
-		i, err := strconv.Atoi(step)
-		if err != nil || i < 0 {
-			return nil, false
-		}
-		var arr []json.RawMessage
-		if json.Unmarshal(t, &arr) != nil || i >= len(arr) {
-			return nil, false
-		}
-		return arr[i], true
-	}
-	return nil, false
+// A Doc is a JSON document read once: its top-level fields are found
+// without scanning it again.
+type Doc struct {
+	Raw json.RawMessage
+	top map[string]json.RawMessage // nil for a document that is no object
 }
 
-// splitPath splits a path at its dots; "" is the value itself.
-func splitPath(path string) []string {
-	if path == "" {
-		return nil
+// NewDoc reads raw's top level; raw must be valid JSON.
+func NewDoc(raw json.RawMessage) *Doc {
+	d := &Doc{Raw: raw}
+	if IsObject(raw) {
+		d.top = map[string]json.RawMessage{}
+		eachField(raw, func(k, v []byte) bool {
+			if s, err := unquote(k); err == nil {
+				d.top[s] = v
+			}
+			return true
+		})
 	}
-	return strings.Split(path, ".")
+	return d
+}
+
+// Get returns the value at path in the document (Field's paths), nil
+// where there is none.
+func (d *Doc) Get(path string) json.RawMessage {
+	if d.top == nil || path == "" {
+		return Get(d.Raw, path)
+	}
+	first, rest, _ := strings.Cut(path, ".")
+	return Get(d.top[first], rest)
 }
 
 // Message is what an error envelope says: the first of fields that
 // holds a string, or "" when none does.
-func Message(doc json.RawMessage, fields ...string) string {
+func Message(doc *Doc, fields ...string) string {
 	for _, f := range fields {
-		if v, ok := Field(doc, f); ok {
-			if s, ok := String(v); ok && s != "" {
-				return s
-			}
+		if s, ok := String(doc.Get(f)); ok && s != "" {
+			return s
 		}
 	}
 	return ""

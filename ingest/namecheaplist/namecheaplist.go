@@ -175,7 +175,6 @@
 package namecheaplist
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -236,13 +235,13 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // notAList fails a JSON object in place of the list, naming what it says:
 // its "message" or "error" (ASSUMED names).
-func notAList(doc json.RawMessage) error {
-	if !kit.IsObject(doc) {
+func notAList(doc *kit.Doc) error {
+	if !kit.IsObject(doc.Raw) {
 		return nil
 	}
 	msg := "a JSON object"
 	for _, k := range []string{"message", "Message", "error", "Error"} {
-		if v := kit.Get(doc, k); !kit.IsNull(v) {
+		if v := doc.Get(k); !kit.IsNull(v) {
 			msg = kit.Snippet(v)
 			break
 		}

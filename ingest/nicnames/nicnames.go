@@ -160,11 +160,11 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // own narrows the document to NicNames' own entry, whose currency and
 // ICANN fee must be readable and whose prices a list of rows.
-func own(doc json.RawMessage) (json.RawMessage, error) {
+func own(doc *kit.Doc) (*kit.Doc, error) {
 	var d struct {
 		Registrars *[]json.RawMessage `json:"registrars"`
 	}
-	if err := json.Unmarshal(doc, &d); err != nil {
+	if err := json.Unmarshal(doc.Raw, &d); err != nil {
 		return nil, fmt.Errorf("decode nicnames price list: %w", err)
 	}
 	if d.Registrars == nil {
@@ -187,7 +187,7 @@ func own(doc json.RawMessage) (json.RawMessage, error) {
 	if t := kit.Get(e.raw, "prices"); kit.IsNull(t) || t[0] != '[' {
 		return nil, fmt.Errorf("nicnames.com prices are not a list of rows: %s", kit.Snippet(t))
 	}
-	return e.raw, nil
+	return kit.NewDoc(e.raw), nil
 }
 
 // priced skips a row that has no price after its zone.
@@ -207,7 +207,7 @@ func addICANNFee(r *kit.Row, ps *contracts.PriceSet) error {
 			cur = o.Regular.Currency
 		}
 	}
-	fee, _ := icannFee(kit.Get(r.Doc, "ICANNfee"), cur) // own read it
+	fee, _ := icannFee(r.Doc.Get("ICANNfee"), cur) // own read it
 	if fee == 0 {
 		return nil
 	}

@@ -109,7 +109,6 @@
 package openprovider
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -187,10 +186,10 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // failure names the error a document without a price list reports, or
 // returns nil for a document with one.
-func failure(doc json.RawMessage) error {
-	code := strings.Trim(string(kit.Get(doc, "code")), `" `)
+func failure(doc *kit.Doc) error {
+	code := strings.Trim(string(doc.Get("code")), `" `)
 	failed := code != "" && code != "0" && code != "null"
-	if !failed && !kit.IsNull(kit.Get(doc, "data")) {
+	if !failed && !kit.IsNull(doc.Get("data")) {
 		return nil
 	}
 	var msg []string
@@ -198,7 +197,7 @@ func failure(doc json.RawMessage) error {
 		msg = append(msg, "code "+code)
 	}
 	for _, f := range []string{"desc", "message", "error"} {
-		if m := strings.Trim(string(kit.Get(doc, f)), `" `); m != "" && m != "null" {
+		if m := strings.Trim(string(doc.Get(f)), `" `); m != "" && m != "null" {
 			msg = append(msg, m)
 		}
 	}

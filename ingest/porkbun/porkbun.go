@@ -151,23 +151,22 @@ func Parse(body []byte, observed time.Time) (*ingest.List, error) {
 
 // status fails a response whose "status" is not "SUCCESS", naming its
 // message.
-func status(doc json.RawMessage) error {
-	var r struct{ Status, Message, Code string }
-	_ = json.Unmarshal(doc, &r)
-	if r.Status == "SUCCESS" {
-		if v, _ := kit.Field(doc, "pricing"); kit.IsNull(v) {
+func status(doc *kit.Doc) error {
+	status, _ := kit.String(doc.Get("status"))
+	if status == "SUCCESS" {
+		if kit.IsNull(doc.Get("pricing")) {
 			return errors.New("porkbun price list has no zones")
 		}
 		return nil
 	}
-	msg := r.Message
-	if r.Code != "" {
-		msg = r.Code + ": " + msg
+	msg, _ := kit.String(doc.Get("message"))
+	if code, _ := kit.String(doc.Get("code")); code != "" {
+		msg = code + ": " + msg
 	}
-	if r.Status == "" && msg == "" {
+	if status == "" && msg == "" {
 		return errors.New("porkbun price list has no status")
 	}
-	return fmt.Errorf("porkbun answered status %q: %s", r.Status, msg)
+	return fmt.Errorf("porkbun answered status %q: %s", status, msg)
 }
 
 // specialType leaves out an entry whose "specialType" is set (a
