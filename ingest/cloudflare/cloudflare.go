@@ -111,11 +111,9 @@ package cloudflare
 
 import (
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -131,6 +129,10 @@ const ListSource = "cfdomainpricing"
 // DefaultURL is cfdomainpricing.com's price list.
 const DefaultURL = "https://cfdomainpricing.com/prices.json"
 
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
 // declaration is the source, as the package comment reads it.
 var declaration = kit.Declaration{
 	Name: ListSource, Registrar: ingest.Registrar{ID: Name, Name: "Cloudflare", Website: "https://www.cloudflare.com/products/registrar/"},
@@ -141,26 +143,6 @@ var declaration = kit.Declaration{
 		Finish: transfer,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches the third-party list of Cloudflare Registrar's prices,
-// conditionally: an unchanged list costs the site a 304.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // transfer is what a transfer in costs: one year's renewal, or nothing

@@ -14,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -282,11 +283,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Parse,
+	Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return cloudflare.New(cloudflare.Config{URL: url}, client, now)
+		return kit.New(cloudflare.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return cloudflare.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "com.renewal",
 	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
@@ -296,4 +297,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, cloudflare.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, cloudflare.Declaration().Read, "*.json") }

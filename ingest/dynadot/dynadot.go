@@ -109,11 +109,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -122,6 +120,10 @@ const Name = "dynadot"
 
 // DefaultURL is Dynadot's public price list.
 const DefaultURL = "https://www.dynadot.com/dynadot-vue-api/dynadot-service/domain-search?command=get_current_list&lang=en"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it: every
 // price in the currency its symbol shows, a sale's original beside it.
@@ -136,26 +138,6 @@ var declaration = kit.Declaration{
 		Currency: "google_data.currency", Symbols: true, NotOffered: kit.MinusOne,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches Dynadot's price list, conditionally: its answer depends
-// on the URL alone.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // code fails a document whose "code" is 400 or more, naming its "msg", and

@@ -13,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -106,7 +107,7 @@ func TestFetch(t *testing.T) {
 // TestYuan reads the list as Dynadot serves it to a visitor it shows
 // yuan: the prices are published in yuan, not taken for dollars.
 func TestYuan(t *testing.T) {
-	list, err := dynadot.Parse(ingesttest.Fixture(t, "current_list_cny.json"), observed)
+	list, err := dynadot.Declaration().Read(ingesttest.Fixture(t, "current_list_cny.json"), observed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,11 +294,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Parse,
+	Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return dynadot.New(dynadot.Config{URL: url}, client, now)
+		return kit.New(dynadot.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return dynadot.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
 	Drift:    ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
@@ -307,4 +308,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, dynadot.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, dynadot.Declaration().Read, "*.json") }

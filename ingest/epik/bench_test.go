@@ -38,11 +38,13 @@ func list1000() []byte {
 
 // BenchmarkParse1000 parses the list into price sets; BenchmarkDecode1000
 // is its baseline in the same run (make bench-ingest).
-func BenchmarkParse1000(b *testing.B) { ingesttest.BenchParse(b, epik.Parse, list1000(), 1000) }
+func BenchmarkParse1000(b *testing.B) {
+	ingesttest.BenchParse(b, epik.Declaration().Read, list1000(), 1000)
+}
 
 func BenchmarkDecode1000(b *testing.B) { ingesttest.BenchDecode(b, list1000()) }
 
 // BenchmarkRoundUnchanged1000 is one runner round on the unchanged list.
 func BenchmarkRoundUnchanged1000(b *testing.B) {
-	ingesttest.BenchRoundUnchanged(b, epik.Name, epik.Parse, list1000())
+	ingesttest.BenchRoundUnchanged(b, epik.Name, epik.Declaration().Read, list1000())
 }

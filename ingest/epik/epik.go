@@ -79,11 +79,8 @@
 package epik
 
 import (
-	"time"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -92,6 +89,10 @@ const Name = "epik"
 
 // DefaultURL is the price list Epik's pages load.
 const DefaultURL = "https://registrar.epik.com/api/load-200-plus-prices"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it.
 var declaration = kit.Declaration{
@@ -105,24 +106,4 @@ var declaration = kit.Declaration{
 		Currency: "currency", NotOffered: kit.MinusOne,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches Epik's price list, conditionally: an unchanged list
-// costs Epik a 304.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -236,11 +237,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: epik.Name, Registrar: epik.Name, Parse: epik.Parse, Path: listPath,
+	Name: epik.Name, Registrar: epik.Name, Parse: epik.Declaration().Read, Path: listPath,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return epik.New(epik.Config{URL: url}, client, now)
+		return kit.New(epik.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return epik.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "com.renew",
 	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
@@ -250,4 +251,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, epik.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, epik.Declaration().Read, "*.json") }

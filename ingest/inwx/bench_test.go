@@ -41,6 +41,8 @@ func list2200() []byte {
 
 // BenchmarkParse2200 parses the list into price sets; BenchmarkDecode2200
 // is its baseline in the same run (make bench-ingest).
-func BenchmarkParse2200(b *testing.B) { ingesttest.BenchParse(b, inwx.Parse, list2200(), 2200) }
+func BenchmarkParse2200(b *testing.B) {
+	ingesttest.BenchParse(b, inwx.Declaration().Read, list2200(), 2200)
+}
 
 func BenchmarkDecode2200(b *testing.B) { ingesttest.BenchDecode(b, list2200()) }

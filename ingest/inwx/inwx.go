@@ -100,11 +100,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -113,6 +111,10 @@ const Name = "inwx"
 
 // DefaultURL is INWX's public price list.
 const DefaultURL = "https://www.inwx.com/api/v1/domain/all-prices"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it: each row
 // in its own currency or the document's, which INWX picks by the
@@ -126,26 +128,6 @@ var declaration = kit.Declaration{
 		Currency: "currency", DocCurrency: "currency",
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches INWX's price list, conditionally: its answer depends on
-// the URL alone (and the machine's location, which does not move).
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // failure is the error a document without a "tlds" array reports, naming

@@ -13,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -223,11 +224,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Parse,
+	Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return inwx.New(inwx.Config{URL: url}, client, now)
+		return kit.New(inwx.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return inwx.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
 	Drift:    ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
@@ -237,4 +238,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, inwx.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, inwx.Declaration().Read, "*.json") }

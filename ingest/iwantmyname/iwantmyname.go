@@ -116,6 +116,10 @@ const MaxPages = 100
 // currency is the currency asked for.
 const currency = "USD"
 
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
 // declaration is the source, as the package comment reads it: pages of
 // rows keyed by zone, each operation's price in dollars.
 var declaration = kit.Declaration{
@@ -127,25 +131,6 @@ var declaration = kit.Declaration{
 		Transfer: kit.Op{Price: "transfer.price", ZeroFree: true}, NotOffered: kit.MinusOne,
 	},
 	Parse: parse, Fetch: fetchPages, Pages: true, Shape: format(),
-}
-
-// Config configures a Source: URL is the price list without the paging
-// query, empty for DefaultURL.
-type Config = kit.Config
-
-// Source fetches iwantmyname's price list, page by page.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved price list (parse) with the drift of its first page
-// from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // pageURL is the address of the page of base starting at offset.

@@ -20,6 +20,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -347,25 +348,25 @@ func TestParseQuirks(t *testing.T) {
 func TestParseSavedPages(t *testing.T) {
 	pages := twoPages(t)
 	saved := slices.Concat([]byte("["), pages[0], []byte(","), pages[12], []byte("]"))
-	list, err := iwantmyname.Parse(saved, observed)
+	list, err := iwantmyname.Declaration().Read(saved, observed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := suite.ByZone(t, list); len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
-	if _, err := iwantmyname.Parse(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
+	if _, err := iwantmyname.Declaration().Read(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
 		t.Errorf("Parse(page 1 alone) error = %v, want the missing rows named", err)
 	}
 }
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Parse,
+	Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return iwantmyname.New(iwantmyname.Config{URL: url}, client, now)
+		return kit.New(iwantmyname.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return iwantmyname.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Path:     listPath, Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
 	Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
 	Spoil:    "rows.*.renewal.price",
@@ -376,4 +377,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, iwantmyname.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, iwantmyname.Declaration().Read, "*.json") }

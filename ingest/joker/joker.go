@@ -81,11 +81,8 @@
 package joker
 
 import (
-	"time"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -94,6 +91,10 @@ const Name = "joker"
 
 // DefaultURL is the price list Joker.com's pages load.
 const DefaultURL = "https://joker.com/api/v1/price/list"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it: each
 // operation's total in its own currency, which a zone's operations share.
@@ -108,24 +109,4 @@ var declaration = kit.Declaration{
 		NotOffered: kit.MinusOne, AmbiguousComma: true,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches Joker.com's price list, conditionally: an unchanged list
-// costs Joker a 304.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }

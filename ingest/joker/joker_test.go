@@ -15,6 +15,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/joker"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -252,11 +253,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: joker.Name, Registrar: joker.Name, Parse: joker.Parse,
+	Name: joker.Name, Registrar: joker.Name, Parse: joker.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return joker.New(joker.Config{URL: url}, client, now)
+		return kit.New(joker.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return joker.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
 	Drift:    ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
@@ -266,4 +267,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, joker.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, joker.Declaration().Read, "*.json") }

@@ -178,11 +178,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 )
@@ -199,6 +197,10 @@ const Registrar = namecheap.Name
 // DefaultURL is the price list Namecheap's domain search loads.
 const DefaultURL = "https://d1dijnkjnmzy2z.cloudfront.net/tlds.json"
 
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
 // declaration is the source, as the package comment reads it.
 var declaration = kit.Declaration{
 	Name: Name, Registrar: ingest.Registrar{ID: Registrar, Name: "Namecheap", Website: "https://www.namecheap.com"},
@@ -210,27 +212,6 @@ var declaration = kit.Declaration{
 		Currency: "Pricing.Currency",
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches the price list of Namecheap's domain search. The list is
-// a static file: the request is conditional, and an unchanged list costs
-// CloudFront a 304.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // notAList fails a JSON object in place of the list, naming what it says:

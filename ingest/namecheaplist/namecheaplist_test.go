@@ -14,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
 
@@ -465,7 +466,7 @@ func TestRegular(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecheaplist.Parse([]byte(tt.body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(tt.body), observed)
 			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
 				ingesttest.CheckZone(t, suite.ByZone(t, list), ".com", tt.want)
 			}
@@ -493,7 +494,7 @@ func TestHandshakeNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
-			list, err := namecheaplist.Parse([]byte(body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(body), observed)
 			if ingesttest.CheckOutcome(t, list, err, "", 0, nil) {
 				ingesttest.CheckZone(t, suite.ByZone(t, list), tt.zone, tt.want)
 				if !slices.Equal(list.Outside, tt.outside) {
@@ -506,11 +507,11 @@ func TestHandshakeNames(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Parse,
+	Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return namecheaplist.New(namecheaplist.Config{URL: url}, client, now)
+		return kit.New(namecheaplist.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return namecheaplist.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
 	Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
 	Drift:    ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
@@ -520,4 +521,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheaplist.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheaplist.Declaration().Read, "*.json") }

@@ -105,11 +105,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
@@ -124,6 +122,10 @@ const DefaultURL = "https://nicnames.com/api/domains/registrar-prices"
 // entryName is the name of NicNames' own entry among the registrars.
 const entryName = "nicnames.com"
 
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
 // declaration is the source, as the package comment reads it: the rows
 // of NicNames' own entry, by position, in its currency, the ICANN fee
 // added where it is owed.
@@ -136,26 +138,6 @@ var declaration = kit.Declaration{
 		Prepare: priced, Finish: addICANNFee,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price document, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches NicNames' price list, conditionally: the document
-// depends on its URL alone.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into NicNames' price sets observed at
-// observed, with its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // own narrows the document to NicNames' own entry, whose currency and

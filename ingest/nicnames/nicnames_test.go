@@ -13,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
 )
 
@@ -275,11 +276,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Parse,
+	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return nicnames.New(nicnames.Config{URL: url}, client, now)
+		return kit.New(nicnames.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return nicnames.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
 	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
@@ -289,4 +290,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, nicnames.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, nicnames.Declaration().Read, "*.json") }

@@ -96,11 +96,9 @@ import (
 	"math"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
@@ -113,6 +111,10 @@ const DefaultURL = "https://api.porkbun.com/api/json/v3/pricing/get"
 
 // currency is the only currency Porkbun prices in.
 const currency = "USD"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it.
 var declaration = kit.Declaration{
@@ -128,25 +130,6 @@ var declaration = kit.Declaration{
 		Check:    status, Prepare: specialType, Finish: applyCoupons,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the pricing endpoint, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches Porkbun's price list.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads one response body of the pricing endpoint into a list of
-// price sets observed at observed, with its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // status fails a response whose "status" is not "SUCCESS", naming its

@@ -13,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
 
@@ -241,11 +242,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Parse,
+	Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return porkbun.New(porkbun.Config{URL: url}, client, now)
+		return kit.New(porkbun.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return porkbun.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Spoil: "pricing.com.renewal",
 	Drift:    ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
@@ -255,4 +256,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, porkbun.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, porkbun.Declaration().Read, "*.json") }

@@ -84,11 +84,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -97,6 +95,10 @@ const Name = "tierra"
 
 // DefaultURL is TierraNet's public price list.
 const DefaultURL = "https://registry.tierra.net:8443/pricingData"
+
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
 // declaration is the source, as the package comment reads it: each entry
 // an array of register, renew, transfer, sale price and type.
@@ -109,26 +111,6 @@ var declaration = kit.Declaration{
 		Symbols: true,
 	},
 	Shape: format(),
-}
-
-// Config configures a Source: URL is the price list, empty for
-// DefaultURL.
-type Config = kit.Config
-
-// Source fetches TierraNet's price list, conditionally: the document
-// depends on its URL alone.
-type Source = kit.Source
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	return kit.New(&declaration, cfg, client, now)
-}
-
-// Parse reads a saved response into price sets observed at observed, with
-// its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	return declaration.Read(body, observed)
 }
 
 // kind reads an entry's type: nothing for a DNS zone priced here, a

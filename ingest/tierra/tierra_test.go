@@ -12,6 +12,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
 
@@ -205,11 +206,11 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Suite{
-	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Parse,
+	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Declaration().Read,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return tierra.New(tierra.Config{URL: url}, client, now)
+		return kit.New(tierra.Declaration(), kit.Config{URL: url}, client, now)
 	},
-	Validate: func(url string) error { return tierra.Config{URL: url}.Validate() },
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
 	Check: checkRequest, Conditional: true, Spoil: "com.1",
 	Drift:    ingesttest.DriftPaths{Shape: "*"},
@@ -219,4 +220,4 @@ var suite = ingesttest.Suite{
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, tierra.Parse, "*.json") }
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, tierra.Declaration().Read, "*.json") }
