@@ -210,9 +210,11 @@ func (c *Consumer) Run(ctx context.Context) error {
 
 	idx := cache.NewIndex(c.cfg.Currency)
 	if !r.CaughtUp() {
+		idx.Expect(int(head.Msgs))
 		if done, err := c.catchUp(ctx, r, idx); done || err != nil {
 			return err
 		}
+		idx.Expect(0)
 	}
 	// A catch-up short of the stream's end found messages lost there,
 	// which the stream's state never tells: the pod says so for as long
