@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +86,16 @@ type Table struct {
 	// Finish, when set, completes a price set read from r: a promotion
 	// from a coupon, a price the source derives, a fee.
 	Finish func(r *Row, ps *contracts.PriceSet) error
+
+	// ZoneName, when set, turns a zone as the document writes it into a
+	// name contracts.NormalizeZone reads (Rebel's "uk_co" is "co.uk"); its
+	// error skips the row, naming what was written.
+	ZoneName func(written string) (string, error)
+	// Repeats leaves out a row repeating an earlier one's zone with the
+	// very same prices (a document that lists a zone twice, alike): one
+	// listing, not a conflict. A repeat with other prices is skipped, as
+	// any zone listed twice is.
+	Repeats bool
 }
 
 // Op is where one operation's price is in a row.
@@ -136,9 +147,20 @@ func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Ti
 	if err != nil {
 		return 0, err
 	}
+	var read map[string]contracts.PriceSet
+	if t.Repeats {
+		read = map[string]contracts.PriceSet{}
+	}
 	for i, r := range rows {
 		r.Doc, r.decl = doc, d
 		ps, err := t.priceSet(&r, observed)
+		if read != nil && err == nil {
+			if first, ok := read[ps.Zone]; ok && reflect.DeepEqual(first, ps) {
+				err = ingest.LeftOut("a repeat of " + ps.Zone + " with the same prices")
+			} else if !ok {
+				read[ps.Zone] = ps
+			}
+		}
 		tally.Add(r.label(i), ps, err)
 	}
 	return len(rows), nil
@@ -342,8 +364,12 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 			zerr = fmt.Errorf("%s %s is not a string", t.Zone, Snippet(r.whole(t.Zone)))
 		}
 	}
+	name := strings.TrimSpace(r.zone)
+	if zerr == nil && t.ZoneName != nil {
+		name, zerr = t.ZoneName(name)
+	}
 	if zerr == nil {
-		z, err := contracts.NormalizeZone(strings.TrimSpace(r.zone))
+		z, err := contracts.NormalizeZone(name)
 		if err == nil {
 			ps.Zone = z.ASCII
 		}

@@ -32,6 +32,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
+	"github.com/zoneprice/zoneprice/ingest/rebel"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
@@ -42,7 +43,9 @@ import (
 func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
-		joker.Name, epik.Name, iwantmyname.Name}
+		joker.Name, epik.Name, iwantmyname.Name,
+		rebel.Name,
+	}
 }
 
 // siteInterval is how often the price lists registrars' own sites load are
@@ -114,6 +117,7 @@ func Registry() map[string]app.SourceSpec {
 			return spec
 		}(),
 		porkbun.Name: declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
+		rebel.Name:   declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
