@@ -66,6 +66,7 @@ var sourceInputs = map[string]struct {
 	"gname":           {files: []string{"gname/testdata/page1.json", "gname/testdata/page2.json"}},
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
 	"rebel":           {files: []string{"rebel/testdata/allTLDPrices.json"}},
+	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

@@ -142,11 +142,17 @@ func (t *Table) accept() string {
 // document had. It fails only when the document as a whole cannot be
 // read. A paged source calls it once per page with one tally.
 func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Time) (int, error) {
-	t := d.Table
-	doc, rows, err := t.rows(d, body)
+	doc, rows, err := d.Table.rows(d, body)
 	if err != nil {
 		return 0, err
 	}
+	d.addRows(tally, doc, rows, observed)
+	return len(rows), nil
+}
+
+// addRows reads rows of doc into tally.
+func (d *Declaration) addRows(tally *ingest.Tally, doc *Doc, rows []Row, observed time.Time) {
+	t := d.Table
 	var read map[string]contracts.PriceSet
 	if t.Repeats {
 		read = map[string]contracts.PriceSet{}
@@ -163,7 +169,6 @@ func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Ti
 		}
 		tally.Add(r.label(i), ps, err)
 	}
-	return len(rows), nil
 }
 
 // PriceSet reads one row of d's Table, keyed by key ("" in a list), from
@@ -311,6 +316,16 @@ func (r *Row) Narrow(path string) { r.part = r.whole(path) }
 func SlashKey(r *Row) error {
 	if strings.HasSuffix(strings.TrimSpace(r.Key), "/") {
 		return ingest.LeftOut("a Handshake name, not a DNS zone")
+	}
+	return nil
+}
+
+// DottedZone leaves out a row whose zone is not written with a leading
+// dot (".com"): on a price page, a row of another table, a heading
+// repeated or a note, not a zone (a Prepare).
+func DottedZone(r *Row) error {
+	if s, _ := String(r.whole(r.decl.Table.Zone)); !strings.HasPrefix(s, ".") {
+		return ingest.LeftOut("not a zone's row: " + strconv.Quote(s))
 	}
 	return nil
 }

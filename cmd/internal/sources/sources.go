@@ -21,6 +21,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/internetbs"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
@@ -44,7 +45,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name,
+		rebel.Name, internetbs.Name,
 	}
 }
 
@@ -116,8 +117,9 @@ func Registry() map[string]app.SourceSpec {
 			spec.Unless = []string{namecheapEnv["APIKey"]}
 			return spec
 		}(),
-		porkbun.Name: declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
-		rebel.Name:   declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
+		porkbun.Name:    declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
+		rebel.Name:      declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
+		internetbs.Name: declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
