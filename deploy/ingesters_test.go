@@ -67,6 +67,7 @@ var sourceInputs = map[string]struct {
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
 	"rebel":           {files: []string{"rebel/testdata/allTLDPrices.json"}},
 	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
+	"sav":             {files: []string{"sav/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

@@ -35,6 +35,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/rebel"
 	"github.com/zoneprice/zoneprice/ingest/sample"
+	"github.com/zoneprice/zoneprice/ingest/sav"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
@@ -45,7 +46,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name, internetbs.Name,
+		rebel.Name, internetbs.Name, sav.Name,
 	}
 }
 
@@ -120,6 +121,7 @@ func Registry() map[string]app.SourceSpec {
 		porkbun.Name:    declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
 		rebel.Name:      declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
 		internetbs.Name: declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
+		sav.Name:        declared("ZONEPRICE_SAV_URL", sav.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
