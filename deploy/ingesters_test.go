@@ -68,6 +68,7 @@ var sourceInputs = map[string]struct {
 	"rebel":           {files: []string{"rebel/testdata/allTLDPrices.json"}},
 	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
 	"sav":             {files: []string{"sav/testdata/pricing.html"}},
+	"connectreseller": {files: []string{"connectreseller/testdata/domain-prices.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
+	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
@@ -46,7 +47,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name, internetbs.Name, sav.Name,
+		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name,
 	}
 }
 
@@ -118,10 +119,11 @@ func Registry() map[string]app.SourceSpec {
 			spec.Unless = []string{namecheapEnv["APIKey"]}
 			return spec
 		}(),
-		porkbun.Name:    declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
-		rebel.Name:      declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
-		internetbs.Name: declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
-		sav.Name:        declared("ZONEPRICE_SAV_URL", sav.Declaration()),
+		porkbun.Name:         declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
+		rebel.Name:           declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
+		internetbs.Name:      declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
+		sav.Name:             declared("ZONEPRICE_SAV_URL", sav.Declaration()),
+		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
