@@ -69,6 +69,7 @@ var sourceInputs = map[string]struct {
 	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
 	"sav":             {files: []string{"sav/testdata/pricing.html"}},
 	"connectreseller": {files: []string{"connectreseller/testdata/domain-prices.html"}},
+	"domaincostclub":  {files: []string{"domaincostclub/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

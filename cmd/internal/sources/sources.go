@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
+	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
@@ -47,7 +48,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name,
+		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name, domaincostclub.Name,
 	}
 }
 
@@ -124,6 +125,7 @@ func Registry() map[string]app.SourceSpec {
 		internetbs.Name:      declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
 		sav.Name:             declared("ZONEPRICE_SAV_URL", sav.Declaration()),
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
+		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
