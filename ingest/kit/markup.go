@@ -11,15 +11,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/zoneprice/zoneprice/ingest"
 )
 
-// A price table in HTML or CSV becomes rows of JSON strings: each cell
-// under its column's heading (Heading) and its position, so that a Table
-// reads it as it reads a JSON list. HTML is parsed with a real parser
+// A price table in HTML or CSV becomes rows whose fields are its cells,
+// under their column's heading (Heading) and their position, each given
+// as a JSON string when a Table asks for it (never a JSON object made of
+// the whole row), so that a Table reads it as it reads a JSON list. HTML is parsed with a real parser
 // (golang.org/x/net/html, through goquery's CSS selectors), never with
 // regular expressions: a page's markup moves, its table's cells do not.
 
@@ -138,21 +140,66 @@ func csvCells(body []byte) (head []string, rows [][]string, err error) {
 	return head, rows, nil
 }
 
-// textRows turns cells into rows of JSON strings.
+// textRows turns cells into rows whose fields are their cells, by
+// heading and by position.
 func textRows(head []string, cells [][]string) []Row {
-	rows := make([]Row, len(cells))
-	for i, rec := range cells {
-		obj := make(map[string]string, 2*len(rec))
-		for j, c := range rec {
-			obj[strconv.Itoa(j)] = c
-			if j < len(head) && head[j] != "" {
-				obj[head[j]] = c
-			}
+	cols := make(map[string]int, len(head))
+	for j, h := range head {
+		if h != "" {
+			cols[h] = j
 		}
-		raw, _ := json.Marshal(obj)
-		rows[i] = Row{Raw: raw}
+	}
+	rows := make([]Row, len(cells))
+	recs := make([]textRow, len(cells))
+	for i, rec := range cells {
+		recs[i] = textRow{head: head, cols: cols, cells: rec}
+		rows[i] = Row{cells: &recs[i]}
 	}
 	return rows
+}
+
+// A textRow is one row of a CSV or HTML table: its cells, each named by
+// its column's heading and its position ("0", "1", ...).
+type textRow struct {
+	head  []string
+	cols  map[string]int // a heading's column, the last of those it names
+	cells []string
+}
+
+// get returns the cell a heading or a position names, as a JSON string;
+// nil where the row has none. A heading names a column the row has
+// before a position does.
+func (t *textRow) get(name string) json.RawMessage {
+	j, ok := t.cols[name]
+	if ok && j >= len(t.cells) {
+		// A short row: an earlier column of that heading, if it has one.
+		ok = false
+		for k := len(t.cells) - 1; k >= 0 && !ok; k-- {
+			j, ok = k, t.head[k] == name
+		}
+	}
+	if !ok {
+		n, err := strconv.Atoi(name)
+		if err != nil || n < 0 || n >= len(t.cells) || strconv.Itoa(n) != name {
+			return nil
+		}
+		j = n
+	}
+	return jsonString(t.cells[j])
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) json.RawMessage {
+	plain := utf8.ValidString(s)
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\'
+	}
+	if !plain {
+		raw, _ := json.Marshal(s)
+		return raw
+	}
+	raw := make([]byte, 0, len(s)+2)
+	return append(append(append(raw, '"'), s...), '"')
 }
 
 // tableDrift adds the drift of a CSV or HTML document to what reading it

@@ -18,10 +18,10 @@ import (
 // Format is how a document is written.
 type Format int
 
-// The formats a Table reads. CSV and HTML rows become JSON objects of
-// strings, keyed by their column's heading (lower case, spaces folded)
-// and by its position ("0", "1", ...), so that a Table reads them as it
-// reads JSON.
+// The formats a Table reads. A CSV or HTML row's fields are its cells,
+// named by their column's heading (lower case, spaces folded) and by
+// their position ("0", "1", ...), each read as a JSON string, so that a
+// Table reads them as it reads JSON.
 const (
 	JSON Format = iota
 	CSV
@@ -282,7 +282,8 @@ func orDoc(path string) string {
 
 // A Row is one row of a document, as Prepare and Finish see it.
 type Row struct {
-	// Key is a keyed row's key ("" in a list); Raw the row itself.
+	// Key is a keyed row's key ("" in a list); Raw the row itself, in a
+	// JSON document (nil in a CSV or HTML one: Get reads its cells).
 	Key string
 	Raw json.RawMessage
 	// Doc is the document (as Within narrowed it).
@@ -293,6 +294,8 @@ type Row struct {
 	zone  string // the zone's name as written, for the label
 	// part is where Get reads prices once Narrow chose a part of the row.
 	part json.RawMessage
+	// cells is a CSV or HTML row, read by heading or position (textRow).
+	cells *textRow
 }
 
 // Get returns a field of the row (Field's paths), or of the part Narrow
@@ -301,11 +304,16 @@ func (r *Row) Get(path string) json.RawMessage {
 	if r.part != nil {
 		return Get(r.part, path)
 	}
-	return Get(r.Raw, path)
+	return r.whole(path)
 }
 
 // whole returns a field of the whole row, whatever part Narrow chose.
-func (r *Row) whole(path string) json.RawMessage { return Get(r.Raw, path) }
+func (r *Row) whole(path string) json.RawMessage {
+	if r.cells != nil {
+		return r.cells.get(path)
+	}
+	return Get(r.Raw, path)
+}
 
 // Narrow makes the row's prices those of its part at path (a price list
 // by membership); its zone and currency stay the whole row's.
@@ -366,7 +374,7 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 	if t.positional() {
 		want = '['
 	}
-	composite := len(shape) > 0 && shape[0] == want
+	composite := r.cells != nil || len(shape) > 0 && shape[0] == want
 	var zerr error
 	r.zone = r.Key
 	switch {

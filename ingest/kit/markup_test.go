@@ -1,0 +1,40 @@
+package kit
+
+import "testing"
+
+// TestTextRowGet reads a table's cells as the JSON strings a Table reads,
+// by heading and by position, without making each row a JSON object.
+func TestTextRowGet(t *testing.T) {
+	head := []string{"zone", "price", "0", "price", "note"}
+	rows := textRows(head, [][]string{
+		{".com", "$9.99", "first", "$8.99", `say "hi" \ ` + "\x01"},
+		{".net", "$11.99"},
+		{".org", "\xff"},
+	})
+	for _, tt := range []struct {
+		name string
+		row  int
+		path string
+		want string // "" for none
+	}{
+		{"by heading", 0, "zone", `".com"`},
+		{"the last column of a heading", 0, "price", `"$8.99"`},
+		{"a short row's earlier column of the heading", 1, "price", `"$11.99"`},
+		{"a heading before a position", 0, "0", `"first"`},
+		{"by position", 0, "3", `"$8.99"`},
+		{"escaped", 0, "4", `"say \"hi\" \\ \u0001"`},
+		{"invalid UTF-8 replaced", 2, "1", `"\ufffd"`},
+		{"past a short row's end", 1, "note", ""},
+		{"no such column", 0, "renew", ""},
+		{"no such position", 0, "5", ""},
+		{"a position written otherwise", 0, "01", ""},
+		{"a negative position", 0, "-1", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rows[tt.row]
+			if got := string(r.Get(tt.path)); got != tt.want {
+				t.Errorf("Get(%q) = %s, want %s", tt.path, got, tt.want)
+			}
+		})
+	}
+}
