@@ -69,7 +69,7 @@ bench-go:
 ## same bytes in the same run; prints
 ## each parse's median time as a ratio of its decode's (target: <= 4)
 bench-ingest:
-	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/inwx/ ./ingest/porkbun/ ./ingest/rebel/ ./ingest/internetbs/ ./ingest/sav/ ./ingest/connectreseller/ ./ingest/domaincostclub/ | tee $(BIN)/bench-ingest.txt
+	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/inwx/ ./ingest/porkbun/ ./ingest/rebel/ ./ingest/internetbs/ ./ingest/sav/ ./ingest/connectreseller/ ./ingest/domaincostclub/ ./ingest/hostpoint/ | tee $(BIN)/bench-ingest.txt
 	@awk '/^pkg: / { pkg=$$2; sub(/.*\//, "", pkg) } \
 		/^Benchmark(Parse|Decode)[0-9]/ { name=$$1; sub(/-[0-9]+$$/, "", name); name=pkg "." name; v[name]=v[name] " " $$3 } \
 		END { for (n in v) if (n ~ /Parse/) { d=n; sub(/Parse/, "Decode", d); \

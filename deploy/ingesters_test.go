@@ -70,6 +70,7 @@ var sourceInputs = map[string]struct {
 	"sav":             {files: []string{"sav/testdata/pricing.html"}},
 	"connectreseller": {files: []string{"connectreseller/testdata/domain-prices.html"}},
 	"domaincostclub":  {files: []string{"domaincostclub/testdata/pricing.html"}},
+	"hostpoint":       {files: []string{"hostpoint/testdata/domain-price-api.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -33,10 +34,11 @@ var errCutShort = errors.New("cut short")
 // case, its spaces folded ("Renew Price" is "renew price").
 func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
-// htmlRows reads the rows of the table selector selects: the first row
-// with <th> cells is the heading, every later one with <td> cells a row.
-func htmlRows(d *Declaration, selector string, body []byte) (*Doc, []Row, error) {
-	head, cells, err := htmlCells(selector, body)
+// htmlRows reads the rows of the table Rows selects: the first row with
+// <th> cells is the heading, every later one with <td> cells a row (or,
+// with Cells, every element Rows selects a row).
+func htmlRows(d *Declaration, body []byte) (*Doc, []Row, error) {
+	head, _, cells, err := d.Table.htmlCells(body)
 	return d.textRows(head, cells, err)
 }
 
@@ -52,18 +54,21 @@ func (d *Declaration) textRows(head []string, cells [][]string, err error) (*Doc
 	return NewDoc(nil), textRows(head, cells), nil
 }
 
-// cells reads a CSV or HTML document into its heading and cells.
-func (t *Table) cells(body []byte) (head []string, rows [][]string, err error) {
+// cells reads a CSV or HTML document into its heading (which names the
+// cells), the columns it has (its drift's: the heading, but for Cells)
+// and its cells.
+func (t *Table) cells(body []byte) (head, has []string, rows [][]string, err error) {
 	if t.Format == HTML {
-		return htmlCells(t.Rows, body)
+		return t.htmlCells(body)
 	}
-	return csvCells(body)
+	head, rows, err = csvCells(body)
+	return head, head, rows, err
 }
 
 // readText reads one CSV or HTML document, parsing it once for its rows
 // and its drift.
 func (d *Declaration) readText(body []byte, observed time.Time) (*ingest.List, error) {
-	head, cells, cerr := d.Table.cells(body)
+	head, has, cells, cerr := d.Table.cells(body)
 	doc, rows, err := d.textRows(head, cells, cerr)
 	var list *ingest.List
 	if err == nil {
@@ -71,23 +76,27 @@ func (d *Declaration) readText(body []byte, observed time.Time) (*ingest.List, e
 		d.addRows(&t, doc, rows, observed)
 		list, err = t.List(d.What)
 	}
-	return d.Table.drift(head, cerr, list, err)
+	return d.Table.drift(has, cerr, list, err)
 }
 
-// htmlCells returns the headings and the cells of every row of the table
-// selector selects.
-func htmlCells(selector string, body []byte) (head []string, rows [][]string, err error) {
-	// A parser of HTML reads any prefix of a page: one cut short (a
-	// dropped connection, a proxy's limit) would be a shorter list.
-	tail := body[max(0, len(body)-1024):]
-	if !bytes.Contains(bytes.ToLower(tail), []byte("</html>")) {
-		return nil, nil, fmt.Errorf("decode: the page does not end with </html>: %w", errCutShort)
+// htmlCells returns the headings, the columns the document has and the
+// cells of every row Rows selects.
+func (t *Table) htmlCells(body []byte) (head, has []string, rows [][]string, err error) {
+	if err := complete(body, t.Fragment); err != nil {
+		return nil, nil, nil, err
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
+		return nil, nil, nil, fmt.Errorf("decode: %w", err)
 	}
-	doc.Find(selector).Each(func(_ int, tr *goquery.Selection) {
+	if t.Cells != nil {
+		rows, has = gridCells(doc.Find(t.Rows), t.Cells)
+		if len(rows) == 0 {
+			return nil, nil, nil, fmt.Errorf("no elements match %q", t.Rows)
+		}
+		return t.Cells, has, rows, nil
+	}
+	doc.Find(t.Rows).Each(func(_ int, tr *goquery.Selection) {
 		if head == nil {
 			if th := tr.Find("th"); th.Length() > 0 {
 				head = th.Map(func(_ int, c *goquery.Selection) string { return Heading(c.Text()) })
@@ -99,9 +108,77 @@ func htmlCells(selector string, body []byte) (head []string, rows [][]string, er
 		}
 	})
 	if len(rows) == 0 {
-		return head, nil, fmt.Errorf("no table rows match %q", selector)
+		return head, head, nil, fmt.Errorf("no table rows match %q", t.Rows)
 	}
-	return head, rows, nil
+	return head, head, rows, nil
+}
+
+// complete refuses a page cut short: a parser of HTML reads any prefix of
+// a page, and one cut short (a dropped connection, a proxy's limit) would
+// be a shorter list. A page ends with </html>; a fragment of one with its
+// elements closed, and with a tag.
+func complete(body []byte, fragment bool) error {
+	if !fragment {
+		tail := body[max(0, len(body)-1024):]
+		if !bytes.Contains(bytes.ToLower(tail), []byte("</html>")) {
+			return fmt.Errorf("decode: the page does not end with </html>: %w", errCutShort)
+		}
+		return nil
+	}
+	if !bytes.HasSuffix(bytes.TrimSpace(body), []byte(">")) {
+		return fmt.Errorf("decode: the fragment does not end with a tag: %w", errCutShort)
+	}
+	open := 0
+	for z := html.NewTokenizer(bytes.NewReader(body)); ; {
+		switch z.Next() {
+		case html.ErrorToken:
+			if open > 0 {
+				return fmt.Errorf("decode: the fragment ends with %d elements open: %w", open, errCutShort)
+			}
+			return nil
+		case html.StartTagToken:
+			if name, _ := z.TagName(); !voidElements[string(name)] {
+				open++
+			}
+		case html.EndTagToken:
+			open = max(0, open-1)
+		}
+	}
+}
+
+// voidElements are the elements that have no end tag.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true,
+	"hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// gridCells reads each element of rows as a row of cells: a CSS selector
+// of cells is the text of its first match within the row, "@name" the
+// row's attribute. has lists the cells some row has and every attribute
+// of a row, for drift.
+func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []string) {
+	seen := func(name string) {
+		if !slices.Contains(has, name) {
+			has = append(has, name)
+		}
+	}
+	rows.Each(func(_ int, row *goquery.Selection) {
+		rec := make([]string, len(cells))
+		for j, c := range cells {
+			if name, ok := strings.CutPrefix(c, "@"); ok {
+				if v, ok := row.Attr(name); ok {
+					rec[j] = strings.TrimSpace(v)
+					seen(c)
+				}
+			} else if m := row.Find(c).First(); m.Length() > 0 {
+				rec[j] = strings.TrimSpace(m.Text())
+				seen(c)
+			}
+		}
+		for _, a := range row.Nodes[0].Attr {
+			seen("@" + a.Key)
+		}
+		recs = append(recs, rec)
+	})
+	return recs, has
 }
 
 // csvRows reads a CSV document: the first record is the heading.
@@ -207,8 +284,8 @@ func jsonString(s string) json.RawMessage {
 // it neither reads nor ignores unknown, and a document without the table
 // has another shape.
 func (t *Table) tableDrift(body []byte, list *ingest.List, err error) (*ingest.List, error) {
-	head, _, cerr := t.cells(body)
-	return t.drift(head, cerr, list, err)
+	_, has, _, cerr := t.cells(body)
+	return t.drift(has, cerr, list, err)
 }
 
 // drift adds the drift of a document whose heading is head (cerr: why its

@@ -38,3 +38,24 @@ func TestTextRowGet(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleteFragment tells a whole fragment from one cut short.
+func TestCompleteFragment(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		whole      bool
+	}{
+		{"closed", `<div><div class="t">.ch</div></div>`, true},
+		{"void elements", "<div><img src=x><br><input></div>\n", true},
+		{"cut inside text", `<div><div class="t">.c`, false},
+		{"cut inside a tag", `<div><div class="t"`, false},
+		{"an element left open", `<div><div class="t">.ch</div>`, false},
+		{"empty", ``, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := complete([]byte(tt.body), true); (err == nil) != tt.whole {
+				t.Errorf("complete(%q) = %v, want whole %v", tt.body, err, tt.whole)
+			}
+		})
+	}
+}

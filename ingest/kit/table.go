@@ -66,6 +66,17 @@ type Table struct {
 	// Ignore are the columns of a CSV or HTML table it knows and does
 	// not read: any other it does not read is drift.
 	Ignore []string
+	// Cells, in HTML, reads rows that are not a table's (a grid of tiles,
+	// each an element Rows selects): a row's cells are these, in order,
+	// each a CSS selector within the row (the text of its first match,
+	// ".price") or "@" and an attribute of the row ("@data-ren"), and
+	// named by what it says. The columns a document has are then the
+	// cells some row has and every attribute of a row, so that an
+	// attribute neither read nor ignored is drift.
+	Cells []string
+	// Fragment says an HTML document is a part of a page, not one: it has
+	// no </html>, and one cut short is told by an element left open.
+	Fragment bool
 
 	// Errors are the document's fields that say it is an error, not a
 	// list: one that holds anything but an object (which may be a zone's
@@ -186,7 +197,7 @@ func (t *Table) rows(d *Declaration, body []byte) (*Doc, []Row, error) {
 	case CSV:
 		return csvRows(d, body)
 	case HTML:
-		return htmlRows(d, t.Rows, body)
+		return htmlRows(d, body)
 	}
 	if !json.Valid(body) {
 		var probe any

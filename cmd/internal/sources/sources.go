@@ -22,6 +22,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/gname"
+	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/internetbs"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
@@ -48,7 +49,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name, domaincostclub.Name,
+		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
 	}
 }
 
@@ -126,6 +127,7 @@ func Registry() map[string]app.SourceSpec {
 		sav.Name:             declared("ZONEPRICE_SAV_URL", sav.Declaration()),
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
+		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
