@@ -1,16 +1,11 @@
 package connectreseller_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 func op(cents int64) *contracts.OpPrice {
@@ -22,38 +17,17 @@ func op(cents int64) *contracts.OpPrice {
 // shown), .TK offers nothing, the top bar's row and the note's are no
 // zones, and restoration is not read.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "domain-prices.html"), nil)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 10 || list.Skipped != 1 {
-		t.Errorf("%d zones, %d skipped; want 10 and 1 skipped (.xyz's offer)", len(got), list.Skipped)
-	}
-	if list.Drift == nil || !list.Drift.Empty() {
-		t.Errorf("drift %+v, want none", list.Drift)
-	}
-	for _, tt := range []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"entity dollar", ".com", op(1025), op(1025), op(1025)},
-		{"empty offer validity", ".info", op(1699), op(1699), op(1699)},
-		{"upper-case second-level zone", ".com.ng", op(489), op(489), op(489)},
-		{"free transfer", ".co.uk", op(549), op(549), op(0)},
-		{"N/A transfer", ".de", op(525), op(525), nil},
-		{"dash transfer", ".in", op(799), op(799), nil},
-		{"thousands separator", ".hospital", op(104900), op(104900), op(104900)},
-		{"upper-case Unicode zone", ".xn--p1ai", op(750), op(750), op(750)},
-	} {
-		t.Run(tt.name, func(t *testing.T) { ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, tt.transfer) })
-	}
-	for _, zone := range []string{".xyz", ".tk"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; want it skipped or left out", zone)
-		}
-	}
+	got := suite.Fetched(t, "domain-prices.html", 10, 1)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "entity dollar", Zone: ".com", Register: op(1025), Renew: op(1025), Transfer: op(1025)},
+		{Name: "empty offer validity", Zone: ".info", Register: op(1699), Renew: op(1699), Transfer: op(1699)},
+		{Name: "upper-case second-level zone", Zone: ".com.ng", Register: op(489), Renew: op(489), Transfer: op(489)},
+		{Name: "free transfer", Zone: ".co.uk", Register: op(549), Renew: op(549), Transfer: op(0)},
+		{Name: "N/A transfer", Zone: ".de", Register: op(525), Renew: op(525)},
+		{Name: "dash transfer", Zone: ".in", Register: op(799), Renew: op(799)},
+		{Name: "thousands separator", Zone: ".hospital", Register: op(104900), Renew: op(104900), Transfer: op(104900)},
+		{Name: "upper-case Unicode zone", Zone: ".xn--p1ai", Register: op(750), Renew: op(750), Transfer: op(750)},
+	}, ".xyz", ".tk")
 }
 
 // TestParseQuirks covers the page's quirks one body at a time.
@@ -93,15 +67,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: connectreseller.Name, Registrar: connectreseller.Name, Parse: connectreseller.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(connectreseller.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"domain-prices.html"}, Shrunk: "domain-prices_shrunk.html", Conditional: true, Golden: "*.html",
-	Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: contracts.TaxUnknown,
-}
+var suite = ingesttest.Declared(connectreseller.Declaration(), "domain-prices.html", "domain-prices_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,16 +1,11 @@
 package domaincostclub_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 func op(cents int64) *contracts.OpPrice {
@@ -21,36 +16,17 @@ func op(cents int64) *contracts.OpPrice {
 // retail panel: 11 zones, register and renew only; .com listed twice
 // alike is read once, .tk offers nothing.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "pricing.html"), nil)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 11 || list.Skipped != 0 {
-		t.Errorf("%d zones, %d skipped; want 11 and none skipped", len(got), list.Skipped)
-	}
-	if list.Drift == nil || !list.Drift.Empty() {
-		t.Errorf("drift %+v, want none", list.Drift)
-	}
-	for _, tt := range []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"members' price, not the retail panel's", ".com", op(1044), op(1044), nil},
-		{"first-year price", ".info", op(499), op(2049), nil},
-		{"second table", ".co.uk", op(625), op(625), nil},
-		{"upper-case zone", ".us", op(750), op(750), nil},
-		{"zone without its dot", ".io", op(3900), op(3900), nil},
-		{"thousands separator", ".cars", op(234900), op(234900), nil},
-		{"Unicode zone", ".xn--p1ai", op(810), op(810), nil},
-		{"n/a renewal", ".de", op(515), nil, nil},
-	} {
-		t.Run(tt.name, func(t *testing.T) { ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, tt.transfer) })
-	}
-	if _, ok := got[".tk"]; ok {
-		t.Error(".tk is listed; it offers nothing")
-	}
+	got := suite.Fetched(t, "pricing.html", 11, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "members' price, not the retail panel's", Zone: ".com", Register: op(1044), Renew: op(1044)},
+		{Name: "first-year price", Zone: ".info", Register: op(499), Renew: op(2049)},
+		{Name: "second table", Zone: ".co.uk", Register: op(625), Renew: op(625)},
+		{Name: "upper-case zone", Zone: ".us", Register: op(750), Renew: op(750)},
+		{Name: "zone without its dot", Zone: ".io", Register: op(3900), Renew: op(3900)},
+		{Name: "thousands separator", Zone: ".cars", Register: op(234900), Renew: op(234900)},
+		{Name: "Unicode zone", Zone: ".xn--p1ai", Register: op(810), Renew: op(810)},
+		{Name: "n/a renewal", Zone: ".de", Register: op(515)},
+	}, ".tk")
 }
 
 // TestParseQuirks covers the page's quirks one body at a time.
@@ -79,15 +55,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: domaincostclub.Name, Registrar: domaincostclub.Name, Parse: domaincostclub.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(domaincostclub.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"pricing.html"}, Shrunk: "pricing_shrunk.html", Conditional: true, Golden: "*.html",
-	Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: contracts.TaxUnknown,
-}
+var suite = ingesttest.Declared(domaincostclub.Declaration(), "pricing.html", "pricing_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,19 +1,14 @@
 package hostpoint_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // checkRequest wants the GET the public reader sends: the domain page as
@@ -38,34 +33,15 @@ func op(rappen int64) *contracts.OpPrice {
 // TestFetch reads the fragment's tiles: 9 zones in francs; the popular
 // .ch and .com shown again alike are read once, .tk offers nothing.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "domain-price-api.html"), checkRequest)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 9 || list.Skipped != 0 {
-		t.Errorf("%d zones, %d skipped; want 9 and none skipped", len(got), list.Skipped)
-	}
-	if list.Drift == nil || !list.Drift.Empty() {
-		t.Errorf("drift %+v, want none", list.Drift)
-	}
-	for _, tt := range []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"free transfer, shown twice alike", ".ch", op(500), op(1500), op(0)},
-		{"popular, shown twice alike", ".com", op(1590), op(1990), op(1990)},
-		{"second-level zone", ".co.uk", op(1290), op(1290), op(1290)},
-		{"no data-tra", ".berlin", op(4900), op(4900), nil},
-		{"no data-ren: no renewal, not the registration's", ".io", op(5900), nil, op(2900)},
-		{"no thousands separator", ".luxury", op(125000), op(125000), op(125000)},
-	} {
-		t.Run(tt.name, func(t *testing.T) { ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, tt.transfer) })
-	}
-	if _, ok := got[".tk"]; ok {
-		t.Error(".tk is listed; it offers nothing")
-	}
+	got := suite.Fetched(t, "domain-price-api.html", 9, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "free transfer, shown twice alike", Zone: ".ch", Register: op(500), Renew: op(1500), Transfer: op(0)},
+		{Name: "popular, shown twice alike", Zone: ".com", Register: op(1590), Renew: op(1990), Transfer: op(1990)},
+		{Name: "second-level zone", Zone: ".co.uk", Register: op(1290), Renew: op(1290), Transfer: op(1290)},
+		{Name: "no data-tra", Zone: ".berlin", Register: op(4900), Renew: op(4900)},
+		{Name: "no data-ren: no renewal, not the registration's", Zone: ".io", Register: op(5900), Transfer: op(2900)},
+		{Name: "no thousands separator", Zone: ".luxury", Register: op(125000), Renew: op(125000), Transfer: op(125000)},
+	}, ".tk")
 }
 
 // tile is a tile of the fragment.
@@ -119,15 +95,11 @@ func TestDrift(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: hostpoint.Name, Registrar: hostpoint.Name, Parse: hostpoint.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(hostpoint.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"domain-price-api.html"}, Shrunk: "domain-price-api_shrunk.html", Conditional: true, Golden: "*.html",
-	Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: contracts.TaxUnknown,
-}
+var suite = func() ingesttest.Suite {
+	s := ingesttest.Declared(hostpoint.Declaration(), "domain-price-api.html", "domain-price-api_shrunk.html")
+	s.Check = checkRequest
+	return s
+}()
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,16 +1,11 @@
 package internetbs_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/internetbs"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 func op(cents int64) *contracts.OpPrice {
@@ -21,33 +16,17 @@ func op(cents int64) *contracts.OpPrice {
 // transfer, renew: 19 zones; .pl offers nothing, and the navigation's
 // row and the note's are no zones.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "pricelist.html"), nil)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 19 || list.Skipped != 0 {
-		t.Errorf("%d zones, %d skipped; want 19 and none skipped", len(got), list.Skipped)
-	}
-	if list.Drift == nil || !list.Drift.Empty() {
-		t.Errorf("drift %+v, want none", list.Drift)
-	}
-	for _, tt := range []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"transfer before renewal", ".com", op(929), op(1049), op(929)},
-		{"first-year price", ".info", op(349), op(1949), op(1499)},
-		{"N/A transfer", ".bs", op(6900), op(6900), nil},
-		{"free transfer", ".co.uk", op(699), op(699), op(0)},
-		{"thousands separator", ".security", op(249900), op(249900), op(249900)},
-		{"dash transfer", ".de", op(599), op(599), nil},
-		{"Unicode zone", ".xn--p1ai", op(999), op(999), op(999)},
-		{"upper-case second-level zone", ".com.au", op(1299), op(1299), op(1299)},
-	} {
-		t.Run(tt.name, func(t *testing.T) { ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, tt.transfer) })
-	}
+	got := suite.Fetched(t, "pricelist.html", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "transfer before renewal", Zone: ".com", Register: op(929), Renew: op(1049), Transfer: op(929)},
+		{Name: "first-year price", Zone: ".info", Register: op(349), Renew: op(1949), Transfer: op(1499)},
+		{Name: "N/A transfer", Zone: ".bs", Register: op(6900), Renew: op(6900)},
+		{Name: "free transfer", Zone: ".co.uk", Register: op(699), Renew: op(699), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(249900), Renew: op(249900), Transfer: op(249900)},
+		{Name: "dash transfer", Zone: ".de", Register: op(599), Renew: op(599)},
+		{Name: "Unicode zone", Zone: ".xn--p1ai", Register: op(999), Renew: op(999), Transfer: op(999)},
+		{Name: "upper-case second-level zone", Zone: ".com.au", Register: op(1299), Renew: op(1299), Transfer: op(1299)},
+	})
 }
 
 // TestParseQuirks covers the page's quirks one body at a time.
@@ -79,15 +58,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: internetbs.Name, Registrar: internetbs.Name, Parse: internetbs.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(internetbs.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"pricelist.html"}, Shrunk: "pricelist_shrunk.html", Conditional: true, Golden: "*.html",
-	Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: contracts.TaxUnknown,
-}
+var suite = ingesttest.Declared(internetbs.Declaration(), "pricelist.html", "pricelist_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,15 +1,10 @@
 package sav_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/sav"
 )
 
@@ -21,36 +16,17 @@ func op(cents int64) *contracts.OpPrice {
 // transfer: 12 zones; .gg offers nothing but a free transfer, and the
 // menu's row and the note's are no zones.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "pricing.html"), nil)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 12 || list.Skipped != 0 {
-		t.Errorf("%d zones, %d skipped; want 12 and none skipped", len(got), list.Skipped)
-	}
-	if list.Drift == nil || !list.Drift.Empty() {
-		t.Errorf("drift %+v, want none", list.Drift)
-	}
-	for _, tt := range []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"renewal before transfer", ".org", op(798), op(1198), op(998)},
-		{"first-year price", ".xyz", op(198), op(1248), op(1248)},
-		{"N/A transfer", ".de", op(698), op(698), nil},
-		{"dash transfer", ".store", op(98), op(5498), nil},
-		{"free transfer", ".co.uk", op(598), op(798), op(0)},
-		{"thousands separator", ".cars", op(234898), op(234898), op(234898)},
-		{"Unicode zone", ".xn--p1ai", op(798), op(798), op(798)},
-		{"upper-case second-level zone", ".com.mx", op(1498), op(1498), op(1498)},
-	} {
-		t.Run(tt.name, func(t *testing.T) { ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, tt.transfer) })
-	}
-	if _, ok := got[".gg"]; ok {
-		t.Error(".gg is listed; it offers nothing but a free transfer")
-	}
+	got := suite.Fetched(t, "pricing.html", 12, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "renewal before transfer", Zone: ".org", Register: op(798), Renew: op(1198), Transfer: op(998)},
+		{Name: "first-year price", Zone: ".xyz", Register: op(198), Renew: op(1248), Transfer: op(1248)},
+		{Name: "N/A transfer", Zone: ".de", Register: op(698), Renew: op(698)},
+		{Name: "dash transfer", Zone: ".store", Register: op(98), Renew: op(5498)},
+		{Name: "free transfer", Zone: ".co.uk", Register: op(598), Renew: op(798), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".cars", Register: op(234898), Renew: op(234898), Transfer: op(234898)},
+		{Name: "Unicode zone", Zone: ".xn--p1ai", Register: op(798), Renew: op(798), Transfer: op(798)},
+		{Name: "upper-case second-level zone", Zone: ".com.mx", Register: op(1498), Renew: op(1498), Transfer: op(1498)},
+	}, ".gg")
 }
 
 // TestParseQuirks covers the page's quirks one body at a time.
@@ -86,15 +62,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: sav.Name, Registrar: sav.Name, Parse: sav.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(sav.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"pricing.html"}, Shrunk: "pricing_shrunk.html", Conditional: true, Golden: "*.html",
-	Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: contracts.TaxUnknown,
-}
+var suite = ingesttest.Declared(sav.Declaration(), "pricing.html", "pricing_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,0 +1,68 @@
+package ingesttest
+
+import (
+	"context"
+	"path"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/kit"
+)
+
+// Declared is the suite of a source declared on the kit: a conditional
+// GET of one document, whose good answer is the testdata file fixture
+// and shrunken one shrunk; the golden files of the fixtures of its
+// format are checked. Its lists are observed on 2026-11-28 at noon.
+func Declared(d *kit.Declaration, fixture, shrunk string) Suite {
+	return Suite{
+		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read,
+		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+			return kit.New(d, kit.Config{URL: url}, client, now)
+		},
+		Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+		Fixtures: []string{fixture}, Shrunk: shrunk, Conditional: true, Golden: "*" + path.Ext(fixture),
+		Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: d.Tax,
+	}
+}
+
+// Fetched serves the testdata file fixture as the registrar would
+// (requests checked by Check) and fetches it through the source: its
+// price sets by zone. The fetch must succeed with zones zones, skipped
+// rows skipped, and no drift.
+func (s Suite) Fetched(t *testing.T, fixture string, zones, skipped int) map[string]contracts.PriceSet {
+	t.Helper()
+	_, srv := NewAPI(t, Fixture(t, fixture), s.Check)
+	list, err := s.Source(t, srv.URL, nil).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.ByZone(t, list)
+	if len(got) != zones || list.Skipped != skipped {
+		t.Errorf("%d zones, %d skipped; want %d and %d skipped", len(got), list.Skipped, zones, skipped)
+	}
+	if list.Drift == nil || !list.Drift.Empty() {
+		t.Errorf("drift %+v, want none", list.Drift)
+	}
+	return got
+}
+
+// Ops is a zone's prices as a test expects them, in a case named Name.
+type Ops struct {
+	Name, Zone                string
+	Register, Renew, Transfer *contracts.OpPrice
+}
+
+// CheckEach checks each case's zone in got (CheckOps), one subtest a
+// case, and that every zone of absent is not listed.
+func CheckEach(t *testing.T, got map[string]contracts.PriceSet, cases []Ops, absent ...string) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) { CheckOps(t, got[c.Zone], c.Register, c.Renew, c.Transfer) })
+	}
+	for _, zone := range absent {
+		CheckZone(t, got, zone, nil)
+	}
+}
