@@ -788,6 +788,53 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 	})
 }
 
+// TestOpenAPISince checks that the since parameter's schema, one string
+// pattern with the date or date-time format checked on top, takes exactly
+// what the server takes, a day that does not exist included.
+func TestOpenAPISince(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	publishHistory(t, js, historyEvents()...)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p.waitHistory(t)
+	schema, err := openapitest.Load(t).Schema("#/components/parameters/since/schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		since string
+		takes bool
+	}{
+		{"2026-11-01", true},
+		{"2026-11-01T12:00:00Z", true},
+		{"2026-11-01T12:00:00.123+05:30", true},
+		{"2000-01-01", true},
+		{"2200-12-31T23:59:59-23:59", true},
+		{"1999-12-31", false},
+		{"2201-01-01", false},
+		{"2026-02-30", false},
+		{"2026-02-30T12:00:00Z", false},
+		{"2026-13-01", false},
+		{"2026-11-01t12:00:00z", false},
+		{"2026-11-01T24:00:00Z", false},
+		{"2026-11-01T12:00:60Z", false},
+		{"2026-11-01T12:00Z", false},
+		{"2026-11-01T12:00:00", false},
+		{"20261101", false},
+		{"yesterday", false},
+	} {
+		t.Run(tt.since, func(t *testing.T) {
+			resp, body := get(t, p.url+"/api/changes?"+url.Values{"since": {tt.since}}.Encode())
+			if got := resp.StatusCode == http.StatusOK; got != tt.takes {
+				t.Errorf("the server: got %d, want it taken: %v: %s", resp.StatusCode, tt.takes, body)
+			}
+			if err := schema.Validate(tt.since); (err == nil) != tt.takes {
+				t.Errorf("the schema: got %v, want it taken: %v", err, tt.takes)
+			}
+		})
+	}
+}
+
 // TestOpenAPIListLimits checks that every list parameter documents how
 // many items it takes, and that the server takes exactly that many: the
 // documented number of distinct items is never refused for being too

@@ -1,0 +1,136 @@
+// Command generated-client reads a zoneprice server through the clients
+// generated from the API's OpenAPI document (openapitest.GenerateClients
+// builds it beside them) and prints what they decoded as one JSON object,
+// for TestGeneratedClients to compare with the server's own bodies. Most
+// calls go through ogen's client, which validates every body it decodes
+// against the document's schemas; one goes through oapi-codegen's.
+//
+// Usage: generated-client URL
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/ogen-go/ogen/ogenerrors"
+
+	"github.com/zoneprice/zoneprice/contracts/openapitest/generators/oapiclient"
+	"github.com/zoneprice/zoneprice/contracts/openapitest/generators/ogenclient"
+)
+
+// decoded is what the clients decoded.
+type decoded struct {
+	Zones            []string  `json:"zones"`              // GET /api/domains: each zone
+	ComRegistrars    []string  `json:"com_registrars"`     // GET /api/comparison/com: each row's registrar
+	ComRegister      []float64 `json:"com_register"`       // and its registration price, 0 for null
+	Revalidated      bool      `json:"revalidated"`        // GET /api/comparison/com with its ETag: 304
+	MalformedCode    string    `json:"malformed_code"`     // GET /api/comparison/exa_mple: the problem's code
+	MalformedParam   string    `json:"malformed_param"`    // and its param
+	Changes          []string  `json:"changes"`            // GET /api/changes?kind=added&since=2000-01-01&limit=5: each id
+	OapiCodegenZones int       `json:"oapi_codegen_zones"` // GET /api/domains by oapi-codegen's client: count
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: generated-client URL")
+		os.Exit(2)
+	}
+	d, err := read(context.Background(), os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(d); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// anonymous is a client without an API key, as the document allows
+// (security {}): it sends neither of the key's forms.
+type anonymous struct{}
+
+func (anonymous) BearerKey(context.Context, ogenclient.OperationName) (ogenclient.BearerKey, error) {
+	return ogenclient.BearerKey{}, ogenerrors.ErrSkipClientSecurity
+}
+
+func (anonymous) HeaderKey(context.Context, ogenclient.OperationName) (ogenclient.HeaderKey, error) {
+	return ogenclient.HeaderKey{}, ogenerrors.ErrSkipClientSecurity
+}
+
+func read(ctx context.Context, url string) (decoded, error) {
+	var d decoded
+	c, err := ogenclient.NewClient(url, anonymous{})
+	if err != nil {
+		return d, err
+	}
+
+	res, err := c.ListDomains(ctx, ogenclient.ListDomainsParams{})
+	if err != nil {
+		return d, fmt.Errorf("ogen: list domains: %w", err)
+	}
+	domains, ok := res.(*ogenclient.DomainsHeaders)
+	if !ok {
+		return d, fmt.Errorf("ogen: list domains: a %T", res)
+	}
+	for _, z := range domains.Response.Zones {
+		d.Zones = append(d.Zones, string(z.Zone))
+	}
+
+	cres, err := c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com"})
+	if err != nil {
+		return d, fmt.Errorf("ogen: comparison: %w", err)
+	}
+	cmp, ok := cres.(*ogenclient.ComparisonHeaders)
+	if !ok {
+		return d, fmt.Errorf("ogen: comparison: a %T", cres)
+	}
+	for _, row := range cmp.Response.Prices {
+		d.ComRegistrars = append(d.ComRegistrars, string(row.Registrar))
+		d.ComRegister = append(d.ComRegister, float64(row.Register.Or(0)))
+	}
+	cres, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com", IfNoneMatch: ogenclient.NewOptString(cmp.ETag)})
+	if err != nil {
+		return d, fmt.Errorf("ogen: comparison revalidated: %w", err)
+	}
+	_, d.Revalidated = cres.(*ogenclient.NotModified)
+
+	cres, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "exa_mple"})
+	if err != nil {
+		return d, fmt.Errorf("ogen: comparison of a malformed zone: %w", err)
+	}
+	bad, ok := cres.(*ogenclient.BadRequestHeaders)
+	if !ok {
+		return d, fmt.Errorf("ogen: comparison of a malformed zone: a %T", cres)
+	}
+	d.MalformedCode, d.MalformedParam = string(bad.Response.Code), bad.Response.Param.Or("")
+
+	chres, err := c.ListChanges(ctx, ogenclient.ListChangesParams{Kind: []ogenclient.KindItem{ogenclient.KindItemAdded},
+		Since: ogenclient.NewOptString("2000-01-01"), Limit: ogenclient.NewOptInt(5)})
+	if err != nil {
+		return d, fmt.Errorf("ogen: changes: %w", err)
+	}
+	changes, ok := chres.(*ogenclient.ChangesHeaders)
+	if !ok {
+		return d, fmt.Errorf("ogen: changes: a %T", chres)
+	}
+	for _, ch := range changes.Response.Changes {
+		d.Changes = append(d.Changes, ch.ID)
+	}
+
+	oc, err := oapiclient.NewClientWithResponses(url)
+	if err != nil {
+		return d, err
+	}
+	ores, err := oc.ListDomainsWithResponse(ctx, nil)
+	if err != nil {
+		return d, fmt.Errorf("oapi-codegen: list domains: %w", err)
+	}
+	if ores.JSON200 == nil {
+		return d, fmt.Errorf("oapi-codegen: list domains: %s, no body decoded", ores.Status())
+	}
+	d.OapiCodegenZones = len(ores.JSON200.Zones)
+	return d, nil
+}
