@@ -160,7 +160,10 @@ type Slot struct {
 // in s, and is valid until s is decoded into again; zone metadata and
 // rates, which readers keep, are allocated as Decode allocates them.
 func (d *Decoder) DecodeInto(data []byte, s *Slot) (Event, error) {
-	s.w, s.blk = wire{}, priceBlock{}
+	// Only the wire is cleared: the block's operations are cleared by the
+	// scanner as it fills each (op, promo), and the set is assigned whole.
+	// Clearing all 664 bytes per message was a tenth of a replay's decode.
+	s.w = wire{}
 	return decodeWith(data, d, &s.w, &s.blk, &s.wd)
 }
 
@@ -463,6 +466,7 @@ func (s *scanner) promo(i Op) (*Promo, bool) {
 		return nil, true
 	}
 	p := &s.ops.promos[i]
+	*p = Promo{}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false
@@ -492,6 +496,7 @@ func (s *scanner) op(i Op) (*OpPrice, bool) {
 		return nil, true
 	}
 	op := &s.ops.ops[i]
+	*op = OpPrice{}
 	o := s.begin()
 	for key, more := o.next(); more; key, more = o.next() {
 		ok := false

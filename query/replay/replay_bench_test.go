@@ -34,6 +34,7 @@ func BenchmarkReplayCPU(b *testing.B) {
 		dec := &contracts.Decoder{}
 		var slot contracts.Slot
 		idx := cache.NewIndex("USD")
+		idx.Expect(len(docs))
 		for i, doc := range docs {
 			ev, err := dec.DecodeInto(doc, &slot)
 			if err != nil {
