@@ -3,7 +3,9 @@
 // builds it beside them) and prints what they decoded as one JSON object,
 // for TestGeneratedClients to compare with the server's own bodies. Most
 // calls go through ogen's client, which validates every body it decodes
-// against the document's schemas; one goes through oapi-codegen's.
+// against the document's schemas; one goes through oapi-codegen's. An
+// answer of another status than the one asked for (a comparison
+// revalidated by its ETag must be a 304) is an error.
 //
 // Usage: generated-client URL
 package main
@@ -25,7 +27,6 @@ type decoded struct {
 	Zones            []string  `json:"zones"`              // GET /api/domains: each zone
 	ComRegistrars    []string  `json:"com_registrars"`     // GET /api/comparison/com: each row's registrar
 	ComRegister      []float64 `json:"com_register"`       // and its registration price, 0 for null
-	Revalidated      bool      `json:"revalidated"`        // GET /api/comparison/com with its ETag: 304
 	MalformedCode    string    `json:"malformed_code"`     // GET /api/comparison/exa_mple: the problem's code
 	MalformedParam   string    `json:"malformed_param"`    // and its param
 	Changes          []string  `json:"changes"`            // GET /api/changes?kind=added&since=2000-01-01&limit=5: each id
@@ -67,54 +68,42 @@ func read(ctx context.Context, url string) (decoded, error) {
 		return d, err
 	}
 
-	res, err := c.ListDomains(ctx, ogenclient.ListDomainsParams{})
+	var res any // each operation's own interface of answers
+	res, err = c.ListDomains(ctx, ogenclient.ListDomainsParams{})
+	domains, err := answer[*ogenclient.DomainsHeaders]("list domains", res, err)
 	if err != nil {
-		return d, fmt.Errorf("ogen: list domains: %w", err)
-	}
-	domains, ok := res.(*ogenclient.DomainsHeaders)
-	if !ok {
-		return d, fmt.Errorf("ogen: list domains: a %T", res)
+		return d, err
 	}
 	for _, z := range domains.Response.Zones {
 		d.Zones = append(d.Zones, string(z.Zone))
 	}
 
-	cres, err := c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com"})
+	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com"})
+	cmp, err := answer[*ogenclient.ComparisonHeaders]("comparison", res, err)
 	if err != nil {
-		return d, fmt.Errorf("ogen: comparison: %w", err)
-	}
-	cmp, ok := cres.(*ogenclient.ComparisonHeaders)
-	if !ok {
-		return d, fmt.Errorf("ogen: comparison: a %T", cres)
+		return d, err
 	}
 	for _, row := range cmp.Response.Prices {
 		d.ComRegistrars = append(d.ComRegistrars, string(row.Registrar))
 		d.ComRegister = append(d.ComRegister, float64(row.Register.Or(0)))
 	}
-	cres, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com", IfNoneMatch: ogenclient.NewOptString(cmp.ETag)})
-	if err != nil {
-		return d, fmt.Errorf("ogen: comparison revalidated: %w", err)
+	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com", IfNoneMatch: ogenclient.NewOptString(cmp.ETag)})
+	if _, err := answer[*ogenclient.NotModified]("comparison revalidated by its ETag", res, err); err != nil {
+		return d, err
 	}
-	_, d.Revalidated = cres.(*ogenclient.NotModified)
 
-	cres, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "exa_mple"})
+	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "exa_mple"})
+	bad, err := answer[*ogenclient.BadRequestHeaders]("comparison of a malformed zone", res, err)
 	if err != nil {
-		return d, fmt.Errorf("ogen: comparison of a malformed zone: %w", err)
-	}
-	bad, ok := cres.(*ogenclient.BadRequestHeaders)
-	if !ok {
-		return d, fmt.Errorf("ogen: comparison of a malformed zone: a %T", cres)
+		return d, err
 	}
 	d.MalformedCode, d.MalformedParam = string(bad.Response.Code), bad.Response.Param.Or("")
 
-	chres, err := c.ListChanges(ctx, ogenclient.ListChangesParams{Kind: []ogenclient.KindItem{ogenclient.KindItemAdded},
+	res, err = c.ListChanges(ctx, ogenclient.ListChangesParams{Kind: []ogenclient.KindItem{ogenclient.KindItemAdded},
 		Since: ogenclient.NewOptString("2000-01-01"), Limit: ogenclient.NewOptInt(5)})
+	changes, err := answer[*ogenclient.ChangesHeaders]("changes", res, err)
 	if err != nil {
-		return d, fmt.Errorf("ogen: changes: %w", err)
-	}
-	changes, ok := chres.(*ogenclient.ChangesHeaders)
-	if !ok {
-		return d, fmt.Errorf("ogen: changes: a %T", chres)
+		return d, err
 	}
 	for _, ch := range changes.Response.Changes {
 		d.Changes = append(d.Changes, ch.ID)
@@ -133,4 +122,18 @@ func read(ctx context.Context, url string) (decoded, error) {
 	}
 	d.OapiCodegenZones = len(ores.JSON200.Zones)
 	return d, nil
+}
+
+// answer is ogen's answer res as the response T, or an error that says
+// what came instead.
+func answer[T any](what string, res any, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, fmt.Errorf("ogen: %s: %w", what, err)
+	}
+	t, ok := res.(T)
+	if !ok {
+		return zero, fmt.Errorf("ogen: %s: got a %T, want a %T", what, res, zero)
+	}
+	return t, nil
 }
