@@ -177,7 +177,12 @@ func decodeWith(data []byte, d *Decoder, w *wire, blk *priceBlock, wd *Withdrawa
 	if len(data) > MaxEventSize {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), MaxEventSize)
 	}
-	cblk, fast := decodeFast(data, w, d, blk, nil)
+	var cblk *changeBlock
+	fast := decodeCanonical(data, w, d, blk)
+	if !fast {
+		*w = wire{}
+		cblk, fast = decodeFast(data, w, d, blk, nil)
+	}
 	if !fast {
 		*w, *blk, cblk = wire{}, priceBlock{}, nil
 		if err := json.Unmarshal(data, w); err != nil {

@@ -70,8 +70,22 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"v":1,"kind":"price_set","register":{"regular":{"amount":-0,"currency":"USD"},"promo":null},"renew":null}`))
 	f.Add([]byte(`{"categories":[],"rates":{},"v":-12}`))
+	f.Add([]byte(`{"v":1,"kind":"price_set","registrar":"porkbun","zone":".dev","register":{"regular":{"amount":1200,"currency":"USD"},"promo":{"price":{"amount":600,"currency":"USD"},"ends_at":"2026-04-01T00:00:00Z"}},"transfer":{"regular":{"amount":900,"currency":"USD"}},"observed_at":"2026-03-02T09:15:00Z","source":"porkbun-api","tax":"excluded"}`))
+	f.Add([]byte(`{"v":1,"kind":"withdrawal","registrar":"porkbun","zone":".com","observed_at":"2026-03-02T09:15:00Z","source":"porkbun-api"}`))
 	f.Add([]byte(`{"kind":"price_change","before":null,"after":{"renew":{"regular":{"amount":1,"currency":"EUR"}},"tax":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var canonical wire
+		if decodeCanonical(data, &canonical, &Decoder{}, new(priceBlock)) {
+			var fast wire
+			if _, ok := decodeFast(data, &fast, &Decoder{}, new(priceBlock), nil); !ok {
+				t.Fatalf("the canonical path accepted what the fast path refuses: %q", data)
+			}
+			a, _ := json.Marshal(canonical)
+			b, _ := json.Marshal(fast)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("paths disagree on %q:\ncanonical %s\nfast      %s", data, a, b)
+			}
+		}
 		var fast wire
 		if _, ok := decodeFast(data, &fast, &Decoder{}, new(priceBlock), nil); !ok {
 			return

@@ -3,7 +3,6 @@ package replay_test
 import (
 	"context"
 	"log/slog"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,14 +37,14 @@ func BenchmarkCatchUp(b *testing.B) {
 	publishAll(b, js, events)
 
 	b.Run("bare", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := replay.CPUTime()
 		for b.Loop() {
 			bareCatchUp(b, js)
 		}
-		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric((replay.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 	b.Run("query", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := replay.CPUTime()
 		for b.Loop() {
 			c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 			if err != nil {
@@ -63,7 +62,7 @@ func BenchmarkCatchUp(b *testing.B) {
 			<-done
 			b.StartTimer()
 		}
-		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric((replay.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 }
 
@@ -105,15 +104,4 @@ func bareCatchUp(b *testing.B, js jetstream.JetStream) {
 			return
 		}
 	}
-}
-
-// cpuTime is the CPU the process has used, user and system: on a machine
-// whose cores are shared, the part of a catch-up's cost that other work
-// does not move.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -30,6 +30,7 @@ func BenchmarkReplayCPU(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
+	cpu := CPUTime()
 	for b.Loop() {
 		dec := &contracts.Decoder{}
 		var slot contracts.Slot
@@ -49,4 +50,5 @@ func BenchmarkReplayCPU(b *testing.B) {
 			b.Fatalf("%d prices, want %d", s.Prices, len(docs))
 		}
 	}
+	b.ReportMetric((CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 }
