@@ -70,42 +70,45 @@ func read(ctx context.Context, url string) (decoded, error) {
 
 	var res any // each operation's own interface of answers
 	res, err = c.ListDomains(ctx, ogenclient.ListDomainsParams{})
-	domains, err := answer[*ogenclient.DomainsHeaders]("list domains", res, err)
+	domains, err := answer[body[ogenclient.DomainList]]("list domains", res, err)
 	if err != nil {
 		return d, err
 	}
-	for _, z := range domains.Response.Zones {
+	for _, z := range domains.GetResponse().Zones {
 		d.Zones = append(d.Zones, string(z.Zone))
 	}
 
 	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com"})
-	cmp, err := answer[*ogenclient.ComparisonHeaders]("comparison", res, err)
+	cmp, err := answer[interface {
+		body[ogenclient.Comparison]
+		GetETag() string
+	}]("comparison", res, err)
 	if err != nil {
 		return d, err
 	}
-	for _, row := range cmp.Response.Prices {
+	for _, row := range cmp.GetResponse().Prices {
 		d.ComRegistrars = append(d.ComRegistrars, string(row.Registrar))
 		d.ComRegister = append(d.ComRegister, float64(row.Register.Or(0)))
 	}
-	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com", IfNoneMatch: ogenclient.NewOptString(cmp.ETag)})
+	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "com", IfNoneMatch: ogenclient.NewOptString(cmp.GetETag())})
 	if _, err := answer[*ogenclient.NotModified]("comparison revalidated by its ETag", res, err); err != nil {
 		return d, err
 	}
 
 	res, err = c.GetComparison(ctx, ogenclient.GetComparisonParams{Zone: "exa_mple"})
-	bad, err := answer[*ogenclient.BadRequestHeaders]("comparison of a malformed zone", res, err)
+	bad, err := answer[body[ogenclient.Problem]]("comparison of a malformed zone", res, err)
 	if err != nil {
 		return d, err
 	}
-	d.MalformedCode, d.MalformedParam = string(bad.Response.Code), bad.Response.Param.Or("")
+	d.MalformedCode, d.MalformedParam = string(bad.GetResponse().Code), bad.GetResponse().Param.Or("")
 
 	res, err = c.ListChanges(ctx, ogenclient.ListChangesParams{Kind: []ogenclient.KindItem{ogenclient.KindItemAdded},
 		Since: ogenclient.NewOptString("2000-01-01"), Limit: ogenclient.NewOptInt(5)})
-	changes, err := answer[*ogenclient.ChangesHeaders]("changes", res, err)
+	changes, err := answer[body[ogenclient.ChangesPage]]("changes", res, err)
 	if err != nil {
 		return d, err
 	}
-	for _, ch := range changes.Response.Changes {
+	for _, ch := range changes.GetResponse().Changes {
 		d.Changes = append(d.Changes, ch.ID)
 	}
 
@@ -123,6 +126,12 @@ func read(ctx context.Context, url string) (decoded, error) {
 	d.OapiCodegenZones = len(ores.JSON200.Zones)
 	return d, nil
 }
+
+// body is an answer of ogen's with a body of the schema T. ogen names
+// each answer's type after its response, or after its schema when the
+// response has several media types, so the program asks for what an
+// answer holds rather than its name.
+type body[T any] interface{ GetResponse() T }
 
 // answer is ogen's answer res as the response T, or an error that says
 // what came instead.
