@@ -20,9 +20,11 @@ test: lint test-unit test-integration
 
 ## test-unit: the tests that need no Docker: go test -race ./... (after
 ## tools-test, since deploy's tests evaluate the alert rules with promtool,
-## and tools-browser, since the pages' browser test drives chromium)
+## and tools-browser, since the pages' browser test drives chromium). The
+## timeout is per package: query/api also builds the two OpenAPI client
+## generators and their clients, about 5 minutes on a cold cache
 test-unit: tools-test tools-browser
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 
 ## tools-test: promtool, from Debian's prometheus package when it is not on
 ## PATH; without recommends (no node exporter), and the package's daemon is
