@@ -65,6 +65,7 @@ var sourceInputs = map[string]struct {
 	"tierra":          {files: []string{"tierra/testdata/pricingData.json"}},
 	"gname":           {files: []string{"gname/testdata/page1.json", "gname/testdata/page2.json"}},
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
+	"register4less":   {files: []string{"register4less/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

@@ -1,10 +1,13 @@
 package ingesttest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -72,4 +75,24 @@ func (s *bodySource) Fetch(ctx context.Context) (*ingest.List, error) {
 		return nil, err
 	}
 	return s.parse(s.body, time.Now())
+}
+
+// BenchDecodeHTML is an HTML table's parse's baseline: goquery parsing
+// body into a document and visiting the text of every table cell, which
+// any reader of the page pays at least.
+func BenchDecodeHTML(b *testing.B, body []byte) {
+	b.Helper()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cells := 0
+		doc.Find("td").Each(func(_ int, c *goquery.Selection) { cells += len(c.Text()) })
+		if cells == 0 {
+			b.Fatal("no table cells")
+		}
+	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
+	"github.com/zoneprice/zoneprice/ingest/register4less"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
@@ -42,7 +43,9 @@ import (
 func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
-		joker.Name, epik.Name, iwantmyname.Name}
+		joker.Name, epik.Name, iwantmyname.Name,
+		register4less.Name,
+	}
 }
 
 // siteInterval is how often the price lists registrars' own sites load are
@@ -205,5 +208,6 @@ func Registry() map[string]app.SourceSpec {
 			Auto:     true,
 			Fallback: true,
 		},
+		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
 	}
 }
