@@ -69,7 +69,7 @@ bench-go:
 ## HTML table's baseline is goquery's parse of the page (ingesttest.BenchDecodeHTML)
 bench-ingest:
 	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/inwx/ ./ingest/porkbun/ \
-		./ingest/register4less/ | tee $(BIN)/bench-ingest.txt
+		./ingest/register4less/ ./ingest/onlydomains/ | tee $(BIN)/bench-ingest.txt
 	@awk '/^pkg:/ { pkg=$$2; sub(/.*\//, "", pkg) } \
 		/^Benchmark(Parse|Decode)[0-9]/ { name=$$1; sub(/-[0-9]+$$/, "", name); name=pkg "." name; v[name]=v[name] " " $$3 } \
 		END { for (n in v) if (n ~ /Parse/) { d=n; sub(/Parse/, "Decode", d); \

@@ -66,6 +66,7 @@ var sourceInputs = map[string]struct {
 	"gname":           {files: []string{"gname/testdata/page1.json", "gname/testdata/page2.json"}},
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
 	"register4less":   {files: []string{"register4less/testdata/pricing.html"}},
+	"onlydomains":     {files: []string{"onlydomains/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

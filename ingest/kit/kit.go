@@ -161,7 +161,7 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	if s.d.Fetch != nil {
 		var first []byte
 		list, err := s.d.Fetch(ctx, s, &first)
-		return s.d.checked(first, list, err)
+		return s.d.checked(first, nil, list, err)
 	}
 	resp, err := s.Get(ctx, s.url, s.d.Request)
 	if err != nil {
@@ -188,12 +188,13 @@ func (s *Source) Get(ctx context.Context, u string, r Request) (*fetch.Response,
 func (d *Declaration) Read(body []byte, observed time.Time) (*ingest.List, error) {
 	var list *ingest.List
 	var err error
+	var m markup
 	switch {
 	case d.Parse != nil:
 		list, err = d.Parse(d, body, observed)
 	case d.Table != nil:
 		var t ingest.Tally
-		if _, err = d.AddRows(&t, body, observed); err == nil {
+		if _, err = d.addRows(&t, body, observed, &m); err == nil {
 			list, err = t.List(d.What)
 		}
 	default:
@@ -202,14 +203,15 @@ func (d *Declaration) Read(body []byte, observed time.Time) (*ingest.List, error
 	if d.Pages {
 		body = ingest.FirstOf(body)
 	}
-	return d.checked(body, list, err)
+	return d.checked(body, &m, list, err)
 }
 
 // checked adds the drift of body, the document's first page, to what
-// reading it gave.
-func (d *Declaration) checked(body []byte, list *ingest.List, err error) (*ingest.List, error) {
+// reading it gave; m is what reading it found of a table's heading, when
+// it was read as one.
+func (d *Declaration) checked(body []byte, m *markup, list *ingest.List, err error) (*ingest.List, error) {
 	if d.Table != nil && d.Table.Format != JSON {
-		return d.Table.tableDrift(body, list, err)
+		return d.Table.tableDrift(body, m, list, err)
 	}
 	if d.Shape == nil {
 		return list, err

@@ -32,8 +32,9 @@ func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fiel
 
 // htmlRows reads the rows of the table selector selects: the first row
 // with <th> cells is the heading, every later one with <td> cells a row.
-func htmlRows(d *Declaration, selector string, body []byte) (*Doc, []Row, error) {
+func htmlRows(d *Declaration, selector string, body []byte, m *markup) (*Doc, []Row, error) {
 	head, cells, err := htmlCells(selector, body)
+	m.keep(head, err)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", d.What, err)
 	}
@@ -71,8 +72,9 @@ func htmlCells(selector string, body []byte) (head []string, rows [][]string, er
 }
 
 // csvRows reads a CSV document: the first record is the heading.
-func csvRows(d *Declaration, body []byte) (*Doc, []Row, error) {
+func csvRows(d *Declaration, body []byte, m *markup) (*Doc, []Row, error) {
 	head, cells, err := csvCells(body)
+	m.keep(head, err)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
 	}
@@ -126,18 +128,38 @@ func textRows(head []string, cells [][]string) []Row {
 	return rows
 }
 
+// markup is what reading a CSV or HTML document found of its heading,
+// kept for its drift so that a page is parsed once.
+type markup struct {
+	head []string
+	err  error
+	read bool
+}
+
+// keep keeps what reading the document found; a nil m keeps nothing.
+func (m *markup) keep(head []string, err error) {
+	if m != nil {
+		m.head, m.err, m.read = head, err, true
+	}
+}
+
 // tableDrift adds the drift of a CSV or HTML document to what reading it
 // gave: a column the table names that the heading lacks is missing, one
 // it neither reads nor ignores unknown, and a document without the table
-// has another shape.
-func (t *Table) tableDrift(body []byte, list *ingest.List, err error) (*ingest.List, error) {
-	var head []string
-	var cerr error
-	if t.Format == HTML {
-		head, _, cerr = htmlCells(t.Rows, body)
-	} else {
-		head, _, cerr = csvCells(body)
+// has another shape. m is what reading it found, when it was read as a
+// table; otherwise the document is parsed here.
+func (t *Table) tableDrift(body []byte, m *markup, list *ingest.List, err error) (*ingest.List, error) {
+	if m == nil || !m.read {
+		m = &markup{}
+		var perr error
+		if t.Format == HTML {
+			m.head, _, perr = htmlCells(t.Rows, body)
+		} else {
+			m.head, _, perr = csvCells(body)
+		}
+		m.keep(m.head, perr)
 	}
+	head, cerr := m.head, m.err
 	if errors.Is(cerr, errCutShort) {
 		return list, err
 	}

@@ -131,8 +131,14 @@ func (t *Table) accept() string {
 // document had. It fails only when the document as a whole cannot be
 // read. A paged source calls it once per page with one tally.
 func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Time) (int, error) {
+	return d.addRows(tally, body, observed, nil)
+}
+
+// addRows is AddRows, keeping in m (when not nil) what a CSV or HTML
+// document's heading is, for its drift.
+func (d *Declaration) addRows(tally *ingest.Tally, body []byte, observed time.Time, m *markup) (int, error) {
 	t := d.Table
-	doc, rows, err := t.rows(d, body)
+	doc, rows, err := t.rows(d, body, m)
 	if err != nil {
 		return 0, err
 	}
@@ -154,12 +160,12 @@ func (d *Declaration) PriceSet(key string, raw json.RawMessage, observed time.Ti
 
 // rows finds the document's rows: the document (narrowed by Within) and
 // every row, in order (a keyed object's in key order).
-func (t *Table) rows(d *Declaration, body []byte) (*Doc, []Row, error) {
+func (t *Table) rows(d *Declaration, body []byte, m *markup) (*Doc, []Row, error) {
 	switch t.Format {
 	case CSV:
-		return csvRows(d, body)
+		return csvRows(d, body, m)
 	case HTML:
-		return htmlRows(d, t.Rows, body)
+		return htmlRows(d, t.Rows, body, m)
 	}
 	if !json.Valid(body) {
 		var probe any
@@ -283,6 +289,11 @@ func (r *Row) whole(path string) json.RawMessage { return Get(r.Raw, path) }
 // Narrow makes the row's prices those of its part at path (a price list
 // by membership); its zone and currency stay the whole row's.
 func (r *Row) Narrow(path string) { r.part = r.whole(path) }
+
+// Use makes the row's prices those of part, a row a Prepare wrote (its
+// cells' prices without what the kit cannot read around them); its zone
+// and currency stay the whole row's.
+func (r *Row) Use(part json.RawMessage) { r.part = part }
 
 // SlashKey leaves out a row whose key ends in "/": how several
 // registrars write a Handshake name, which is no DNS zone (a Prepare).

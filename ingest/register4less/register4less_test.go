@@ -1,8 +1,6 @@
 package register4less_test
 
 import (
-	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -23,16 +21,7 @@ var suite = ingesttest.Suite{
 	},
 	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"pricing.html"}, Shrunk: "pricing_shrunk.html", Conditional: true, Golden: "*.html",
-	Check: plainGet, Observed: observed, Tax: contracts.TaxUnknown,
-}
-
-// plainGet refuses what Register4Less's static page would not be asked
-// with.
-func plainGet(r *http.Request) error {
-	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
-		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
-	}
-	return nil
+	Check: ingesttest.PlainGet, Observed: observed, Tax: contracts.TaxUnknown,
 }
 
 // TestConform runs the behaviour tests every source passes.

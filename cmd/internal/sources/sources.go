@@ -29,6 +29,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
@@ -44,7 +45,7 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		register4less.Name,
+		register4less.Name, onlydomains.Name,
 	}
 }
 
@@ -209,5 +210,6 @@ func Registry() map[string]app.SourceSpec {
 			Fallback: true,
 		},
 		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
+		onlydomains.Name:   declared("ZONEPRICE_ONLYDOMAINS_URL", onlydomains.Declaration()),
 	}
 }
