@@ -5,24 +5,18 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 )
 
 var observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 
-var suite = ingesttest.Suite{
-	Name: onlydomains.Name, Registrar: onlydomains.Name, Parse: onlydomains.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(onlydomains.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"pricing.html"}, Shrunk: "pricing_shrunk.html", Conditional: true, Golden: "*.html",
-	Check: ingesttest.PlainGet, Observed: observed, Tax: contracts.TaxUnknown,
-}
+var suite = func() ingesttest.Suite {
+	s := ingesttest.Declared(onlydomains.Declaration())
+	s.Fixtures, s.Shrunk, s.Golden = []string{"pricing.html"}, "pricing_shrunk.html", "*.html"
+	s.Conditional, s.Check, s.Observed = true, ingesttest.PlainGet, observed
+	return s
+}()
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
