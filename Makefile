@@ -64,14 +64,14 @@ bench: tools-bench build
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-ingest: parsing the largest price list (INWX's, 2,200 zones),
-## Porkbun's 1,000 (with a whole unchanged round on JetStream) and each
-## kit-declared registrar's (by package: rebel.BenchmarkParse471), each against
-## a plain encoding/json decode (an HTML page's: an x/net/html parse) of the
-## same bytes in the same run; prints
-## each parse's median time as a ratio of its decode's (target: <= 4)
+## bench-ingest: every adapter's parse of its fixture (INWX's 2,200 zones,
+## Porkbun's 1,000 with a whole unchanged round on JetStream, each declared
+## registrar's; by package: rebel.BenchmarkParse471) against a plain decode of
+## the same bytes in the same run (encoding/json; an HTML page's: an
+## x/net/html parse, ingesttest.BenchDecodeHTML); prints each parse's median
+## time as a ratio of its decode's (target: <= 4)
 bench-ingest:
-	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/inwx/ ./ingest/porkbun/ ./ingest/rebel/ ./ingest/internetbs/ | tee $(BIN)/bench-ingest.txt
+	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/... | tee $(BIN)/bench-ingest.txt
 	@awk '/^pkg: / { pkg=$$2; sub(/.*\//, "", pkg) } \
 		/^Benchmark(Parse|Decode)[0-9]/ { name=$$1; sub(/-[0-9]+$$/, "", name); name=pkg "." name; v[name]=v[name] " " $$3 } \
 		END { for (n in v) if (n ~ /Parse/) { d=n; sub(/Parse/, "Decode", d); \
