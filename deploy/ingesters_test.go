@@ -67,6 +67,8 @@ var sourceInputs = map[string]struct {
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
 	"rebel":           {files: []string{"rebel/testdata/allTLDPrices.json"}},
 	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
+	"register4less":   {files: []string{"register4less/testdata/pricing.html"}},
+	"onlydomains":     {files: []string{"onlydomains/testdata/pricing.html"}},
 	"sav":             {files: []string{"sav/testdata/pricing.html"}},
 	"connectreseller": {files: []string{"connectreseller/testdata/domain-prices.html"}},
 	"domaincostclub":  {files: []string{"domaincostclub/testdata/pricing.html"}},

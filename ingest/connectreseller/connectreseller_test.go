@@ -67,7 +67,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Declared(connectreseller.Declaration(), "domain-prices.html", "domain-prices_shrunk.html")
+var suite = ingesttest.Declared(connectreseller.Declaration()).Reads("domain-prices.html", "domain-prices_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

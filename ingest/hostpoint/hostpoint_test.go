@@ -96,7 +96,7 @@ func TestDrift(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests above.
 var suite = func() ingesttest.Suite {
-	s := ingesttest.Declared(hostpoint.Declaration(), "domain-price-api.html", "domain-price-api_shrunk.html")
+	s := ingesttest.Declared(hostpoint.Declaration()).Reads("domain-price-api.html", "domain-price-api_shrunk.html")
 	s.Check = checkRequest
 	return s
 }()

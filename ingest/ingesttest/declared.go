@@ -7,25 +7,18 @@ import (
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-// Declared is the suite of a source declared on the kit: a conditional
-// GET of one document, whose good answer is the testdata file fixture
-// and shrunken one shrunk; the golden files of the fixtures of its
-// format are checked. Its lists are observed on 2026-11-28 at noon.
-func Declared(d *kit.Declaration, fixture, shrunk string) Suite {
-	return Suite{
-		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read,
-		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-			return kit.New(d, kit.Config{URL: url}, client, now)
-		},
-		Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-		Fixtures: []string{fixture}, Shrunk: shrunk, Conditional: true, Golden: "*" + path.Ext(fixture),
-		Observed: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Tax: d.Tax,
+// Reads is s reading one document with a conditional GET, whose good
+// answer is the testdata file fixture and shrunken one shrunk; the golden
+// files of the fixtures of its format are checked, and its lists are
+// observed on 2026-11-28 at noon unless s says when.
+func (s Suite) Reads(fixture, shrunk string) Suite {
+	s.Fixtures, s.Shrunk, s.Golden, s.Conditional = []string{fixture}, shrunk, "*"+path.Ext(fixture), true
+	if s.Observed.IsZero() {
+		s.Observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	}
+	return s
 }
 
 // Fetched serves the testdata file fixture as the registrar would

@@ -58,7 +58,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Declared(internetbs.Declaration(), "pricelist.html", "pricelist_shrunk.html")
+var suite = ingesttest.Declared(internetbs.Declaration()).Reads("pricelist.html", "pricelist_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -330,6 +330,11 @@ func (r *Row) whole(path string) json.RawMessage {
 // by membership); its zone and currency stay the whole row's.
 func (r *Row) Narrow(path string) { r.part = r.whole(path) }
 
+// Use makes the row's prices those of part, a row a Prepare wrote (its
+// cells' prices without what the kit cannot read around them); its zone
+// and currency stay the whole row's.
+func (r *Row) Use(part json.RawMessage) { r.part = part }
+
 // SlashKey leaves out a row whose key ends in "/": how several
 // registrars write a Handshake name, which is no DNS zone (a Prepare).
 func SlashKey(r *Row) error {

@@ -62,7 +62,7 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Declared(sav.Declaration(), "pricing.html", "pricing_shrunk.html")
+var suite = ingesttest.Declared(sav.Declaration()).Reads("pricing.html", "pricing_shrunk.html")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -33,10 +33,12 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 	"github.com/zoneprice/zoneprice/ingest/rebel"
+	"github.com/zoneprice/zoneprice/ingest/register4less"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/ingest/sav"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
@@ -49,7 +51,8 @@ func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
-		rebel.Name, internetbs.Name, sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
+		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
+		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
 	}
 }
 
@@ -219,5 +222,7 @@ func Registry() map[string]app.SourceSpec {
 			Auto:     true,
 			Fallback: true,
 		},
+		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
+		onlydomains.Name:   declared("ZONEPRICE_ONLYDOMAINS_URL", onlydomains.Declaration()),
 	}
 }
