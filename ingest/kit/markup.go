@@ -160,6 +160,14 @@ func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []
 			has = append(has, name)
 		}
 	}
+	// Each selector is compiled once a document, for its first match; a
+	// declaration's selector that is no CSS fails its package's tests.
+	first := make([]goquery.Matcher, len(cells))
+	for j, c := range cells {
+		if !strings.HasPrefix(c, "@") {
+			first[j] = goquery.Single(c)
+		}
+	}
 	rows.Each(func(_ int, row *goquery.Selection) {
 		rec := make([]string, len(cells))
 		for j, c := range cells {
@@ -168,7 +176,7 @@ func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []
 					rec[j] = strings.TrimSpace(v)
 					seen(c)
 				}
-			} else if m := row.Find(c).First(); m.Length() > 0 {
+			} else if m := row.FindMatcher(first[j]); m.Length() > 0 {
 				rec[j] = strings.TrimSpace(m.Text())
 				seen(c)
 			}
