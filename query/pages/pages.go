@@ -79,7 +79,9 @@ func (e *Error) Error() string { return strconv.Itoa(e.Status) + ": " + e.Detail
 
 // Paths are the routes of the pages as routes.go registers them, for
 // tests that tell them from the API's.
-func Paths() []string { return []string{"/", "/zones/:zone", "/registrars", "/docs", "/assets/:name"} }
+func Paths() []string {
+	return append([]string{"/", "/zones/:zone", "/registrars", "/docs", "/assets/:name"}, FeedPaths()...)
+}
 
 // Policy is the Content-Security-Policy of every page, other packages'
 // in the site's layout included: it allows the service's own style,
@@ -135,6 +137,9 @@ type Head struct {
 	// NoIndex asks search engines to leave the page out: a page of one
 	// person's subscription.
 	NoIndex bool
+	// Feeds are the Atom feeds of what the page shows, which a feed
+	// reader finds in the page's head.
+	Feeds []feedLink
 }
 
 // New parses the templates and the OpenAPI document, and hashes the assets.

@@ -125,6 +125,7 @@ type zonePage struct {
 	Chart                *chart
 	HistoryNote          string
 	JSON, HistoryJSON    string
+	CSV                  string
 }
 
 type zoneRow struct {
@@ -177,10 +178,12 @@ func newZonePage(snap *cache.Snapshot, zone string, q url.Values, doc *compariso
 	z := contracts.Zone{ASCII: zone, Unicode: doc.Unicode}
 	name := z.Unicode
 	pg := zonePage{
-		Head:  Head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed."},
+		Head: Head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed.",
+			Feeds: []feedLink{zoneFeed(z.ASCII).link()}},
 		ASCII: z.ASCII, Unicode: z.Unicode, Categories: doc.Categories, Currency: doc.Currency, Sample: sample,
 		Years: q.Get("years"), Sort: q.Get("sort"),
 		JSON: "/api/comparison/" + url.PathEscape(z.ASCII) + "?" + q.Encode(),
+		CSV:  "/api/comparison/" + url.PathEscape(z.ASCII) + "?" + csvQuery(q),
 	}
 	if doc.Type != nil {
 		pg.Type = *doc.Type
