@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +21,7 @@ import (
 
 // bareCommand is the hidden subcommand that runs the baseline server:
 //
-//	zoneprice-bench bare -from http://127.0.0.1:8080 -listen 127.0.0.1:8081 [-mcp REQUEST] /api/domains ...
+//	zoneprice-bench bare -from http://127.0.0.1:8080 -listen 127.0.0.1:8081 [-mcp REQUEST] [-gc-headroom BYTES] /api/domains ...
 const bareCommand = "bare"
 
 // served are the response headers the baseline copies from the real service.
@@ -60,6 +62,7 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 	from := fs.String("from", "", "base URL of the real query service to copy responses from")
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve on")
 	mcpCall := fs.String("mcp", "", "an MCP tools/call request whose answer /mcp gives")
+	headroom := fs.Int64("gc-headroom", 0, "bytes the heap may grow by between collections (the real service's); 0 leaves GOGC alone")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,6 +81,7 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		mux.Handle("POST /mcp", h)
 	}
+	gcLikeService(*headroom)
 
 	cfg := api.DefaultConfig()
 	hs := &http.Server{
@@ -104,6 +108,22 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 	err = hs.Shutdown(sctx)
 	<-errc
 	return err
+}
+
+// gcLikeService lets the heap grow by headroom bytes between collections,
+// as much as the real service's does: a pod holds tens of MiB live, so
+// with GOGC=100 it collects after as many bytes of garbage, while this
+// process, with a few MiB live, would collect every few MiB. A handler
+// that allocates (the MCP SDK's, about a third of a MiB per call) would
+// then measure this process's small heap, not the service's work.
+func gcLikeService(headroom int64) {
+	if headroom <= 0 {
+		return
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	debug.SetGCPercent(int(max(100, 100*headroom/int64(max(m.HeapAlloc, 1)))))
 }
 
 // bareMux captures each target's response from the real service at from
@@ -187,6 +207,13 @@ func get(ctx context.Context, client *http.Client, url string) (*response, error
 	if err != nil {
 		return nil, err
 	}
+	return fetch(client, req)
+}
+
+// fetch sends req and reads the whole response; it fails on anything but
+// 200.
+func fetch(client *http.Client, req *http.Request) (*response, error) {
+	url := req.URL.String()
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
@@ -197,7 +224,7 @@ func get(ctx context.Context, client *http.Client, url string) (*response, error
 		return nil, fmt.Errorf("read %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
+		return nil, fmt.Errorf("%s %s: %s: %.200s", req.Method, url, resp.Status, body)
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -47,19 +46,11 @@ func postMCP(ctx context.Context, client *http.Client, url, request string) ([]b
 	for _, h := range mcpHeaders {
 		req.Header.Set(h[0], h[1])
 	}
-	resp, err := client.Do(req)
+	resp, err := fetch(client, req)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("POST %s: %s: %.200s", url, resp.Status, body)
-	}
-	return body, nil
+	return resp.body, nil
 }
 
 // bareMCP is the go-sdk's Streamable HTTP handler of one tool, the one

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/query/api"
 )
 
 // csvPod serves pageEvents (a promotion, a renewal trap), so that every
@@ -317,4 +318,22 @@ func mustRecords(t *testing.T, b []byte) [][]string {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// FuzzPrefersCSV reads any Accept: it never panics, and only a field that
+// names CSV, in some case, with a weight above zero, gets CSV.
+func FuzzPrefersCSV(f *testing.F) {
+	for _, s := range []string{"", "*/*", "text/csv", "Text/CSV;q=0.5, application/json;q=0.4", "text/csv;q=0",
+		"text/csv;q=abc", "text/csv;q=1.5", ";;;,,,q=", "application/json, text/csv"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		got := api.PrefersCSV([]string{accept})
+		if got && !strings.Contains(strings.ToLower(accept), "text/csv") {
+			t.Errorf("%q: CSV, though it names no text/csv", accept)
+		}
+		if got != api.PrefersCSV([]string{"application/xml", accept}) {
+			t.Errorf("%q: another field line beside it changed the answer", accept)
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
+	"github.com/zoneprice/zoneprice/query/pages"
 )
 
 // Header values shared by every response, set without the allocation and
@@ -171,7 +172,7 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 			return err
 		}
 		if c.Request().URL.RawQuery == "" {
-			return s.writeNegotiated(c, snap.Domains, csv, catalogCSVName, catalogTable(false))
+			return s.writeNegotiated(c, snap.Domains, csv, catalogCSVName, catalogTables[0])
 		}
 		b, p, err := s.catalog(snap, c.QueryParams())
 		if err != nil {
@@ -184,14 +185,19 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 			}
 			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
 		}
-		return s.writeNegotiated(c, b, csv, catalogCSVName, catalogTable(p.norm.Has("years")))
+		withCost := 0
+		if p.norm.Has("years") {
+			withCost = 1
+		}
+		return s.writeNegotiated(c, b, csv, catalogCSVName, catalogTables[withCost])
 	}
 }
 
-// catalogTable makes a catalog body's CSV form, with the cost columns
-// when withCost.
-func catalogTable(withCost bool) func(*cache.Body) (*cache.Body, error) {
-	return func(b *cache.Body) (*cache.Body, error) { return catalogCSV(b, withCost) }
+// catalogTables make a catalog body's CSV form, without and with the
+// cost columns: made once, so that a JSON request makes no closure.
+var catalogTables = [2]func(*cache.Body) (*cache.Body, error){
+	func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, false) },
+	func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, true) },
 }
 
 // catalog is the /api/domains body for the query q: the pre-rendered one,
@@ -276,7 +282,7 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 			return s.writeNegotiated(c, b, false, nil, nil)
 		}
 		return s.writeNegotiated(c, b, true, comparisonCSVName(zone), func(b *cache.Body) (*cache.Body, error) {
-			return comparisonCSV(b, withCost)
+			return pages.ComparisonCSV(b, withCost)
 		})
 	}
 }

@@ -2,7 +2,9 @@
 // comparison and price history (/zones/{zone}), the directory of registrars
 // (/registrars) and the API's documentation (/docs), as HTML rendered with
 // html/template from the same bodies the JSON API serves, with their style
-// and script as embedded assets.
+// and script as embedded assets; the Atom feeds of price changes
+// (feeds.go); and the catalog and comparisons as CSV tables for
+// spreadsheets (csv.go), which the API serves.
 //
 // A page is filled from the API's own JSON for the same view (the
 // Backend renders it, with the API's option parsing and response cache),

@@ -67,6 +67,7 @@ func (p *Pages) Zone() echo.HandlerFunc {
 // The comparison and history bodies as the zone page reads them.
 type (
 	comparisonJSON struct {
+		Zone       string     `json:"zone"`
 		Unicode    string     `json:"unicode"`
 		Currency   string     `json:"currency"`
 		AsOf       *time.Time `json:"as_of"`
@@ -87,9 +88,12 @@ type (
 			Promo       map[string]promoJSON `json:"promo"`
 			RenewalTrap bool                 `json:"renewal_trap"`
 			Cost        *struct {
+				Years int          `json:"years"`
 				Total *json.Number `json:"total"`
 			} `json:"cost"`
-			Cheapest []string `json:"cheapest"`
+			Cheapest   []string `json:"cheapest"`
+			Source     string   `json:"source"`
+			ObservedAt string   `json:"observed_at"`
 		} `json:"prices"`
 	}
 	promoJSON struct {
