@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/zoneprice/zoneprice/cache"
+	"github.com/zoneprice/zoneprice/query/pages"
 )
 
 // CSV, for spreadsheets: the catalog and a zone's comparison as tables,
@@ -104,6 +105,30 @@ func (s *Server) writeCSV(c *echo.Context, b *cache.Body, disposition []string, 
 // comparison: "zoneprice-co.uk.csv". An ASCII zone name needs no quoting.
 func comparisonCSVName(zone string) []string {
 	return []string{`attachment; filename="zoneprice-` + strings.TrimPrefix(zone, ".") + `.csv"`}
+}
+
+// catalogTables and comparisonTables make a body's CSV form, without and
+// with the cost columns (costTable): made once, so that a request makes no
+// closure.
+var (
+	catalogTables = [2]func(*cache.Body) (*cache.Body, error){
+		func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, false) },
+		func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, true) },
+	}
+	comparisonTables = [2]func(*cache.Body) (*cache.Body, error){
+		func(b *cache.Body) (*cache.Body, error) { return pages.ComparisonCSV(b, false) },
+		func(b *cache.Body) (*cache.Body, error) { return pages.ComparisonCSV(b, true) },
+	}
+)
+
+// costTable is which of a pair of tables fits the body of the options
+// key: 1, with the cost columns, when the options have years (the body
+// then has costs), else 0.
+func costTable(key string) int {
+	if strings.Contains("&"+key, "&years=") {
+		return 1
+	}
+	return 0
 }
 
 // writeNegotiated answers with b as JSON, or as CSV when csv (the table

@@ -12,7 +12,6 @@ import (
 	"github.com/zoneprice/zoneprice/cache"
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/query/access"
-	"github.com/zoneprice/zoneprice/query/pages"
 )
 
 // Header values shared by every response, set without the allocation and
@@ -185,19 +184,8 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 			}
 			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
 		}
-		withCost := 0
-		if p.norm.Has("years") {
-			withCost = 1
-		}
-		return s.writeNegotiated(c, b, csv, catalogCSVName, catalogTables[withCost])
+		return s.writeNegotiated(c, b, csv, catalogCSVName, catalogTables[costTable(p.key())])
 	}
-}
-
-// catalogTables make a catalog body's CSV form, without and with the
-// cost columns: made once, so that a JSON request makes no closure.
-var catalogTables = [2]func(*cache.Body) (*cache.Body, error){
-	func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, false) },
-	func(b *cache.Body) (*cache.Body, error) { return pages.CatalogCSV(b, true) },
 }
 
 // catalog is the /api/domains body for the query q: the pre-rendered one,
@@ -270,20 +258,17 @@ func (s *Server) handleComparison() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		withCost := false
+		key := ""
 		if withOptions {
-			var key string
 			if b, key, err = s.comparisonWith(snap, zone, b, c.QueryParams()); err != nil {
 				return err
 			}
-			withCost = strings.Contains("&"+key, "&years=")
 		}
-		if !csv {
-			return s.writeNegotiated(c, b, false, nil, nil)
+		var disposition []string
+		if csv {
+			disposition = comparisonCSVName(zone)
 		}
-		return s.writeNegotiated(c, b, true, comparisonCSVName(zone), func(b *cache.Body) (*cache.Body, error) {
-			return pages.ComparisonCSV(b, withCost)
-		})
+		return s.writeNegotiated(c, b, csv, disposition, comparisonTables[costTable(key)])
 	}
 }
 
