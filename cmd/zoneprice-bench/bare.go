@@ -115,7 +115,9 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 // with GOGC=100 it collects after as many bytes of garbage, while this
 // process, with a few MiB live, would collect every few MiB. A handler
 // that allocates (the MCP SDK's, about a third of a MiB per call) would
-// then measure this process's small heap, not the service's work.
+// then measure this process's small heap, not the service's work. The
+// bench gives it to the MCP call's bare server only: the HTTP rows keep
+// the baseline their targets were set with.
 func gcLikeService(headroom int64) {
 	if headroom <= 0 {
 		return

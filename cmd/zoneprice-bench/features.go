@@ -51,7 +51,12 @@ func (b *bench) features(ctx context.Context, q, bare *child, mcpCall string, re
 	if err := expect(ctx, client, q.url+path, http.StatusNotModified, "", "If-None-Match", etag); err != nil {
 		return err
 	}
-	if _, err := sameMCP(ctx, client, q.url, bare.url, mcpCall); err != nil {
+	bareMCP, err := b.startBareMCP(ctx, q, mcpCall)
+	if err != nil {
+		return err
+	}
+	defer bareMCP.stop()
+	if _, err := sameMCP(ctx, client, q.url, bareMCP.url, mcpCall); err != nil {
 		return fmt.Errorf("the bare MCP handler does not answer the same: %w", err)
 	}
 	script, err := b.mcpScript(mcpCall)
@@ -72,7 +77,7 @@ func (b *bench) features(ctx context.Context, q, bare *child, mcpCall string, re
 		},
 		{
 			&featureResult{name: "MCP", measured: "real `/mcp`, `tools/call` compare_zone", baseline: "go-sdk's bare handler, same answer", target: targetMCPRatio},
-			wrkTarget{url: q.url + "/mcp", script: script}, wrkTarget{url: bare.url + "/mcp", script: script},
+			wrkTarget{url: q.url + "/mcp", script: script}, wrkTarget{url: bareMCP.url + "/mcp", script: script},
 		},
 	}
 	for _, c := range comparisons {

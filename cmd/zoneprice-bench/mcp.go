@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
 )
 
 // The MCP row: a tools/call comparing one zone through the real service's
@@ -106,6 +108,31 @@ func sameMCP(ctx context.Context, client *http.Client, realURL, bareURL, request
 		return 0, fmt.Errorf("/mcp: answers differ (real %d bytes, bare %d bytes)", len(r), len(b))
 	}
 	return len(r), nil
+}
+
+// startBareMCP runs the MCP call's baseline: a bare server of its own,
+// serving the SDK's handler (and /healthz, to wait for), whose heap may
+// grow between collections as much as the pod's (-gc-headroom): about
+// what the pod held live after its last collection.
+func (b *bench) startBareMCP(ctx context.Context, q *child, request string) (*child, error) {
+	headroom := int64(0)
+	if m, err := scrape(ctx, q.metrics()+"/metrics", "go_memstats_next_gc_bytes"); err == nil {
+		headroom = int64(m[0]) / 2
+	}
+	addr, err := cmdtest.PortAddr()
+	if err != nil {
+		return nil, err
+	}
+	c, err := startChild(b.tmp, "bare-mcp", "http://"+addr, b.self, bareCommand, "-from", q.url, "-listen", addr,
+		"-mcp", request, "-gc-headroom", strconv.FormatInt(headroom, 10), "/healthz")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.waitOK(ctx, "/healthz"); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
 }
 
 // mcpScript writes the Lua script with which wrk posts request, and

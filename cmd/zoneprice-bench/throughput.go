@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/zoneprice/zoneprice/cmd/internal/cmdtest"
@@ -89,15 +88,7 @@ func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *res
 	if err != nil {
 		return err
 	}
-	// The bare server's heap may grow as much as the pod's between
-	// collections: about what the pod held live after its last one.
-	headroom := int64(0)
-	if m, err := scrape(ctx, q.metrics()+"/metrics", "go_memstats_next_gc_bytes"); err == nil {
-		headroom = int64(m[0]) / 2
-	}
-	mcpCall := mcpRequest(env.zones[0].ASCII)
-	argv := append([]string{b.self, bareCommand, "-from", q.url, "-listen", addr, "-mcp", mcpCall,
-		"-gc-headroom", strconv.FormatInt(headroom, 10)}, paths...)
+	argv := append([]string{b.self, bareCommand, "-from", q.url, "-listen", addr}, paths...)
 	bare, err := startChild(b.tmp, "bare", "http://"+addr, argv...)
 	if err != nil {
 		return err
@@ -151,5 +142,5 @@ func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *res
 				"ratio", fmt.Sprintf("%.2f", ratio))
 		}
 	}
-	return b.features(ctx, q, bare, mcpCall, res)
+	return b.features(ctx, q, bare, mcpRequest(env.zones[0].ASCII), res)
 }
