@@ -63,13 +63,6 @@ func (f *fakeAPI) serve(body []byte) {
 	})
 }
 
-// status answers with code and an error body in OVHcloud's shape.
-func status(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"class":"Server::InternalServerError","message":"Internal server error"}`, code)
-	}
-}
-
 func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: eur(cents)} }
