@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,11 @@ const (
 	// hookFanout endpoints want one change.
 	hookFanout          = 10_000
 	hookRegisterWorkers = 16
+
+	// hookProfileTime is how long notify's CPU profile (-notify-profile)
+	// runs from the throughput run's start: longer than the run (1 to
+	// 3 s here), whose end leaves notify idle.
+	hookProfileTime = 4 * time.Second
 )
 
 // webhookResult is what the webhook runs measured.
@@ -67,6 +73,11 @@ type webhookResult struct {
 	bareTook     time.Duration
 	bareErr      error
 	bareFailures int
+	// notifyCPU is the CPU time notify's process spent in the
+	// throughput run, and profile the top of its CPU profile (with
+	// -notify-profile).
+	notifyCPU time.Duration
+	profile   string
 
 	// The fan-out runs: to endpoints spread over the receivers' ports,
 	// then to endpoints all on one port.
@@ -254,7 +265,7 @@ func (b *bench) webhooks(ctx context.Context, env *natsEnv, res *results) error 
 	if err := b.hookLatency(ctx, pub, recv, latencyZone, wr); err != nil {
 		return err
 	}
-	if err := b.hookThroughput(ctx, env, pub, recv, rateZone, rate, wr); err != nil {
+	if err := b.hookThroughput(ctx, env, n, pub, recv, rateZone, rate, wr); err != nil {
 		return err
 	}
 
@@ -326,9 +337,12 @@ func (b *bench) startNotify(ctx context.Context, env *natsEnv) (*child, error) {
 		return nil, err
 	}
 	b.log.Info("starting zoneprice-notify", "metrics", metricsAddr)
-	n, err := startChild(b.tmp, "zoneprice-notify", "http://"+metricsAddr, b.notifyBin,
-		"--nats-url", env.url, "--metrics-listen", metricsAddr, "--log-format", "json", "--log-level", "warn",
-		"--webhook-allow-loopback", "--webhook-allow-http")
+	args := []string{b.notifyBin, "--nats-url", env.url, "--metrics-listen", metricsAddr, "--log-format", "json", "--log-level", "warn",
+		"--webhook-allow-loopback", "--webhook-allow-http"}
+	if b.cfg.notifyProfile {
+		args = append(args, "--pprof")
+	}
+	n, err := startChild(b.tmp, "zoneprice-notify", "http://"+metricsAddr, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +491,7 @@ func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 tim
 // the last delivery's arrival is the replica's time. Then a bare Go client
 // posts the same bodies, signed the same way, with as many requests at
 // once as the replica has workers, to the same receivers: the baseline.
-func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
+func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
 	total := hookChanges * len(eps)
 	wr.deliveries = total
 	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
@@ -491,11 +505,31 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publi
 	if err := queueHooks(ctx, env, pub, zone, total, wr); err != nil {
 		return err
 	}
+	cpu := notifyCPU(ctx, n)
+	profiled := make(chan struct{})
+	if b.cfg.notifyProfile {
+		go func() {
+			defer close(profiled)
+			path := filepath.Join(b.profileDir(), "cpu-notify-deliveries.pb.gz")
+			top, err := n.cpuProfile(ctx, hookProfileTime, path, b.notifyBin)
+			if err != nil {
+				wr.profile = "not taken: " + err.Error()
+				return
+			}
+			wr.profile = "Saved to `" + path + "` (`go tool pprof " + b.notifyBin + " " + path + "`). The top, by time spent in each function and what it calls:\n\n```\n" + top + "```"
+		}()
+	} else {
+		close(profiled)
+	}
+	defer func() { <-profiled }()
 	start := time.Now()
 	release()
 	select {
 	case <-arrivals.allIn:
 		wr.realTook = arrivals.last.Sub(start)
+		if after := notifyCPU(ctx, n); cpu > 0 && after > cpu {
+			wr.notifyCPU = after - cpu
+		}
 	case <-time.After(hookDeadline):
 		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(arrivals.delivered()), total, hookDeadline)
 	case <-ctx.Done():
@@ -508,6 +542,16 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publi
 	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, arrivals.delivered(), wr.notifyWorkers)
 	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
 	return nil
+}
+
+// notifyCPU is the CPU time notify's process has spent, from its
+// metrics; 0 if they cannot be read.
+func notifyCPU(ctx context.Context, n *child) time.Duration {
+	v, err := scrape(ctx, n.metrics()+"/metrics", "process_cpu_seconds_total")
+	if err != nil {
+		return 0
+	}
+	return time.Duration(v[0] * float64(time.Second))
 }
 
 // hookArrivals gathers a run's deliveries; allIn closes at the total-th,

@@ -33,6 +33,10 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 	common := app.RegisterCommon(fs, getenv, "nats://127.0.0.1:4222", "NATS server(s) to join, comma-separated")
 	var metricsAddr string
 	app.StringVar(fs, getenv, &metricsAddr, "metrics-listen", "ZONEPRICE_METRICS_LISTEN", ":9091", `address of /metrics and /healthz ("" for none)`)
+	var profiles bool
+	if err := app.ProfilesVar(fs, getenv, &profiles, ""); err != nil {
+		return err
+	}
 	nf, err := app.RegisterNotifyFlags(fs, getenv)
 	if err != nil {
 		return err
@@ -68,7 +72,7 @@ func run(ctx context.Context, args []string, getenv app.Env, stderr io.Writer) e
 		parts = append(parts, digests)
 	}
 	if metricsAddr != "" {
-		parts = append(parts, app.NewMetricsServer(metricsAddr, reg, false, log).Run)
+		parts = append(parts, app.NewMetricsServer(metricsAddr, reg, profiles, log).Run)
 	}
 	return app.RunAll(ctx, parts...)
 }

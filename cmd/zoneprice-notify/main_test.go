@@ -50,7 +50,7 @@ func TestDeliversAChange(t *testing.T) {
 	done := make(chan error, 1)
 	var stderr querytest.LogBuffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_METRICS_LISTEN": metricsAddr,
-		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true"}
+		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true", "ZONEPRICE_PPROF": "true"}
 	go func() { done <- run(rctx, nil, func(k string) string { return env[k] }, &stderr) }()
 	defer func() {
 		cancel()
@@ -83,6 +83,8 @@ func TestDeliversAChange(t *testing.T) {
 	if !strings.Contains(stderr.String(), "loopback") {
 		t.Errorf("the loopback allowance was not logged:\n%s", stderr.String())
 	}
+	// ZONEPRICE_PPROF serves the runtime's profiles beside the metrics.
+	cmdtest.Poll(t, "http://"+metricsAddr+"/debug/pprof/cmdline", 10*time.Second, cmdtest.Status200)
 }
 
 func TestFlagErrorsNameTheFlag(t *testing.T) {
