@@ -1,12 +1,14 @@
 package notify
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
@@ -257,6 +260,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no ping schedule", func(c *Config) { c.PingRetrySchedule = nil }, "PingRetrySchedule"},
 		{"negative ping delay", func(c *Config) { c.PingRetrySchedule = []time.Duration{-time.Second} }, "PingRetrySchedule"},
 		{"no cap per key", func(c *Config) { c.MaxQueuedPerKey = 0 }, "MaxQueuedPerKey"},
+		{"records never published", func(c *Config) { c.RecordInterval = 0 }, "RecordInterval"},
 		{"no ports", func(c *Config) { c.Ports = nil }, "Ports"},
 		{"port 0", func(c *Config) { c.Ports = []uint16{0} }, "Ports"},
 		{"no user agent", func(c *Config) { c.UserAgent = "" }, "UserAgent"},
@@ -298,3 +302,46 @@ func TestMetricsLint(t *testing.T) {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
 }
+
+// TestRecorderBatches: a full batch of records is published at once,
+// without waiting for the interval, each delivery is answered after its
+// record's batch, and closing publishes the rest.
+func TestRecorderBatches(t *testing.T) {
+	published := make(chan int, 4)
+	r := newRecorder(func(_ context.Context, a []bus.Attempt) (int, error) {
+		published <- len(a)
+		return len(a), nil
+	}, time.Hour, time.Hour, slog.New(slog.DiscardHandler))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.run()
+	}()
+	var answered atomic.Int32
+	for range recordBatch + 3 {
+		r.finish(recording{token: r.track(bus.Job{}), attempt: bus.Attempt{Webhook: "wh_0123456789abcdef"}, answer: func() { answered.Add(1) }})
+	}
+	next := func() int {
+		select {
+		case n := <-published:
+			return n
+		case <-time.After(10 * time.Second):
+			return 0
+		}
+	}
+	if got := next(); got != recordBatch {
+		t.Errorf("first batch of %d records, want %d", got, recordBatch)
+	}
+	r.close()
+	<-done
+	if got := next(); got != 3 {
+		t.Errorf("batch published on close of %d records, want 3", got)
+	}
+	if got := answered.Load(); got != recordBatch+3 {
+		t.Errorf("%d deliveries answered, want %d", got, recordBatch+3)
+	}
+	if len(r.inFlight) != 0 {
+		t.Errorf("%d deliveries still reported in progress", len(r.inFlight))
+	}
+}
+
