@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/contracts/bus"
@@ -345,3 +347,43 @@ func TestRecorderBatches(t *testing.T) {
 	}
 }
 
+// TestSignLikeTheLibrary: the signatures are the Standard Webhooks
+// library's, by each secret, however often a secret's keyed HMAC is used
+// again.
+func TestSignLikeTheLibrary(t *testing.T) {
+	var secrets []string
+	for range 2 {
+		s, err := contracts.NewWebhookSecret()
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, s)
+	}
+	s := newSigners()
+	ts := time.Unix(1_700_000_000, 0)
+	for i := range 3 {
+		id, body := "msg_"+itoa(i), []byte(`{"type":"ping","n":`+itoa(i)+`}`)
+		var want []string
+		for _, secret := range secrets {
+			wh, err := standardwebhooks.NewWebhook(secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, err := wh.Sign(id, ts, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, sig)
+		}
+		got, err := s.sign(secrets, id, ts, body)
+		if err != nil || got != strings.Join(want, " ") {
+			t.Errorf("sign #%d = %q, %v; want %q", i, got, err, strings.Join(want, " "))
+		}
+	}
+	if _, err := s.sign([]string{"whsec_not*base64"}, "msg_1", ts, nil); err == nil {
+		t.Error("a secret that is not base64 signed")
+	}
+	if _, err := s.sign(nil, "msg_1", ts, nil); err == nil {
+		t.Error("signed with no secret")
+	}
+}
