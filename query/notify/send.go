@@ -80,17 +80,20 @@ type sender struct {
 	cfg     Config
 	client  *http.Client
 	signers *signers
+	// The constant headers' values.
+	contentType, userAgent []string
 }
 
 func newSender(cfg Config) *sender {
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: NewGuard(cfg).Control}
 	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: cfg.Timeout,
-		MaxIdleConns:          1024,
+		Proxy:               nil,
+		DialContext:         dialer.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
+		// No ResponseHeaderTimeout: the client's Timeout, the same,
+		// bounds the whole attempt, and one timer per request is enough.
+		MaxIdleConns: 1024,
 		// Idle connections are kept per host, not per endpoint: one host
 		// may receive for many endpoints (a webhook service's), and with
 		// only an endpoint's share kept, most of a fan-out to them opened
@@ -100,14 +103,22 @@ func newSender(cfg Config) *sender {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	return &sender{cfg: cfg, signers: newSigners(), client: &http.Client{
-		Transport: tr,
-		Timeout:   cfg.Timeout,
-		// A redirect is the receiver's answer, and a failure: following
-		// it would send a signed delivery somewhere nobody registered.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &sender{cfg: cfg, signers: newSigners(),
+		contentType: []string{"application/json"}, userAgent: []string{cfg.UserAgent}, client: &http.Client{
+			Transport: tr,
+			Timeout:   cfg.Timeout,
+			// A redirect is the receiver's answer, and a failure: following
+			// it would send a signed delivery somewhere nobody registered.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}}
 }
+
+// The Standard Webhooks headers, in canonical form.
+var (
+	headerWebhookID        = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookID)
+	headerWebhookTimestamp = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookTimestamp)
+	headerWebhookSignature = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookSignature)
+)
 
 // result is how one attempt went.
 type result struct {
@@ -131,17 +142,20 @@ func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body
 	if err != nil {
 		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
+	// The client's Timeout bounds the attempt.
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
 	}
-	req.Header.Set(standardwebhooks.HeaderWebhookID, id)
-	req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", s.cfg.UserAgent)
+	// Set in canonical form, and the constant values shared: nothing
+	// on the way changes a request's headers.
+	req.Header = http.Header{
+		headerWebhookID:        {id},
+		headerWebhookTimestamp: {strconv.FormatInt(now.Unix(), 10)},
+		headerWebhookSignature: {sig},
+		"Content-Type":         s.contentType,
+		"User-Agent":           s.userAgent,
+	}
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	r := result{duration: time.Since(start)}
@@ -158,7 +172,11 @@ func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body
 	}
 	defer resp.Body.Close()
 	r.status = resp.StatusCode
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	// The start of the answer, shown in a failure's error; read into
+	// the stack, since most answers are a 2xx that nobody reads.
+	var buf [maxErrorBody]byte
+	n, _ := io.ReadFull(resp.Body, buf[:])
+	snippet := buf[:n]
 	// Read a little more so the connection can be reused, not the rest
 	// of an endless answer.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
