@@ -58,7 +58,7 @@ type recording struct {
 
 func newRecorder(record func(context.Context, []bus.Attempt) (int, error), interval, progress time.Duration, log *slog.Logger) *recorder {
 	return &recorder{record: record, log: log, interval: interval, progress: progress,
-		in: make(chan recording, 2*recordBatch), inFlight: map[uint64]bus.Job{}}
+		in: make(chan recording, 4*recordBatch), inFlight: map[uint64]bus.Job{}}
 }
 
 // track reports job in progress until untrack(token) is called.
@@ -78,7 +78,8 @@ func (r *recorder) untrack(token uint64) {
 
 // finish hands an attempt's record over to be published, after which
 // answer is called and the delivery no longer reported in progress. It
-// waits only while recordBatch*2 records wait already.
+// waits only while 4*recordBatch records wait already: while a batch is
+// published, the next ones gather.
 func (r *recorder) finish(rec recording) { r.in <- rec }
 
 // close says no attempt will finish any more: run publishes what it holds
