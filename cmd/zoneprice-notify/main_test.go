@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,27 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 			err := run(context.Background(), append(tt.args, "--metrics-listen", ""), func(k string) string { return env[k] }, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%v) = %v, want an error naming %s", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestGOGCDefault: notify collects garbage at defaultGOGC unless the
+// environment sets GOGC, which the runtime reads itself and run leaves
+// alone.
+func TestGOGCDefault(t *testing.T) {
+	for _, tt := range []struct {
+		gogc string
+		want int
+	}{{"", defaultGOGC}, {"50", 100}} {
+		t.Run("GOGC="+tt.gogc, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			t.Cleanup(func() { debug.SetGCPercent(100) })
+			env := map[string]string{"NATS_URL": "nats://127.0.0.1:1", "GOGC": tt.gogc}
+			// Invalid workers: run stops once its flags are read.
+			_ = run(context.Background(), []string{"--webhook-workers", "0", "--metrics-listen", ""}, func(k string) string { return env[k] }, io.Discard)
+			if got := debug.SetGCPercent(100); got != tt.want {
+				t.Errorf("GC percent %d, want %d", got, tt.want)
 			}
 		})
 	}
