@@ -416,9 +416,13 @@ func (res *results) writeWebhooks(r *report) {
 				r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers (%s) | %s/s%s | — | info |", w.notifyWorkers, fmtSeconds(w.bareTook), fmtRate(bare), failures)
 				r.line("| zoneprice-notify / bare | %.2f | ≥ %.1f | %s |", rate/bare, targetHookRatio, r.verdict("webhook throughput against a bare client", rate/bare >= targetHookRatio))
 			}
+			perDelivery := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", d.Seconds()*1e6/float64(w.deliveries)) }
 			if w.notifyCPU > 0 {
-				r.line("| zoneprice-notify's CPU time per delivery in the throughput run (its process_cpu_seconds_total) | %.1f µs | — | info |",
-					w.notifyCPU.Seconds()*1e6/float64(w.deliveries))
+				r.line("| CPU time per delivery, zoneprice-notify's run: notify (its process_cpu_seconds_total); the bench's process (NATS server, receivers) | %s; %s | — | info |",
+					perDelivery(w.notifyCPU), perDelivery(w.benchCPU))
+			}
+			if w.bareCPU > 0 {
+				r.line("| CPU time per delivery, the bare client's run: the bench's process (client, receivers) | %s | — | info |", perDelivery(w.bareCPU))
 			}
 		}
 	}
@@ -497,6 +501,8 @@ func (res *results) writeHeap(r *report) {
 		r.line("")
 		r.line("A CPU profile of zoneprice-notify (`/debug/pprof/profile` on its metrics port, served with `--pprof`; bench flag `-notify-profile`) over %v from when the receivers let the throughput run's deliveries go.", hookProfileTime)
 		r.line("%s", w.profile)
+		r.line("")
+		r.line("The bench's own process (the NATS server and the receivers) over the same run, until the last delivery: %s.", w.benchProfile)
 		r.line("")
 	}
 	if res.historyProfile != "" {

@@ -9,10 +9,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -74,10 +77,13 @@ type webhookResult struct {
 	bareErr      error
 	bareFailures int
 	// notifyCPU is the CPU time notify's process spent in the
-	// throughput run, and profile the top of its CPU profile (with
-	// -notify-profile).
-	notifyCPU time.Duration
-	profile   string
+	// throughput run, and benchCPU the bench's own (the NATS server and
+	// the receivers); bareCPU, the bench's in the bare client's run (the
+	// client and the receivers). profile is the top of notify's CPU
+	// profile (with -notify-profile), benchProfile where the bench's own
+	// profile of the run was saved.
+	notifyCPU, benchCPU, bareCPU time.Duration
+	profile, benchProfile        string
 
 	// The fan-out runs: to endpoints spread over the receivers' ports,
 	// then to endpoints all on one port.
@@ -522,11 +528,15 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub 
 		close(profiled)
 	}
 	defer func() { <-profiled }()
+	stopProfile := b.profileSelf(wr)
+	benchCPU := selfCPU()
 	start := time.Now()
 	release()
 	select {
 	case <-arrivals.allIn:
 		wr.realTook = arrivals.last.Sub(start)
+		wr.benchCPU = selfCPU() - benchCPU
+		stopProfile()
 		if after := notifyCPU(ctx, n); cpu > 0 && after > cpu {
 			wr.notifyCPU = after - cpu
 		}
@@ -539,7 +549,9 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub 
 	if wr.realErr != nil {
 		return nil
 	}
+	benchCPU = selfCPU()
 	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, arrivals.delivered(), wr.notifyWorkers)
+	wr.bareCPU = selfCPU() - benchCPU
 	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
 	return nil
 }
@@ -552,6 +564,40 @@ func notifyCPU(ctx context.Context, n *child) time.Duration {
 		return 0
 	}
 	return time.Duration(v[0] * float64(time.Second))
+}
+
+// selfCPU is the CPU time the bench's process has spent.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// profileSelf starts a CPU profile of the bench's own process (the NATS
+// server and the receivers) when notify's is taken (-notify-profile), and
+// returns what stops it.
+func (b *bench) profileSelf(wr *webhookResult) (stop func()) {
+	if !b.cfg.notifyProfile {
+		return func() {}
+	}
+	path := filepath.Join(b.profileDir(), "cpu-bench-deliveries.pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
+	return sync.OnceFunc(func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		wr.benchProfile = "`" + path + "` (`go tool pprof " + b.self + " " + path + "`)"
+	})
 }
 
 // hookArrivals gathers a run's deliveries; allIn closes at the total-th,
