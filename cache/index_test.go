@@ -1303,3 +1303,44 @@ func TestGzipRoundTripsAndIsDeterministic(t *testing.T) {
 		t.Error("a second Gzip call compressed again")
 	}
 }
+
+// TestExpectSizesZones replays registrar after registrar, as a stream
+// does, with and without the replay's size announced: the prices are the
+// same, and with it every zone ends with room for its registrars and
+// little more, where doubling ends with up to twice the room.
+func TestExpectSizesZones(t *testing.T) {
+	const zones, registrars = 40, 40
+	replay := func(expect bool) *Index {
+		x := NewIndex("USD")
+		if expect {
+			x.Expect(zones * registrars)
+		}
+		seq := uint64(0)
+		for r := range registrars {
+			for z := range zones {
+				seq++
+				ev := eventtest.Priced(fmt.Sprintf("r%02d", r), fmt.Sprintf(".z%02d", z), t0, "USD", int64(500+r), int64(700+r), int64(600+r))
+				if out := x.Apply(seq, t0, ev); out != Applied {
+					t.Fatalf("apply %d: %v", seq, out)
+				}
+			}
+		}
+		x.Expect(0)
+		return x
+	}
+	sized, doubled := replay(true), replay(false)
+	a, b := bodies(sized.Build(t0)), bodies(doubled.Build(t0))
+	if len(a) != len(b) {
+		t.Fatalf("%d bodies with Expect, %d without", len(a), len(b))
+	}
+	for path, body := range a {
+		if !bytes.Equal(body.JSON, b[path].JSON) {
+			t.Errorf("%s differs with Expect", path)
+		}
+	}
+	for name, z := range sized.zones {
+		if n, c := len(z.prices), cap(z.prices); n != registrars || c > n+n/4 {
+			t.Errorf("%s: %d entries in room for %d, want %d in at most %d", name, n, c, registrars, registrars+registrars/4)
+		}
+	}
+}

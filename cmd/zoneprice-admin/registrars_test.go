@@ -16,6 +16,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
 
@@ -29,11 +30,11 @@ func TestRegistrars(t *testing.T) {
 		t.Fatalf("registrars of an empty stream: %v\n%s", err, out)
 	}
 
-	live, err := namecheaplist.New(namecheaplist.Config{}, fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler)), time.Now)
+	live, err := kit.New(namecheaplist.Declaration(), kit.Config{}, fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler)), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := ingest.NewFileSource(namecheaplist.Name, "../../ingest/namecheaplist/testdata/tlds.json", namecheaplist.Parse, time.Now)
+	src := ingest.NewFileSource(namecheaplist.Name, "../../ingest/namecheaplist/testdata/tlds.json", namecheaplist.Declaration().Read, time.Now)
 	src.About = live
 	streams := bus.NewStreams(js)
 	r, err := ingest.NewRunner(src, streams, bus.NewPublisher(js), ingest.RunnerConfig{Timeout: 10 * time.Second, MinKeepRatio: 0.5, StatedInterval: 24 * time.Hour},

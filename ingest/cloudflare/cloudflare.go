@@ -110,263 +110,53 @@
 package cloudflare
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is Cloudflare's registrar id.
 const Name = "cloudflare"
 
 // ListSource is the source every price set names: cfdomainpricing.com, the
-// third party whose list this is, not Cloudflare.
+// third party whose list this is, not Cloudflare. It is the source's name,
+// so that what a round publishes, withdrawals included, says where it
+// came from.
 const ListSource = "cfdomainpricing"
 
 // DefaultURL is cfdomainpricing.com's price list.
 const DefaultURL = "https://cfdomainpricing.com/prices.json"
 
-// defaultCurrency is the currency of an entry that names none.
-const defaultCurrency = "USD"
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
+// declaration is the source, as the package comment reads it.
+var declaration = kit.Declaration{
+	Name: ListSource, Registrar: ingest.Registrar{ID: Name, Name: "Cloudflare", Website: "https://www.cloudflare.com/products/registrar/"},
+	Kind: contracts.SourceList, URL: DefaultURL, What: "cfdomainpricing list", Currency: "USD", Tax: contracts.TaxExcluded,
+	Table: &kit.Table{
+		Rows: "*", Errors: []string{"error", "message"},
+		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewal"}, Currency: "currency",
+		Finish: transfer,
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "cfdomainpricing URL %v", err)
-	}
-	return nil
-}
-
-// Source fetches the third-party list of Cloudflare Registrar's prices.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceList, s.url, defaultCurrency, contracts.TaxExcluded, Name, "Cloudflare", "https://www.cloudflare.com/products/registrar/")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("cloudflare source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source: the source is the third-party list, so
-// that what a round publishes, withdrawals included, says where it came
-// from; the registrar its prices are for is Name.
-func (s *Source) Name() string { return ListSource }
-
-// Fetch implements ingest.Source. The list is a static file: the request is
-// conditional, and an unchanged list costs the site a 304.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch cfdomainpricing list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-type entry struct {
-	Registration json.RawMessage `json:"registration"`
-	Renewal      json.RawMessage `json:"renewal"`
-	Currency     json.RawMessage `json:"currency"`
-}
-
-// parse reads one response body of the list into price sets observed at
-// observed. See the package comment for how each quirk is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("decode cfdomainpricing list: %w", err)
-	}
-	for _, k := range []string{"error", "message"} {
-		if v, ok := doc[k]; ok && !isObject(v) {
-			return nil, fmt.Errorf("cfdomainpricing answered %s %s", k, snippet(v))
-		}
-	}
-	if len(doc) == 0 {
-		return nil, errors.New("cfdomainpricing list has no zones")
-	}
-	keys := make([]string, 0, len(doc))
-	for k := range doc {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-
-	var t ingest.Tally
-	for _, key := range keys {
-		ps, err := parseEntry(key, doc[key], observed)
-		t.Add(strconv.Quote(key), ps, err)
-	}
-	return t.List("cfdomainpricing list")
-}
-
-// parseEntry turns one entry into a price set, or says why it cannot: an
-// ingest.LeftOut for an entry that is not a zone Cloudflare sells, another
-// error for one that cannot be read. With an error the set still names the
-// zone when the key is one, so that its last good price can be kept.
-func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: ListSource, Tax: contracts.TaxExcluded,
-	}
-	z, err := contracts.NormalizeZone(strings.TrimSpace(key))
-	if err != nil {
-		return ps, err
-	}
-	ps.Zone = z.ASCII
-	if !isObject(raw) {
-		return ps, fmt.Errorf("entry %s is not an object", snippet(raw))
-	}
-	var e entry
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return ps, fmt.Errorf("entry does not decode: %w", err)
-	}
-	cur, err := currency(e.Currency)
-	if err != nil {
-		return ps, err
-	}
-	if ps.Register, err = opPrice(e.Registration, cur); err != nil {
-		return ps, fmt.Errorf("registration: %w", err)
-	}
-	if ps.Renew, err = opPrice(e.Renewal, cur); err != nil {
-		return ps, fmt.Errorf("renewal: %w", err)
-	}
-	if ps.Register == nil && ps.Renew == nil {
-		return ps, ingest.LeftOut("no operation priced")
-	}
+// transfer is what a transfer in costs: one year's renewal, or nothing
+// for the UK extensions, whose registry charges no transfer.
+func transfer(_ *kit.Row, ps *contracts.PriceSet) error {
 	switch {
-	case freeTransfer(ps.Zone):
-		ps.Transfer = &contracts.OpPrice{Regular: contracts.Price{Amount: 0, Currency: cur}}
+	case ps.Zone == ".uk" || strings.HasSuffix(ps.Zone, ".uk"):
+		cur := ps.Register
+		if cur == nil {
+			cur = ps.Renew
+		}
+		ps.Transfer = &contracts.OpPrice{Regular: contracts.Price{Amount: 0, Currency: cur.Regular.Currency}}
 	case ps.Renew != nil:
-		// A transfer in is charged one year's renewal.
 		ps.Transfer = &contracts.OpPrice{Regular: ps.Renew.Regular}
 	}
-	return ps, nil
-}
-
-// freeTransfer reports whether Cloudflare transfers zone in for nothing:
-// the UK extensions, whose registry charges no transfer.
-func freeTransfer(zone string) bool { return zone == ".uk" || strings.HasSuffix(zone, ".uk") }
-
-// currency reads an optional "currency"; absent means US dollars.
-func currency(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return defaultCurrency, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("currency %s is not a string", snippet(raw))
-	}
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if s == "" {
-		return defaultCurrency, nil
-	}
-	if _, ok := contracts.CurrencyExponent(s); !ok {
-		return "", fmt.Errorf("unknown currency %q", s)
-	}
-	return s, nil
-}
-
-// opPrice reads one operation's price; nil when it is not offered.
-func opPrice(raw json.RawMessage, cur string) (*contracts.OpPrice, error) {
-	text, err := decimalText(raw)
-	var amount int64
-	if err == nil {
-		amount, err = money.Parse(text, cur)
-	}
-	switch {
-	case errors.Is(err, money.ErrNoPrice):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	case amount == 0:
-		return nil, nil // no names given away: a zero is no price
-	}
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}, nil
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text.
-// Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%s is neither a string nor a number", snippet(raw))
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-func isObject(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '{'
-}
-
-// snippet shows a raw value in an error, shortened.
-func snippet(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "(absent)"
-	}
-	if r := []rune(string(t)); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return string(t)
+	return nil
 }

@@ -2,12 +2,9 @@ package cloudflare_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -39,39 +37,17 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *cloudflare.Source {
-	t.Helper()
-	src, err := cloudflare.New(cloudflare.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, cloudflare.Name, cloudflare.ListSource, observed)
-}
-
 func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: cloudflare.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer,
-		ObservedAt: observed, Source: cloudflare.ListSource, Tax: contracts.TaxExcluded,
-	}
-}
-
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 20 {
 		t.Errorf("got %d zones, want 20", len(got))
 	}
@@ -126,7 +102,7 @@ func TestConditional(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	})
-	src := newSource(t, srv.URL, nil)
+	src := suite.Source(t, srv.URL, nil)
 	for i := range 2 {
 		list, err := src.Fetch(context.Background())
 		if err != nil {
@@ -141,109 +117,101 @@ func TestConditional(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":{"registration":11.86,"renewal":11.86}`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "prices as numbers",
-			body: `{"com":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "prices as numbers",
+			Body: `{"com":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "prices as strings",
-			body: `{"com":{"registration":"10.46","renewal":"10.46"}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "prices as strings",
+			Body: `{"com":{"registration":"10.46","renewal":"10.46"}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "float noise rounds half up to the cent",
-			body: `{"com":{"registration":10.459999999999999,"renewal":10.455}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "float noise rounds half up to the cent",
+			Body: `{"com":{"registration":10.459999999999999,"renewal":10.455}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "thousands separator in a string",
-			body: `{"security":{"registration":"2,060.23","renewal":"2,060.23"}}`,
-			zone: ".security", want: set(".security", op(206023), op(206023), op(206023)),
+			Name: "thousands separator in a string",
+			Body: `{"security":{"registration":"2,060.23","renewal":"2,060.23"}}`,
+			Zone: ".security", Want: suite.Set(".security", op(206023), op(206023), op(206023)),
 		},
 		{
-			name: "updatedAt is not read",
-			body: `{"com":{"registration":10.46,"renewal":10.46,"updatedAt":"not a date"}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "updatedAt is not read",
+			Body: `{"com":{"registration":10.46,"renewal":10.46,"updatedAt":"not a date"}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "missing renewal: no renewal, no transfer",
-			body: `{"com":{"registration":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), nil, nil),
+			Name: "missing renewal: no renewal, no transfer",
+			Body: `{"com":{"registration":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), nil, nil),
 		},
 		{
-			name: "missing registration: renewal and transfer only",
-			body: `{"com":{"renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "missing registration: renewal and transfer only",
+			Body: `{"com":{"renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"com":{"registration":0,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "zero registration is not offered",
+			Body: `{"com":{"registration":0,"renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "n/a renewal is not offered",
-			body: `{"com":{"registration":10.46,"renewal":"n/a"}}`,
-			zone: ".com", want: set(".com", op(1046), nil, nil),
+			Name: "n/a renewal is not offered",
+			Body: `{"com":{"registration":10.46,"renewal":"n/a"}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), nil, nil),
 		},
 		{
-			name: "empty registration is not offered",
-			body: `{"com":{"registration":"","renewal":10.46}}`,
-			zone: ".com", want: set(".com", nil, op(1046), op(1046)),
+			Name: "empty registration is not offered",
+			Body: `{"com":{"registration":"","renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1046), op(1046)),
 		},
 		{
-			name: "UK extension without a renewal still transfers free",
-			body: `{"uk":{"registration":4.96}}`,
-			zone: ".uk", want: set(".uk", op(496), nil, op(0)),
+			Name: "UK extension without a renewal still transfers free",
+			Body: `{"uk":{"registration":4.96}}`,
+			Zone: ".uk", Want: suite.Set(".uk", op(496), nil, op(0)),
 		},
 		{
-			name: "a name ending in uk outside .uk pays for its transfer",
-			body: `{"duck":{"registration":30,"renewal":30}}`,
-			zone: ".duck", want: set(".duck", op(3000), op(3000), op(3000)),
+			Name: "a name ending in uk outside .uk pays for its transfer",
+			Body: `{"duck":{"registration":30,"renewal":30}}`,
+			Zone: ".duck", Want: suite.Set(".duck", op(3000), op(3000), op(3000)),
 		},
 		{
-			name: "nothing priced: left out",
-			body: `{"com":{"registration":null,"renewal":0},` + net + `}`,
-			zone: ".com",
+			Name: "nothing priced: left out",
+			Body: `{"com":{"registration":null,"renewal":0},` + net + `}`,
+			Zone: ".com",
 		},
 		{
-			name: "empty entry: left out",
-			body: `{"com":{},` + net + `}`,
-			zone: ".com",
+			Name: "empty entry: left out",
+			Body: `{"com":{},` + net + `}`,
+			Zone: ".com",
 		},
 		{
-			name: "-1 skips the zone and keeps its last price",
-			body: `{"com":{"registration":-1,"renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "-1 skips the zone and keeps its last price",
+			Body: `{"com":{"registration":-1,"renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: `"-1" as a string skips the zone`,
-			body: `{"com":{"registration":10.46,"renewal":"-1"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: `"-1" as a string skips the zone`,
+			Body: `{"com":{"registration":10.46,"renewal":"-1"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":{"registration":"TBD","renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":{"registration":"TBD","renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "price that is neither string nor number skips the zone",
-			body: `{"com":{"registration":{"usd":10.46},"renewal":10.46},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "price that is neither string nor number skips the zone",
+			Body: `{"com":{"registration":{"usd":10.46},"renewal":10.46},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "currency in the entry is read",
-			body: `{"com":{"registration":9.65,"renewal":9.65,"currency":"eur"}}`,
-			zone: ".com", want: &contracts.PriceSet{
+			Name: "currency in the entry is read",
+			Body: `{"com":{"registration":9.65,"renewal":9.65,"currency":"eur"}}`,
+			Zone: ".com", Want: &contracts.PriceSet{
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: cloudflare.Name, Zone: ".com",
 				Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
 				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
@@ -252,245 +220,81 @@ func TestParseQuirks(t *testing.T) {
 			},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: `{"com":{"registration":10.46,"renewal":10.46,"currency":"BTC"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "unknown currency skips the zone",
+			Body: `{"com":{"registration":10.46,"renewal":10.46,"currency":"BTC"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "upper-case key",
-			body: `{"COM":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "upper-case key",
+			Body: `{"COM":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "key with a leading dot",
-			body: `{".com":{"registration":10.46,"renewal":10.46}}`,
-			zone: ".com", want: set(".com", op(1046), op(1046), op(1046)),
+			Name: "key with a leading dot",
+			Body: `{".com":{"registration":10.46,"renewal":10.46}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1046), op(1046), op(1046)),
 		},
 		{
-			name: "IDN in Unicode",
-			body: `{"みんな":{"registration":25.4,"renewal":25.4}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Name: "IDN in Unicode",
+			Body: `{"みんな":{"registration":25.4,"renewal":25.4}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
-			name: "IDN as an A-label",
-			body: `{"xn--q9jyb4c":{"registration":25.4,"renewal":25.4}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
+			Name: "IDN as an A-label",
+			Body: `{"xn--q9jyb4c":{"registration":25.4,"renewal":25.4}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(2540), op(2540), op(2540)),
 		},
 		{
-			name: "unicode and A-label of one zone keep the first key",
-			body: `{"みんな":{"registration":25.4,"renewal":25.4},"xn--q9jyb4c":{"registration":1,"renewal":1}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(100), op(100), op(100)),
-			skipped: 1,
+			Name: "unicode and A-label of one zone keep the first key",
+			Body: `{"みんな":{"registration":25.4,"renewal":25.4},"xn--q9jyb4c":{"registration":1,"renewal":1}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(100), op(100), op(100)),
+			Skipped: 1,
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":{"registration":1,"renewal":1},` + net + `}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":{"registration":1,"renewal":1},` + net + `}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: `{"com":10.46,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: `{"com":10.46,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name: "entry that does not decode skips the zone",
-			body: `{"com":{"currency":7},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.cloudflare.com"},
+			Name: "entry that does not decode skips the zone",
+			Body: `{"com":{"currency":7},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.cloudflare.com"},
 		},
 		{
-			name:    "only entries that cannot be used",
-			body:    `{"com":{},"net":{"registration":0,"renewal":null}}`,
-			wantErr: "no usable zone",
+			Name:    "only entries that cannot be used",
+			Body:    `{"com":{},"net":{"registration":0,"renewal":null}}`,
+			WantErr: "no usable zone",
 		},
-		{name: "error envelope names what it says", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "rate limited"},
-		{name: "message alone", body: `{"message":"Not Found"}`, wantErr: "Not Found"},
-		{name: "empty object", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "no zones"},
-		{name: "array", body: `[{"com":{"registration":10.46}}]`, wantErr: "decode cfdomainpricing list"},
-		{name: "html", body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, wantErr: "decode cfdomainpricing list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode cfdomainpricing list"},
-		{name: "empty body", body: ``, wantErr: "decode cfdomainpricing list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := cloudflare.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("got %d zones, want 20", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.SetHandler(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch cfdomainpricing list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "error envelope names what it says", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "rate limited"},
+		{Name: "message alone", Body: `{"message":"Not Found"}`, WantErr: "Not Found"},
+		{Name: "empty object", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode cfdomainpricing list: null"},
+		{Name: "array", Body: `[{"com":{"registration":10.46}}]`, WantErr: "decode cfdomainpricing list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, WantErr: "decode cfdomainpricing list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "prices.json")[:300]), WantErr: "decode cfdomainpricing list"},
+		{Name: "empty body", Body: ``, WantErr: "decode cfdomainpricing list"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode cfdomainpricing list"},
-		{"html with 200", `<html><head><title>503 Service Unavailable</title></head></html>`, "decode cfdomainpricing list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "rate limited"},
-		{"empty object", `{}`, "no zones"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, cloudflare.Name)
-			if len(before) != 20 {
-				t.Fatalf("first round published %d zones, want 20", len(before))
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, cloudflare.Name, before, nil)
-		})
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(cloudflare.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "com.renewal",
+	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, cloudflare.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-	bad := strings.Replace(string(good), `"com":{"registration":10.46`, `"com":{"registration":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, cloudflare.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, cloudflare.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "prices_shrunk.json"))
-	h.RoundFails(t, cloudflare.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     cloudflare.Config
-		wantErr bool
-	}{
-		{"default", cloudflare.Config{}, false},
-		{"https", cloudflare.Config{URL: cloudflare.DefaultURL}, false},
-		{"relative", cloudflare.Config{URL: "/prices.json"}, true},
-		{"ftp", cloudflare.Config{URL: "ftp://cfdomainpricing.com/prices.json"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := cloudflare.New(cloudflare.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := cloudflare.New(cloudflare.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := cloudflare.New(cloudflare.Config{}, client, nil)
-	if err != nil || src.Name() != cloudflare.ListSource {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-	if !contracts.ValidSource(cloudflare.ListSource) || cloudflare.ListSource == cloudflare.Name {
-		t.Errorf("list source %q: want a valid source id that is not the registrar's", cloudflare.ListSource)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"co.uk":{"registration":"1,000.005","renewal":-0,"currency":"jpy"},"error":{}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := cloudflare.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, cloudflare.Declaration().Read, "*.json") }

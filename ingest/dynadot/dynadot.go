@@ -106,21 +106,13 @@
 package dynadot
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Dynadot's registrar id.
@@ -129,282 +121,35 @@ const Name = "dynadot"
 // DefaultURL is Dynadot's public price list.
 const DefaultURL = "https://www.dynadot.com/dynadot-vue-api/dynadot-service/domain-search?command=get_current_list&lang=en"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
+// declaration is the source, as the package comment reads it: every
+// price in the currency its symbol shows, a sale's original beside it.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Dynadot", Website: "https://www.dynadot.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "dynadot price list", Tax: contracts.TaxExcluded,
+	Table: &kit.Table{
+		Rows: "data.current_tlds[]", Zone: "name", Check: code,
+		Register: kit.Op{Price: "reg_price", Regular: "original_reg_price"},
+		Renew:    kit.Op{Price: "renew_price", Regular: "original_renew_price"},
+		Transfer: kit.Op{Price: "tr_price", Regular: "original_tr_price"},
+		Currency: "google_data.currency", Symbols: true, NotOffered: kit.MinusOne,
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "dynadot URL %v", err)
+// code fails a document whose "code" is 400 or more, naming its "msg", and
+// one without data.current_tlds, naming both.
+func code(doc *kit.Doc) error {
+	c := strings.Trim(string(doc.Get("code")), `" `)
+	msg, _ := kit.String(doc.Get("msg"))
+	if n, err := strconv.Atoi(c); err == nil && n >= 400 {
+		return fmt.Errorf("dynadot answered code %d: %s", n, msg)
+	}
+	if kit.IsNull(doc.Get("data.current_tlds")) && msg != "" {
+		return fmt.Errorf("dynadot price list has no current_tlds (code %s: %s)", c, msg)
 	}
 	return nil
-}
-
-// Source fetches Dynadot's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, "", contracts.TaxExcluded, Name, "Dynadot", "https://www.dynadot.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("dynadot source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The list is fetched conditionally: its
-// answer depends on the URL alone.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch dynadot price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// response is the document. Rows stay raw so that one odd row costs only
-// its zone.
-type response struct {
-	Code json.RawMessage `json:"code"`
-	Msg  string          `json:"msg"`
-	Data *struct {
-		CurrentTLDs []json.RawMessage `json:"current_tlds"`
-	} `json:"data"`
-}
-
-// row is one zone of current_tlds. Each operation has the price shown and,
-// during a sale, the original (regular) price.
-type row struct {
-	Name               string          `json:"name"`
-	RegPrice           json.RawMessage `json:"reg_price"`
-	OriginalRegPrice   json.RawMessage `json:"original_reg_price"`
-	RenewPrice         json.RawMessage `json:"renew_price"`
-	OriginalRenewPrice json.RawMessage `json:"original_renew_price"`
-	TrPrice            json.RawMessage `json:"tr_price"`
-	OriginalTrPrice    json.RawMessage `json:"original_tr_price"`
-	GoogleData         *struct {
-		Currency string `json:"currency"`
-	} `json:"google_data"`
-}
-
-// parse reads one response body of the price list into a list of price sets
-// observed at observed. See the package comment for how each quirk of the
-// format is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("decode dynadot price list: %w", err)
-	}
-	code := strings.Trim(string(bytes.TrimSpace(r.Code)), `"`)
-	if n, err := strconv.Atoi(code); err == nil && n >= 400 {
-		return nil, fmt.Errorf("dynadot answered code %d: %s", n, r.Msg)
-	}
-	if r.Data == nil || r.Data.CurrentTLDs == nil {
-		if r.Msg != "" {
-			return nil, fmt.Errorf("dynadot price list has no current_tlds (code %s: %s)", code, r.Msg)
-		}
-		return nil, errors.New("dynadot price list has no current_tlds")
-	}
-	if len(r.Data.CurrentTLDs) == 0 {
-		return nil, errors.New("dynadot price list has no zones")
-	}
-	var t ingest.Tally
-	for i, raw := range r.Data.CurrentTLDs {
-		label, ps, err := parseRow(raw, observed)
-		if label == "" {
-			label = fmt.Sprintf("row %d", i)
-		}
-		t.Add(label, ps, err)
-	}
-	return t.List("dynadot price list")
-}
-
-// parseRow turns one row of current_tlds into a price set, or says why it
-// cannot: an ingest.LeftOut for a row that is not a price this package
-// publishes, another error for one that cannot be read. With an error the
-// set still names the zone when the row did, so that its last good price
-// can be kept. label names the row in the list's reasons.
-func parseRow(raw json.RawMessage, observed time.Time) (string, contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxExcluded,
-	}
-	rw, label, err := readRow(raw, &ps)
-	if err != nil {
-		return label, ps, err
-	}
-	cur, amounts, err := rw.amounts()
-	if err != nil {
-		return label, ps, err
-	}
-	ops := ps.Ops()
-	for op := range ops {
-		sale, regular := amounts[2*op], amounts[2*op+1]
-		switch {
-		case sale == 0:
-			// not offered
-		case regular > sale:
-			ops[op] = &contracts.OpPrice{
-				Regular: contracts.Price{Amount: regular, Currency: cur},
-				Promo:   &contracts.Promo{Price: contracts.Price{Amount: sale, Currency: cur}},
-			}
-		default:
-			ops[op] = &contracts.OpPrice{Regular: contracts.Price{Amount: sale, Currency: cur}}
-		}
-	}
-	ps.Register, ps.Renew, ps.Transfer = ops[contracts.OpRegister], ops[contracts.OpRenew], ops[contracts.OpTransfer]
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return label, ps, ingest.LeftOut("no operation priced")
-	}
-	return label, ps, nil
-}
-
-// readRow decodes a row and puts its zone in ps. label names the row,
-// empty when not even its name decodes.
-func readRow(raw json.RawMessage, ps *contracts.PriceSet) (rw row, label string, err error) {
-	bad := json.Unmarshal(raw, &rw)
-	if bad != nil {
-		// The prices may be what is wrong: read what names the zone.
-		var head struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(raw, &head) != nil {
-			return rw, "", fmt.Errorf("row does not decode: %w", bad)
-		}
-		rw = row{Name: head.Name}
-	}
-	label = strconv.Quote(rw.Name)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(rw.Name))
-	if err != nil {
-		return rw, label, err
-	}
-	ps.Zone = z.ASCII
-	if bad != nil {
-		return rw, label, fmt.Errorf("row does not decode: %w", bad)
-	}
-	return rw, label, nil
-}
-
-// amounts reads the row's shown and original price of each operation, in
-// the order of ops, in minor units (0 where none is shown), and the one
-// currency they are in.
-func (rw *row) amounts() (cur string, amounts [2 * contracts.NumOps]int64, err error) {
-	fields := [len(amounts)]struct {
-		name string
-		raw  json.RawMessage
-	}{
-		{"reg_price", rw.RegPrice}, {"original_reg_price", rw.OriginalRegPrice},
-		{"renew_price", rw.RenewPrice}, {"original_renew_price", rw.OriginalRenewPrice},
-		{"tr_price", rw.TrPrice}, {"original_tr_price", rw.OriginalTrPrice},
-	}
-	if rw.GoogleData != nil {
-		cur = strings.ToUpper(strings.TrimSpace(rw.GoogleData.Currency))
-	}
-	var texts [len(fields)]string
-	for i, f := range fields {
-		c, text, err := shown(f.raw)
-		if err != nil {
-			return "", amounts, fmt.Errorf("%s: %w", f.name, err)
-		}
-		switch {
-		case c == "" || c == cur:
-		case cur == "":
-			cur = c
-		default:
-			return "", amounts, fmt.Errorf("%s is in %s, another price in %s", f.name, c, cur)
-		}
-		texts[i] = text
-	}
-	for i, text := range texts {
-		if text == "" {
-			continue
-		}
-		if cur == "" {
-			return "", amounts, errors.New("no currency shown")
-		}
-		a, err := money.Parse(text, cur)
-		switch {
-		case err != nil:
-			return "", amounts, fmt.Errorf("%s: %w", fields[i].name, err)
-		case a > contracts.MaxAmount:
-			return "", amounts, fmt.Errorf("%s: %q is above the ceiling of %d minor units", fields[i].name, text, contracts.MaxAmount)
-		}
-		amounts[i] = a
-	}
-	return cur, amounts, nil
-}
-
-// marks are the currency marks Dynadot writes before a price, longest
-// first so that "C$" is not read as "$".
-var marks = []struct{ mark, code string }{
-	{"US$", "USD"}, {"CA$", "CAD"}, {"MX$", "MXN"}, {"C$", "CAD"}, {"R$", "BRL"},
-	{"Rs.", "INR"}, {"Rs", "INR"}, {"₹", "INR"}, {"€", "EUR"}, {"£", "GBP"},
-	{"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"},
-}
-
-// shown splits one price field into its currency (empty when it shows
-// none) and its decimal text (empty when it shows no price).
-func shown(raw json.RawMessage) (cur, text string, err error) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return "", "", nil
-	}
-	s := string(t) // a number, by its literal digits
-	if t[0] == '"' {
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", "", err
-		}
-	}
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
-	for _, m := range marks {
-		if rest, ok := strings.CutPrefix(s, m.mark); ok {
-			cur, s = m.code, strings.TrimSpace(rest)
-			break
-		}
-	}
-	if cur == "" && len(s) > 3 {
-		if _, ok := contracts.CurrencyExponent(s[:3]); ok {
-			cur, s = s[:3], strings.TrimSpace(s[3:])
-		} else if _, ok := contracts.CurrencyExponent(s[len(s)-3:]); ok {
-			cur, s = s[len(s)-3:], strings.TrimSpace(s[:len(s)-3])
-		}
-	}
-	if s == "-1" {
-		return cur, "", nil
-	}
-	// Whether the text is a price does not depend on the currency.
-	if _, err := money.Parse(s, "USD"); errors.Is(err, money.ErrNoPrice) {
-		return cur, "", nil
-	}
-	return cur, s, nil
 }

@@ -2,11 +2,8 @@ package dynadot_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -40,20 +38,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *dynadot.Source {
-	t.Helper()
-	src, err := dynadot.New(dynadot.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, dynadot.Name, dynadot.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
@@ -68,25 +52,17 @@ func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
 
 func usdSale(regular, promo int64) *contracts.OpPrice { return sale("USD", regular, promo) }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: dynadot.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: dynadot.Name,
-		Tax: contracts.TaxExcluded,
-	}
-}
-
 // fixtureZones is how many zones current_list.json prices: 20 rows less
 // .gg, which offers nothing.
 const fixtureZones = 19
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "current_list.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -131,15 +107,15 @@ func TestFetch(t *testing.T) {
 // TestYuan reads the list as Dynadot serves it to a visitor it shows
 // yuan: the prices are published in yuan, not taken for dollars.
 func TestYuan(t *testing.T) {
-	list, err := dynadot.Parse(ingesttest.Fixture(t, "current_list_cny.json"), observed)
+	list, err := dynadot.Declaration().Read(ingesttest.Fixture(t, "current_list_cny.json"), observed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	cny := func(fen int64) *contracts.OpPrice { return price("CNY", fen) }
-	ingesttest.CheckZone(t, got, ".com", set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
-	ingesttest.CheckZone(t, got, ".net", set(".net", cny(9510), cny(9510), cny(9510)))
-	ingesttest.CheckZone(t, got, ".sexy", set(".sexy", cny(2124120), cny(2124120), cny(2124120)))
+	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
+	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", cny(9510), cny(9510), cny(9510)))
+	ingesttest.CheckZone(t, got, ".sexy", suite.Set(".sexy", cny(2124120), cny(2124120), cny(2124120)))
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -148,368 +124,188 @@ func TestParseQuirks(t *testing.T) {
 	rows := func(r ...string) string {
 		return `{"code":200,"msg":"success","data":{"current_tlds":[` + strings.Join(r, ",") + `]}}`
 	}
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "restore price is not read",
-			body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usd(1088)),
+			Name: "restore price is not read",
+			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$10.88","restore":"call us"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usd(1088)),
 		},
 		{
-			name: "transfer on sale",
-			body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$8.88","original_tr_price":"$10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
+			Name: "transfer on sale",
+			Body: rows(`{"name":"com","reg_price":"$10.88","renew_price":"$10.88","tr_price":"$8.88","original_tr_price":"$10.88"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usdSale(1088, 888)),
 		},
 		{
-			name: "original below the shown price is no sale",
-			body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":"$9.99","renew_price":"$10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "original below the shown price is no sale",
+			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":"$9.99","renew_price":"$10.88"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "sale of an operation not offered is ignored",
-			body: rows(`{"name":"com","reg_price":"-1","original_reg_price":"$10.88","renew_price":"$10.88"}`),
-			zone: ".com", want: set(".com", nil, usd(1088), nil),
+			Name: "sale of an operation not offered is ignored",
+			Body: rows(`{"name":"com","reg_price":"-1","original_reg_price":"$10.88","renew_price":"$10.88"}`),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1088), nil),
 		},
 		{
-			name: "zero price is not offered",
-			body: rows(`{"name":"com","reg_price":"$0.00","original_reg_price":"$10.88","renew_price":"$10.88","tr_price":"$0.00"}`),
-			zone: ".com", want: set(".com", nil, usd(1088), nil),
+			Name: "zero price is not offered",
+			Body: rows(`{"name":"com","reg_price":"$0.00","original_reg_price":"$10.88","renew_price":"$10.88","tr_price":"$0.00"}`),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1088), nil),
 		},
 		{
-			name: "empty and null prices are not offered",
-			body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":null,"renew_price":"","tr_price":null}`),
-			zone: ".com", want: set(".com", usd(1088), nil, nil),
+			Name: "empty and null prices are not offered",
+			Body: rows(`{"name":"com","reg_price":"$10.88","original_reg_price":null,"renew_price":"","tr_price":null}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), nil, nil),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"name":"gg","reg_price":"-1","original_reg_price":"-1","renew_price":"N/A","tr_price":"-"}`, com),
-			zone: ".gg",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"name":"gg","reg_price":"-1","original_reg_price":"-1","renew_price":"N/A","tr_price":"-"}`, com),
+			Zone: ".gg",
 		},
 		{
-			name: "JSON numbers with a currency from google_data",
-			body: rows(`{"name":"com","reg_price":10.88,"original_reg_price":-1,"renew_price":10.88,"google_data":{"currency":"usd"}}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "JSON numbers with a currency from google_data",
+			Body: rows(`{"name":"com","reg_price":10.88,"original_reg_price":-1,"renew_price":10.88,"google_data":{"currency":"usd"}}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "ISO code before the price",
-			body: rows(`{"name":"com","reg_price":"USD 10.88","renew_price":"USD10.88"}`),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), nil),
+			Name: "ISO code before the price",
+			Body: rows(`{"name":"com","reg_price":"USD 10.88","renew_price":"USD10.88"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), nil),
 		},
 		{
-			name: "ISO code after the price",
-			body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
-			zone: ".de", want: set(".de", price("EUR", 549), price("EUR", 549), nil),
+			Name: "ISO code after the price",
+			Body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
+			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), nil),
 		},
 		{
-			name: "euros",
-			body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
-			zone: ".de", want: set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
+			Name: "euros",
+			Body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
+			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
 		},
 		{
-			name: "pounds",
-			body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
-			zone: ".uk", want: set(".uk", price("GBP", 549), price("GBP", 549), nil),
+			Name: "pounds",
+			Body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
+			Zone: ".uk", Want: suite.Set(".uk", price("GBP", 549), price("GBP", 549), nil),
 		},
 		{
-			name: "Canadian dollars are not US dollars",
-			body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
-			zone: ".ca", want: set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
+			Name: "Canadian dollars are not US dollars",
+			Body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
+			Zone: ".ca", Want: suite.Set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
 		},
 		{
-			name: "Mexican pesos",
-			body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
-			zone: ".mx", want: set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
+			Name: "Mexican pesos",
+			Body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
+			Zone: ".mx", Want: suite.Set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
 		},
 		{
-			name: "reais",
-			body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
-			zone: ".br", want: set(".br", price("BRL", 5990), price("BRL", 5990), nil),
+			Name: "reais",
+			Body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
+			Zone: ".br", Want: suite.Set(".br", price("BRL", 5990), price("BRL", 5990), nil),
 		},
 		{
-			name: "rupees",
-			body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
-			zone: ".in", want: set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
+			Name: "rupees",
+			Body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
+			Zone: ".in", Want: suite.Set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
 		},
 		{
-			name: "fractions of a cent round half up",
-			body: rows(`{"name":"com","reg_price":"$10.885","renew_price":"$10.8849"}`),
-			zone: ".com", want: set(".com", usd(1089), usd(1088), nil),
+			Name: "fractions of a cent round half up",
+			Body: rows(`{"name":"com","reg_price":"$10.885","renew_price":"$10.8849"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1089), usd(1088), nil),
 		},
 		{
-			name: "prices in two currencies skip the row",
-			body: rows(`{"name":"net","reg_price":"$12.99","renew_price":"€12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "prices in two currencies skip the row",
+			Body: rows(`{"name":"net","reg_price":"$12.99","renew_price":"€12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "google_data currency disagreeing with the symbol skips the row",
-			body: rows(`{"name":"net","reg_price":"$12.99","google_data":{"currency":"EUR"}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "google_data currency disagreeing with the symbol skips the row",
+			Body: rows(`{"name":"net","reg_price":"$12.99","google_data":{"currency":"EUR"}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "price without a currency skips the row",
-			body: rows(`{"name":"net","reg_price":"12.99","renew_price":12.99}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "price without a currency skips the row",
+			Body: rows(`{"name":"net","reg_price":"12.99","renew_price":12.99}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "unknown symbol skips the row",
-			body: rows(`{"name":"net","reg_price":"₩12,990","renew_price":"₩12,990"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "unknown symbol skips the row",
+			Body: rows(`{"name":"net","reg_price":"₩12,990","renew_price":"₩12,990"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "decimal comma skips the row",
-			body: rows(`{"name":"de","reg_price":"€5,49"}`, com),
-			zone: ".de", skipped: 1, keep: []string{"prices.v1.dynadot.de"},
+			Name: "decimal comma skips the row",
+			Body: rows(`{"name":"de","reg_price":"€5,49"}`, com),
+			Zone: ".de", Skipped: 1, Keep: []string{"prices.v1.dynadot.de"},
 		},
 		{
-			name: "unreadable original price skips the row",
-			body: rows(`{"name":"net","reg_price":"$9.99","original_reg_price":"was $12.99","renew_price":"$12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "unreadable original price skips the row",
+			Body: rows(`{"name":"net","reg_price":"$9.99","original_reg_price":"was $12.99","renew_price":"$12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"name":"net","reg_price":"-$1.00","renew_price":"$12.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"name":"net","reg_price":"-$1.00","renew_price":"$12.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"name":"net","reg_price":"$99,999,999,999.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"name":"net","reg_price":"$99,999,999,999.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "object price skips the row",
-			body: rows(`{"name":"net","reg_price":{"amount":"12.99"}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "object price skips the row",
+			Body: rows(`{"name":"net","reg_price":{"amount":"12.99"}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "google_data that is not an object skips the row, keeping its zone",
-			body: rows(`{"name":"net","reg_price":"$12.99","google_data":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.dynadot.net"},
+			Name: "google_data that is not an object skips the row, keeping its zone",
+			Body: rows(`{"name":"net","reg_price":"$12.99","google_data":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.dynadot.net"},
 		},
 		{
-			name: "name that is not a zone is skipped",
-			body: rows(`{"name":"com (premium)","reg_price":"$99.00"}`, com),
-			zone: ".com (premium)", want: nil, skipped: 1,
+			Name: "name that is not a zone is skipped",
+			Body: rows(`{"name":"com (premium)","reg_price":"$99.00"}`, com),
+			Zone: ".com (premium)", Want: nil, Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: rows(`["com"]`, com),
-			zone: ".com", want: set(".com", usd(1088), usd(1088), usd(1088)), skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: rows(`["com"]`, com),
+			Zone: ".com", Want: suite.Set(".com", usd(1088), usd(1088), usd(1088)), Skipped: 1,
 		},
 		{
-			name: "unicode name and its A-label keep the first",
-			body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":".XN--MK1BU44C","reg_price":"$11.99"}`),
-			zone: ".xn--mk1bu44c", want: set(".xn--mk1bu44c", usd(1299), nil, nil), skipped: 1,
+			Name: "unicode name and its A-label keep the first",
+			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":".XN--MK1BU44C","reg_price":"$11.99"}`),
+			Zone: ".xn--mk1bu44c", Want: suite.Set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode name",
-			body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":"xn--mk1bu44c","reg_price":"TBD"}`),
-			zone: ".xn--mk1bu44c", want: set(".xn--mk1bu44c", usd(1299), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode name",
+			Body: rows(`{"name":"닷컴","reg_price":"$12.99"}`, `{"name":"xn--mk1bu44c","reg_price":"TBD"}`),
+			Zone: ".xn--mk1bu44c", Want: suite.Set(".xn--mk1bu44c", usd(1299), nil, nil), Skipped: 1,
 		},
-		{name: "error code", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 500: System busy"},
-		{name: "error code as a string", body: `{"code":"403","msg":"Forbidden"}`, wantErr: "code 403: Forbidden"},
-		{name: "no data", body: `{"code":200,"msg":"success"}`, wantErr: "no current_tlds (code 200: success)"},
-		{name: "no current_tlds", body: `{"code":200,"data":{"hot_tlds":[]}}`, wantErr: "no current_tlds"},
-		{name: "empty current_tlds", body: rows(), wantErr: "no zones"},
-		{name: "current_tlds is an object", body: `{"code":200,"data":{"current_tlds":{"com":{}}}}`, wantErr: "decode dynadot price list"},
-		{name: "only rows that cannot be used", body: rows(`{"name":"gg","reg_price":"-1"}`, `{"name":"net","reg_price":"12.99"}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode dynadot price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "current_list.json")[:400]), wantErr: "decode dynadot price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := dynadot.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	fetchOK := func(t *testing.T, api *ingesttest.API, url string, hc *http.Client, requests int) {
-		t.Helper()
-		list, err := newSource(t, url, hc).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := api.Requests(); got != requests {
-			t.Errorf("server saw %d requests, want %d", got, requests)
-		}
-	}
-	t.Run("500s then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusGatewayTimeout))
-		fetchOK(t, api, url, nil, 3)
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Hang(t))
-		fetchOK(t, api, url, &http.Client{Timeout: 100 * time.Millisecond}, 2)
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		fetchOK(t, api, url, nil, 2)
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch dynadot price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := api.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "error code", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 500: System busy"},
+		{Name: "error code as a string", Body: `{"code":"403","msg":"Forbidden"}`, WantErr: "code 403: Forbidden"},
+		{Name: "no data", Body: `{"code":200,"msg":"success"}`, WantErr: "no current_tlds (code 200: success)"},
+		{Name: "no current_tlds", Body: `{"code":200,"data":{"hot_tlds":[]}}`, WantErr: "no data.current_tlds"},
+		{Name: "empty current_tlds", Body: rows(), WantErr: "no zones"},
+		{Name: "current_tlds is an object", Body: `{"code":200,"data":{"current_tlds":{"com":{}}}}`, WantErr: "decode dynadot price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"name":"gg","reg_price":"-1"}`, `{"name":"net","reg_price":"12.99"}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode dynadot price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "current_list.json")[:400]), WantErr: "decode dynadot price list"},
 	})
 }
 
-// TestConditionalGet checks that a second fetch asks whether the list
-// changed, and reads the remembered list when the server says it did not.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	api, url := newAPI(t, good)
-	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `W/"800"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `W/"800"`)
-		ingesttest.Body(good)(w, r)
-	})
-	src := newSource(t, url, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: got %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(dynadot.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
+	Drift:    ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode dynadot price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>`, "decode dynadot price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "System busy"},
-		{"wrong shape", `{"code":200,"msg":"success","data":{"tlds":[]}}`, "no current_tlds"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			api, url := newAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, dynadot.Name)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			api.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, dynadot.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "current_list.json")
-	api, url := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, dynadot.Name)
-	if before[".org"] == nil || before[".org"].Register.Promo == nil {
-		t.Fatal("first round did not publish .org with its sale")
-	}
-
-	bad := strings.Replace(string(good), `"name":"org","reg_price":"$8.99"`, `"name":"org","reg_price":"€8.99"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .org row to spoil")
-	}
-	api.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, dynadot.Name)
-	if !reflect.DeepEqual(after[".org"], before[".org"]) {
-		t.Errorf(".org after an unreadable row = %+v, want the first round's %+v", after[".org"], before[".org"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	api, url := newAPI(t, ingesttest.Fixture(t, "current_list.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, dynadot.Name)
-
-	api.SetBody(ingesttest.Fixture(t, "current_list_shrunk.json"))
-	h.RoundFails(t, dynadot.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     dynadot.Config
-		wantErr bool
-	}{
-		{"default", dynadot.Config{}, false},
-		{"https", dynadot.Config{URL: dynadot.DefaultURL}, false},
-		{"relative", dynadot.Config{URL: "/dynadot-vue-api/dynadot-service/domain-search"}, true},
-		{"ftp", dynadot.Config{URL: "ftp://www.dynadot.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := dynadot.New(dynadot.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := dynadot.New(dynadot.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := dynadot.New(dynadot.Config{}, client, nil)
-	if err != nil || src.Name() != dynadot.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"code":"200","data":{"current_tlds":[{"name":"com","reg_price":"US$ 1","original_reg_price":"MX$2","google_data":{"currency":"JPY"}}]}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := dynadot.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, dynadot.Declaration().Read, "*.json") }

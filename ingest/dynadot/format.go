@@ -1,10 +1,6 @@
 package dynadot
 
-import (
-	"time"
-
-	"github.com/zoneprice/zoneprice/ingest"
-)
+import "github.com/zoneprice/zoneprice/ingest"
 
 // format is the document as the package comment's Fields list it: a
 // name ending in "?" may be absent (read where present, ignored, or an
@@ -23,11 +19,4 @@ func format() *ingest.Shape {
 		"code": ingest.Scalar(), "msg": ingest.Scalar(),
 		"data": ingest.Object(map[string]*ingest.Shape{"current_tlds": ingest.Array(row)}),
 	})
-}
-
-// Parse reads a saved response as parse does, with its drift from
-// format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	list, err := parse(body, observed)
-	return ingest.CheckFormat(format(), body, list, err)
 }

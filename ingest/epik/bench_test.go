@@ -1,14 +1,10 @@
 package epik_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
@@ -40,63 +36,15 @@ func list1000() []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkParse1000 parses a 1,000-zone list into validated-shape price
-// sets. BenchmarkDecode1000 is its baseline in the same run: encoding/json
-// decoding the same bytes into generic maps, which any reader of the
-// format pays at least.
+// BenchmarkParse1000 parses the list into price sets; BenchmarkDecode1000
+// is its baseline in the same run (make bench-ingest).
 func BenchmarkParse1000(b *testing.B) {
-	body := list1000()
-	observed := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		l, err := epik.Parse(body, observed)
-		if err != nil || len(l.Prices) != 1000 {
-			b.Fatalf("parse: %v", err)
-		}
-	}
+	ingesttest.BenchParse(b, epik.Declaration().Read, list1000(), 1000)
 }
 
-func BenchmarkDecode1000(b *testing.B) {
-	body := list1000()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var v map[string]any
-		if err := json.Unmarshal(body, &v); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkDecode1000(b *testing.B) { ingesttest.BenchDecode(b, list1000()) }
 
-// bodySource parses the same saved body on every fetch, as an offline
-// import does, so the round measures parsing and diffing, not HTTP.
-type bodySource struct{ body []byte }
-
-func (s *bodySource) Name() string { return epik.Name }
-
-func (s *bodySource) Fetch(ctx context.Context) (*ingest.List, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return epik.Parse(s.body, time.Now())
-}
-
-// BenchmarkRoundUnchanged1000 is one runner round on an unchanged
-// 1,000-zone list against a real in-process JetStream server: parse, read
-// the registrar's 1,000 subjects back from the stream, diff, publish
-// nothing. It is what the source costs every interval when prices did not
-// move.
+// BenchmarkRoundUnchanged1000 is one runner round on the unchanged list.
 func BenchmarkRoundUnchanged1000(b *testing.B) {
-	src := &bodySource{body: list1000()}
-	h := ingesttest.New(b, src)
-	if err := h.Once(b); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := h.Once(b); err != nil {
-			b.Fatal(err)
-		}
-	}
+	ingesttest.BenchRoundUnchanged(b, epik.Name, epik.Declaration().Read, list1000())
 }

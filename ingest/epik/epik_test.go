@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -67,43 +65,21 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *epik.Source {
-	t.Helper()
-	src, err := epik.New(epik.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, epik.Name, epik.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: epik.Name,
-		Tax: contracts.TaxUnknown,
-	}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -158,44 +134,36 @@ func TestParseQuirks(t *testing.T) {
 		return `{"price":` + v + `,"renew":` + v + `,"transfer":` + v + `,"priceStandard":` + v + `,"renewStandard":` + v + `,"transferStandard":` + v + `}`
 	}
 	net := `"net":` + all(`"12.49"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "missing price of the day is not offered, whatever the standard price",
-			body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
-			zone: ".com", want: set(".com", nil, op(1049), nil),
+			Name: "missing price of the day is not offered, whatever the standard price",
+			Body: `{"com":{"priceStandard":"10.49","renew":"10.49","renewStandard":"10.49"}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1049), nil),
 		},
 		{
-			name: "zero registration is not offered even with a standard price",
-			body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
-			zone: ".com", want: set(".com", nil, op(1049), nil),
+			Name: "zero registration is not offered even with a standard price",
+			Body: `{"com":{"price":"0.00","priceStandard":"10.49","renew":"10.49"}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1049), nil),
 		},
 		{
-			name: "free transfer promotion",
-			body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
-			zone: ".com", want: set(".com", op(1049), nil, promo(1049, 0)),
+			Name: "free transfer promotion",
+			Body: `{"com":{"price":"10.49","transfer":"0","transferStandard":"10.49"}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1049), nil, promo(1049, 0)),
 		},
 		{
-			name: "zero standard price leaves the price of the day",
-			body: `{"com":{"price":"10.49","priceStandard":0}}`,
-			zone: ".com", want: set(".com", op(1049), nil, nil),
+			Name: "zero standard price leaves the price of the day",
+			Body: `{"com":{"price":"10.49","priceStandard":0}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1049), nil, nil),
 		},
 		{
-			name: "three decimals round half up",
-			body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
-			zone: ".com", want: set(".com", promo(1049, 888), nil, nil),
+			Name: "three decimals round half up",
+			Body: `{"com":{"price":"8.875","priceStandard":"10.4900"}}`,
+			Zone: ".com", Want: suite.Set(".com", promo(1049, 888), nil, nil),
 		},
 		{
-			name: "currency named by the entry",
-			body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
-			zone: ".eu", want: &contracts.PriceSet{
+			Name: "currency named by the entry",
+			Body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
+			Zone: ".eu", Want: &contracts.PriceSet{
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: ".eu",
 				Register: &contracts.OpPrice{
 					Regular: contracts.Price{Amount: 599, Currency: "EUR"},
@@ -205,251 +173,82 @@ func TestParseQuirks(t *testing.T) {
 			},
 		},
 		{
-			name: "leading dot and upper case key",
-			body: `{".COM":` + all(`"10.49"`) + `}`,
-			zone: ".com", want: set(".com", op(1049), op(1049), op(1049)),
+			Name: "leading dot and upper case key",
+			Body: `{".COM":` + all(`"10.49"`) + `}`,
+			Zone: ".com", Want: suite.Set(".com", op(1049), op(1049), op(1049)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: `{"uk":{"price":"0.00","renew":"0.00","transfer":"0.00"},` + net + `}`,
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: `{"uk":{"price":"0.00","renew":"0.00","transfer":"0.00"},` + net + `}`,
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: `{"forever/":` + all(`"5.00"`) + `,` + net + `}`,
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: `{"forever/":` + all(`"5.00"`) + `,` + net + `}`,
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(899), op(899), op(899)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: `{"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.99"`) + `}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(899), op(899), op(899)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":` + all(`"TBD"`) + `,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":` + all(`"TBD"`) + `,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "unreadable standard price skips the zone",
-			body: `{"com":{"price":"10.49","priceStandard":"ten"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unreadable standard price skips the zone",
+			Body: `{"com":{"price":"10.49","priceStandard":"ten"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: `{"com":{"price":"-10.49"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "negative price skips the zone",
+			Body: `{"com":{"price":"-10.49"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: `{"com":{"price":"10.49","currency":"ZZZ"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "unknown currency skips the zone",
+			Body: `{"com":{"price":"10.49","currency":"ZZZ"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "top-level value that is not an object is skipped",
-			body: `{"com":true,` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.epik.com"},
+			Name: "top-level value that is not an object is skipped",
+			Body: `{"com":true,` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.epik.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
-			zone: ".net", want: set(".net", op(1249), op(1249), op(1249)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":` + all(`"1.00"`) + `,` + net + `}`,
+			Zone: ".net", Want: suite.Set(".net", op(1249), op(1249), op(1249)),
+			Skipped: 1,
 		},
-		{name: "error envelope names the message", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `epik answered message: "Too Many Attempts."`},
-		{name: "error key", body: `{"error":"Unauthenticated."}`, wantErr: `epik answered error: "Unauthenticated."`},
-		{name: "only zones that cannot be used", body: `{"pl":` + all(`"0.00"`) + `}`, wantErr: "no usable zone"},
-		{name: "no zones", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "decode epik price list"},
-		{name: "a list", body: `[]`, wantErr: "decode epik price list"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode epik price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:300]), wantErr: "decode epik price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := epik.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name    string
-		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good one
-		timeout time.Duration                         // of each attempt; 0 for none
-		want    int                                   // requests the server sees
-	}{
-		{"500s then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
-		}, 0, 3},
-		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, 2},
-		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
-		}, 0, 2},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			f.Serve(tt.steps(t)...)
-			var hc *http.Client
-			if tt.timeout > 0 {
-				hc = &http.Client{Timeout: tt.timeout}
-			}
-			list, err := newSource(t, url, hc).Fetch(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(list.Prices) != wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-			}
-			if got := f.Requests(); got != tt.want {
-				t.Errorf("server saw %d requests, want %d", got, tt.want)
-			}
-		})
-	}
-	t.Run("403 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch epik price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
-	t.Run("unchanged list answers 304", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		src := newSource(t, url, nil)
-		first, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
-			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Error("the list read from a 304 differs from the first")
-		}
+		{Name: "error envelope names the message", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `epik answered message: "Too Many Attempts."`},
+		{Name: "error key", Body: `{"error":"Unauthenticated."}`, WantErr: `epik answered error: "Unauthenticated."`},
+		{Name: "only zones that cannot be used", Body: `{"pl":` + all(`"0.00"`) + `}`, WantErr: "no usable zone"},
+		{Name: "no zones", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode epik price list"},
+		{Name: "a list", Body: `[]`, WantErr: "decode epik price list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "decode epik price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "prices.json")[:300]), WantErr: "decode epik price list"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode epik price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Just a moment...</title></head></html>`, "decode epik price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Too Many Attempts."},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, epik.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, epik.Name, before, nil)
-		})
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: epik.Name, Registrar: epik.Name, Parse: epik.Declaration().Read, Path: listPath,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(epik.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "com.renew",
+	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	f, url := newFakeAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, epik.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-	bad := strings.Replace(string(good), `"price": "10.49"`, `"price": "TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com price to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, epik.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, epik.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "prices_shrunk.json"))
-	h.RoundFails(t, epik.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     epik.Config
-		wantErr bool
-	}{
-		{"default", epik.Config{}, false},
-		{"https", epik.Config{URL: epik.DefaultURL}, false},
-		{"relative", epik.Config{URL: "/api/load-200-plus-prices"}, true},
-		{"ftp", epik.Config{URL: "ftp://registrar.epik.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := epik.New(epik.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := epik.New(epik.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := epik.New(epik.Config{}, client, nil)
-	if err != nil || src.Name() != epik.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"com":{"price":"1","priceStandard":"0.995","transfer":"0","transferStandard":"-1.0","currency":"jpy"}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := epik.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, epik.Declaration().Read, "*.json") }

@@ -1,10 +1,6 @@
 package epik
 
-import (
-	"time"
-
-	"github.com/zoneprice/zoneprice/ingest"
-)
+import "github.com/zoneprice/zoneprice/ingest"
 
 // format is the document as the package comment's Fields list it: a
 // name ending in "?" may be absent (read where present, ignored, or an
@@ -17,11 +13,4 @@ func format() *ingest.Shape {
 		"currency?": ingest.Scalar(),
 	})
 	return ingest.Object(map[string]*ingest.Shape{"*": entry, "message?": nil, "error?": nil, "errors?": nil})
-}
-
-// Parse reads a saved response as parse does, with its drift from
-// format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	list, err := parse(body, observed)
-	return ingest.CheckFormat(format(), body, list, err)
 }

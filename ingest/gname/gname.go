@@ -89,7 +89,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,7 +96,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Gname's registrar id.
@@ -119,6 +118,18 @@ const MaxPages = 100
 // currency is the currency the list is read in; see the package comment.
 const currency = "USD"
 
+// declaration is the source, as the package comment reads it: pages of
+// ymjg rows, hz the zone, zcjg, xfjg and zrjg its prices in dollars.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Gname", Website: "https://www.gname.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "gname price list", Currency: currency, Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Zone:     "hz",
+		Register: kit.Op{Price: "zcjg"}, Renew: kit.Op{Price: "xfjg"}, Transfer: kit.Op{Price: "zrjg", ZeroFree: true},
+	},
+	Parse: parse, Pages: true, Shape: format(),
+}
+
 // Config configures a Source.
 type Config struct {
 	// URL is the price list endpoint; empty means DefaultURL.
@@ -130,8 +141,8 @@ type Config struct {
 // Validate reports a configuration that cannot work, naming the field
 // (contracts.ValidationError).
 func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "gname URL %v", err)
+	if err := (kit.Config{URL: c.URL}).Validate(); err != nil {
+		return err
 	}
 	if c.PerPage < 0 || c.PerPage > MaxPerPage {
 		return contracts.Invalid("PerPage", "%d is not between 1 and %d", c.PerPage, MaxPerPage)
@@ -139,22 +150,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Source fetches Gname's price list.
-type Source struct {
-	url     string
-	perPage int
-	client  *fetch.Client
-	now     func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, currency, contracts.TaxUnknown, Name, "Gname", "https://www.gname.com")
-}
+// Source fetches Gname's price list, page by page.
+type Source = kit.Source
 
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
@@ -162,42 +159,40 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if client == nil {
-		return nil, errors.New("gname source needs a fetch client")
+	d := declaration
+	perPage := cfg.PerPage
+	if perPage == 0 {
+		perPage = DefaultPerPage
 	}
-	if now == nil {
-		now = time.Now
+	d.Fetch = func(ctx context.Context, s *kit.Source, first *[]byte) (*ingest.List, error) {
+		return fetchPages(ctx, s, perPage, first)
 	}
-	s := &Source{url: cfg.URL, perPage: cfg.PerPage, client: client, now: now}
-	if s.url == "" {
-		s.url = DefaultURL
-	}
-	if s.perPage == 0 {
-		s.perPage = DefaultPerPage
-	}
-	return s, nil
+	return kit.New(&d, kit.Config{URL: cfg.URL}, client, now)
 }
 
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
+// Parse reads a saved price list (parse) with the drift of its first page
+// from format.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	return declaration.Read(body, observed)
+}
 
 // fetchPages reads the pages one after another, keeping the first in
 // first, and merges them, or fails as a whole.
-func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, error) {
-	observed := s.now()
+func fetchPages(ctx context.Context, s *kit.Source, perPage int, first *[]byte) (*ingest.List, error) {
+	observed := s.Now()
 	header := http.Header{
 		"Content-Type":     {"application/x-www-form-urlencoded"},
 		"Accept":           {"application/json"},
 		"X-Requested-With": {"XMLHttpRequest"},
 	}
-	var acc accumulator
+	acc := accumulator{d: s.Declaration()}
 	for page := 1; ; page++ {
 		if page > MaxPages {
 			return nil, fmt.Errorf("gname price list has more than %d pages", MaxPages)
 		}
-		form := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(s.perPage)}}
-		resp, err := s.client.Do(ctx, fetch.Request{
-			Method: http.MethodPost, URL: s.url, Header: header, Body: []byte(form.Encode()),
+		form := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(perPage)}}
+		resp, err := s.Client().Do(ctx, fetch.Request{
+			Method: http.MethodPost, URL: s.URL(), Header: header, Body: []byte(form.Encode()),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("fetch gname price list page %d: %w", page, err)
@@ -209,7 +204,7 @@ func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, e
 		if err != nil {
 			return nil, fmt.Errorf("gname price list page %d: %w", page, err)
 		}
-		done, err := acc.add(page, rows, s.perPage, observed)
+		done, err := acc.add(page, rows, perPage, observed)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +218,7 @@ func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, e
 // taken as the whole list, or a JSON array of every page in order. Saved
 // pages that end with a page as long as the first are refused: the list
 // may go on.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(d *kit.Declaration, body []byte, observed time.Time) (*ingest.List, error) {
 	bodies := []json.RawMessage{body}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
 		bodies = nil
@@ -235,7 +230,7 @@ func parse(body []byte, observed time.Time) (*ingest.List, error) {
 		}
 	}
 	var (
-		acc   accumulator
+		acc   = accumulator{d: d}
 		limit int
 		ended int // the page that ended the list; 0 while it goes on
 	)
@@ -286,35 +281,36 @@ func decodePage(body []byte) ([]json.RawMessage, error) {
 	if code := strings.Trim(string(bytes.TrimSpace(r.Code)), `"`); code != "1" {
 		var msg string
 		_ = json.Unmarshal(r.Msg, &msg)
-		if isNull(r.Code) {
+		if kit.IsNull(r.Code) {
 			return nil, fmt.Errorf("page has no code (msg %q)", msg)
 		}
-		return nil, fmt.Errorf("gname answered code %s: %q", snippet(r.Code), msg)
+		return nil, fmt.Errorf("gname answered code %s: %q", kit.Snippet(r.Code), msg)
 	}
-	if data := bytes.TrimSpace(r.Data); isNull(data) || bytes.Equal(data, []byte("[]")) {
+	if data := bytes.TrimSpace(r.Data); kit.IsNull(data) || bytes.Equal(data, []byte("[]")) {
 		return nil, nil
 	}
 	var data struct {
 		Ymjg json.RawMessage `json:"ymjg"`
 	}
 	if err := json.Unmarshal(r.Data, &data); err != nil {
-		return nil, fmt.Errorf("data %s is not an object", snippet(r.Data))
+		return nil, fmt.Errorf("data %s is not an object", kit.Snippet(r.Data))
 	}
 	if len(data.Ymjg) == 0 {
 		return nil, errors.New("page has no ymjg list")
 	}
-	if isNull(data.Ymjg) {
+	if kit.IsNull(data.Ymjg) {
 		return nil, nil
 	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(data.Ymjg, &rows); err != nil {
-		return nil, fmt.Errorf("ymjg %s is not a list", snippet(data.Ymjg))
+		return nil, fmt.Errorf("ymjg %s is not a list", kit.Snippet(data.Ymjg))
 	}
 	return rows, nil
 }
 
 // accumulator merges pages into one list.
 type accumulator struct {
+	d    *kit.Declaration
 	t    ingest.Tally
 	seen map[string]bool // the hz of every row read, as written
 }
@@ -339,7 +335,7 @@ func (a *accumulator) add(page int, rows []json.RawMessage, limit int, observed 
 	for i, raw := range rows {
 		key := rowKey(raw)
 		a.seen[key] = true
-		ps, err := parseRow(raw, observed)
+		ps, err := a.d.PriceSet("", raw, observed)
 		a.t.Add(fmt.Sprintf("page %d row %d (%s)", page, i+1, key), ps, err)
 	}
 	return len(rows) < limit, nil
@@ -356,118 +352,12 @@ func (a *accumulator) fresh(rows []json.RawMessage) int {
 	return n
 }
 
-// row is one entry of ymjg; values stay raw so that one odd value costs
-// only its zone.
-type row struct {
-	HZ   json.RawMessage `json:"hz"`
-	ZCJG json.RawMessage `json:"zcjg"`
-	XFJG json.RawMessage `json:"xfjg"`
-	ZRJG json.RawMessage `json:"zrjg"`
-}
-
 // rowKey names a row by its hz as written, or by the whole row when it has
 // none, to tell a page of rows already read.
 func rowKey(raw json.RawMessage) string {
-	var r row
 	var hz string
-	if json.Unmarshal(raw, &r) == nil && json.Unmarshal(r.HZ, &hz) == nil {
+	if json.Unmarshal(kit.Get(raw, "hz"), &hz) == nil {
 		return strconv.Quote(strings.ToLower(strings.TrimSpace(hz)))
 	}
-	return snippet(raw)
-}
-
-// parseRow turns one row into a price set, or says why it cannot: an
-// ingest.LeftOut for a zone Gname does not sell, another error for a row
-// that cannot be read. With an error the set still names the zone when hz
-// is one, so that its last good price can be kept.
-func parseRow(raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	var r row
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return ps, fmt.Errorf("row %s is not an object", snippet(raw))
-	}
-	var hz string
-	if err := json.Unmarshal(r.HZ, &hz); err != nil || isNull(r.HZ) {
-		return ps, fmt.Errorf("hz %s is not a string", snippet(r.HZ))
-	}
-	z, err := contracts.NormalizeZone(strings.TrimSpace(hz))
-	if err != nil {
-		return ps, err
-	}
-	ps.Zone = z.ASCII
-	for _, f := range []struct {
-		name       string
-		raw        json.RawMessage
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"zcjg", r.ZCJG, &ps.Register, false},
-		{"xfjg", r.XFJG, &ps.Renew, false},
-		{"zrjg", r.ZRJG, &ps.Transfer, true},
-	} {
-		amount, ok, err := price(f.raw)
-		if err != nil {
-			return ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		if ok && (amount > 0 || f.zeroIsFree) {
-			*f.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}
-		}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, ingest.LeftOut("no operation offered")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, ingest.LeftOut("nothing priced but a free transfer: a zone gname does not sell")
-	}
-	if err := ps.Validate(); err != nil {
-		return ps, err
-	}
-	return ps, nil
-}
-
-// price reads one price in cents; ok is false when none is given.
-func price(raw json.RawMessage) (amount int64, ok bool, err error) {
-	if isNull(raw) {
-		return 0, false, nil
-	}
-	var text string
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		if err := json.Unmarshal(t, &text); err != nil {
-			return 0, false, err
-		}
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return 0, false, err
-		}
-		text = n.String()
-	default:
-		return 0, false, fmt.Errorf("%s is neither a string nor a number", snippet(raw))
-	}
-	amount, err = money.Parse(text, currency)
-	if errors.Is(err, money.ErrNoPrice) {
-		return 0, false, nil
-	}
-	return amount, err == nil, err
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// snippet is raw JSON for an error message, shortened.
-func snippet(raw json.RawMessage) string {
-	const max = 40
-	t := bytes.TrimSpace(raw)
-	if len(t) > max {
-		return string(bytes.ToValidUTF8(t[:max], []byte("?"))) + "…"
-	}
-	return string(bytes.ToValidUTF8(t, []byte("?")))
+	return kit.Snippet(raw)
 }

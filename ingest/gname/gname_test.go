@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -109,11 +108,6 @@ func newSource(t testing.TB, url string, perPage int, hc *http.Client) *gname.So
 	return src
 }
 
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, gname.Name, gname.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -131,7 +125,7 @@ func TestFetchPages(t *testing.T) {
 	if want := []string{"10", "10"}; !reflect.DeepEqual(limits, want) {
 		t.Errorf("limits asked for = %v, want %v", limits, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -310,90 +304,74 @@ func TestParseQuirks(t *testing.T) {
 		return `{"code":1,"msg":"success","data":{"ymjg":[` + strings.Join(rows, ",") + `]}}`
 	}
 	const net = `{"hz":".net","zcjg":"12.00","xfjg":"12.00","zrjg":"12.00"}`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "missing transfer is not offered",
-			body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
-			zone: ".com", want: set(".com", op(1000), op(1000), nil),
+			Name: "missing transfer is not offered",
+			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":"10.00"}`),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), nil),
 		},
 		{
-			name: "other fields are not read",
-			body: page(`{"id":7,"hz":".com","zcjg":"10.00","xfjg":"10.00","zrjg":"10.00","sfrm":1}`),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "other fields are not read",
+			Body: page(`{"id":7,"hz":".com","zcjg":"10.00","xfjg":"10.00","zrjg":"10.00","sfrm":1}`),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: page(`{"hz":".com","zcjg":"10.00","xfjg":0,"zrjg":"10.00"}`),
-			zone: ".com", want: set(".com", op(1000), nil, op(1000)),
+			Name: "zero renewal is not offered",
+			Body: page(`{"hz":".com","zcjg":"10.00","xfjg":0,"zrjg":"10.00"}`),
+			Zone: ".com", Want: suite.Set(".com", op(1000), nil, op(1000)),
 		},
 		{
-			name: "nothing but a free transfer is left out",
-			body: page(`{"hz":".pl","zcjg":"","xfjg":"","zrjg":"0.00"}`, net),
-			zone: ".pl",
+			Name: "nothing but a free transfer is left out",
+			Body: page(`{"hz":".pl","zcjg":"","xfjg":"","zrjg":"0.00"}`, net),
+			Zone: ".pl",
 		},
 		{
-			name: "unicode and A-label rows keep the first",
-			body: page(`{"hz":".みんな","zcjg":"9.00","xfjg":"9.00","zrjg":"9.00"}`, `{"hz":"xn--q9jyb4c","zcjg":"8.00","xfjg":"8.00","zrjg":"8.00"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(900), op(900), op(900)), skipped: 1,
+			Name: "unicode and A-label rows keep the first",
+			Body: page(`{"hz":".みんな","zcjg":"9.00","xfjg":"9.00","zrjg":"9.00"}`, `{"hz":"xn--q9jyb4c","zcjg":"8.00","xfjg":"8.00","zrjg":"8.00"}`),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone and keeps its last price",
-			body: page(`{"hz":".com","zcjg":"面议","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "unreadable price skips the zone and keeps its last price",
+			Body: page(`{"hz":".com","zcjg":"面议","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "dollar sign is not a price here",
-			body: page(`{"hz":".com","zcjg":"$10.00","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "dollar sign is not a price here",
+			Body: page(`{"hz":".com","zcjg":"$10.00","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: page(`{"hz":".com","zcjg":-1,"xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "negative price skips the zone",
+			Body: page(`{"hz":".com","zcjg":-1,"xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "price over the ceiling skips the zone",
-			body: page(`{"hz":".com","zcjg":"99999999999999","xfjg":"10.00","zrjg":"10.00"}`, net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.gname.com"},
+			Name: "price over the ceiling skips the zone",
+			Body: page(`{"hz":".com","zcjg":"99999999999999","xfjg":"10.00","zrjg":"10.00"}`, net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.gname.com"},
 		},
 		{
-			name: "row without hz is skipped",
-			body: page(`{"zcjg":"10.00"}`, net),
-			zone: ".net", want: set(".net", op(1200), op(1200), op(1200)), skipped: 1,
+			Name: "row without hz is skipped",
+			Body: page(`{"zcjg":"10.00"}`, net),
+			Zone: ".net", Want: suite.Set(".net", op(1200), op(1200), op(1200)), Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: page(`[".com","10.00"]`, net),
-			zone: ".com", skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: page(`[".com","10.00"]`, net),
+			Zone: ".com", Skipped: 1,
 		},
 		{
-			name: "hz that is not a zone is skipped",
-			body: page(`{"hz":"foo bar","zcjg":"10.00"}`, net),
-			zone: ".foo bar", skipped: 1,
+			Name: "hz that is not a zone is skipped",
+			Body: page(`{"hz":"foo bar","zcjg":"10.00"}`, net),
+			Zone: ".foo bar", Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "gname answered code 0"},
-		{name: "string error code", body: `{"code":"-1","msg":"参数错误"}`, wantErr: `gname answered code "-1": "参数错误"`},
-		{name: "only zones not sold", body: page(`{"hz":".pl","zcjg":"0","xfjg":"0","zrjg":"0"}`), wantErr: "no usable zone"},
-		{name: "html page", body: `<!DOCTYPE html><html><body>Access denied</body></html>`, wantErr: "page 1: decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:300]), wantErr: "page 1: decode"},
-		{name: "json but not a page", body: `"ok"`, wantErr: "page 1: decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := gname.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "gname answered code 0"},
+		{Name: "string error code", Body: `{"code":"-1","msg":"参数错误"}`, WantErr: `gname answered code "-1": "参数错误"`},
+		{Name: "only zones not sold", Body: page(`{"hz":".pl","zcjg":"0","xfjg":"0","zrjg":"0"}`), WantErr: "no usable zone"},
+		{Name: "html page", Body: `<!DOCTYPE html><html><body>Access denied</body></html>`, WantErr: "page 1: decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:300]), WantErr: "page 1: decode"},
+		{Name: "json but not a page", Body: `"ok"`, WantErr: "page 1: decode"},
+	})
 }
 
 // TestParseSavedPages checks that Parse imports a whole saved list, one
@@ -426,186 +404,21 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: gname.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: gname.Name,
-		Tax: contracts.TaxUnknown,
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return gname.New(gname.Config{URL: url, PerPage: perPage}, client, now)
+	},
+	Validate: func(url string) error { return gname.Config{URL: url}.Validate() },
+	Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
+	Spoil:    "data.ymjg.0.xfjg",
+	Drift:    ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestRetries(t *testing.T) {
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (2 failures and 2 pages)", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3 (a 429 and 2 pages)", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, perPage, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-	})
-	t.Run("405 is not retried", func(t *testing.T) {
-		f, srv := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusMethodNotAllowed))
-		_, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusMethodNotAllowed || !strings.Contains(err.Error(), "fetch gname price list page 1") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 405", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
-}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		page    int
-		body    string
-		wantErr string
-	}{
-		{"truncated first page", 1, `{"code":1,"msg":"success","data":{"ymjg":[{"hz":".com"`, "page 1: decode"},
-		{"html page with 200", 1, `<html><head><title>Just a moment...</title></head></html>`, "page 1: decode"},
-		{"error envelope", 1, string(ingesttest.Fixture(t, "error.json")), "gname answered code 0"},
-		{"malformed second page", 2, `Service Unavailable`, "page 2: decode"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, twoPages(t))
-			src := newSource(t, srv.URL, perPage, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, gname.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			pages := twoPages(t)
-			pages[tt.page] = []byte(tt.body)
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, gname.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, perPage, nil))
-	before := h.Round(t, gname.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	pages := twoPages(t)
-	bad := strings.Replace(string(pages[1]), `"hz":".com","zcjg":"9.68"`, `"hz":".com","zcjg":"TBD"`, 1)
-	if bad == string(pages[1]) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	pages[1] = []byte(bad)
-	f.serve(pages)
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, gname.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, perPage, nil))
-	before := h.Round(t, gname.Name)
-
-	f.serve(map[int][]byte{1: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, gname.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     gname.Config
-		wantErr string // the field the error names; "" for none
-	}{
-		{"default", gname.Config{}, ""},
-		{"explicit", gname.Config{URL: gname.DefaultURL, PerPage: 50}, ""},
-		{"largest page", gname.Config{PerPage: gname.MaxPerPage}, ""},
-		{"relative URL", gname.Config{URL: "/request/get_price"}, "URL"},
-		{"page too large", gname.Config{PerPage: gname.MaxPerPage + 1}, "PerPage"},
-		{"negative page", gname.Config{PerPage: -1}, "PerPage"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			var ve *contracts.ValidationError
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (!errors.As(err, &ve) || ve.Field != tt.wantErr):
-				t.Fatalf("Validate() = %v, want a problem of the field %s", err, tt.wantErr)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := gname.New(gname.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := gname.New(gname.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := gname.New(gname.Config{}, client, nil)
-	if err != nil || src.Name() != gname.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	p1, p2 := ingesttest.Fixture(f, "page1.json"), ingesttest.Fixture(f, "page2.json")
-	f.Add([]byte("[" + string(p1) + "," + string(p2) + "]"))
-	f.Add([]byte(`[{"code":1,"data":{"ymjg":[{"hz":".a","zcjg":"1,000.5"}]}},{"code":"1","data":[]}]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := gname.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, gname.Parse, "*.json") }

@@ -139,3 +139,34 @@ func Show(o *contracts.OpPrice) string {
 	}
 	return s
 }
+
+// A Quirk is one body a parser is fed and what it must make of it.
+type Quirk struct {
+	Name string
+	Body string
+	// Zone is the zone to check: Want is its price set, nil when it must
+	// be absent.
+	Zone string
+	Want *contracts.PriceSet
+	// WantErr, when set, is what the parse's error must mention.
+	WantErr string
+	// Skipped rows could not be read; Keep are the subjects whose last
+	// good price stays.
+	Skipped int
+	Keep    []string
+}
+
+// Quirks feeds parse every quirk's body as observed at observed and
+// checks the outcome (CheckOutcome) and the zone (CheckZone) of a list
+// of registrar's prices from source.
+func Quirks(t *testing.T, parse ingest.ParseFunc, observed time.Time, registrar, source string, quirks []Quirk) {
+	t.Helper()
+	for _, q := range quirks {
+		t.Run(q.Name, func(t *testing.T) {
+			list, err := parse([]byte(q.Body), observed)
+			if CheckOutcome(t, list, err, q.WantErr, q.Skipped, q.Keep) {
+				CheckZone(t, CheckList(t, list, registrar, source, observed), q.Zone, q.Want)
+			}
+		})
+	}
+}

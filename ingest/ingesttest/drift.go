@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,14 @@ func edited(t *testing.T, fixture []byte, path string, edit func(v any, set func
 	v, set := doc, func(n any) { doc = n }
 	for _, step := range strings.Split(path, ".") {
 		if step == "" {
+			continue
+		}
+		if i, err := strconv.Atoi(step); err == nil {
+			arr, ok := v.([]any)
+			if !ok || i >= len(arr) {
+				t.Fatalf("fixture has no element %d of %s", i, path)
+			}
+			v, set = arr[i], func(n any) { arr[i] = n }
 			continue
 		}
 		name, first := strings.CutSuffix(step, "[]")

@@ -1,12 +1,11 @@
 package inwx_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
 )
 
@@ -40,31 +39,10 @@ func list2200() []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkParse2200 parses a 2,200-zone list into validated-shape price
-// sets. BenchmarkDecode2200 is its baseline in the same run: encoding/json
-// decoding the same bytes into generic maps, which any reader of the
-// format pays at least.
+// BenchmarkParse2200 parses the list into price sets; BenchmarkDecode2200
+// is its baseline in the same run (make bench-ingest).
 func BenchmarkParse2200(b *testing.B) {
-	body := list2200()
-	observed := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		l, err := inwx.Parse(body, observed)
-		if err != nil || len(l.Prices) != 2200 {
-			b.Fatalf("parse: %d prices, %v", len(l.Prices), err)
-		}
-	}
+	ingesttest.BenchParse(b, inwx.Declaration().Read, list2200(), 2200)
 }
 
-func BenchmarkDecode2200(b *testing.B) {
-	body := list2200()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var v map[string]any
-		if err := json.Unmarshal(body, &v); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkDecode2200(b *testing.B) { ingesttest.BenchDecode(b, list2200()) }

@@ -97,21 +97,13 @@
 package inwx
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and INWX's registrar id.
@@ -120,124 +112,36 @@ const Name = "inwx"
 // DefaultURL is INWX's public price list.
 const DefaultURL = "https://www.inwx.com/api/v1/domain/all-prices"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
+// declaration is the source, as the package comment reads it: each row
+// in its own currency or the document's, which INWX picks by the
+// visitor's location.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "INWX", Website: "https://www.inwx.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "inwx price list", Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Rows: "tlds[]", Zone: "tld", Check: failure,
+		Register: kit.Op{Price: "createPrice"}, Renew: kit.Op{Price: "renewalPrice"}, Transfer: kit.Op{Price: "transferPrice"},
+		Currency: "currency", DocCurrency: "currency",
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "inwx URL %v", err)
+// failure is the error a document without a "tlds" array reports, naming
+// its envelope: code, msg and reason, or a message or error.
+func failure(doc *kit.Doc) error {
+	if !kit.IsNull(doc.Get("tlds")) {
+		return nil
 	}
-	return nil
-}
-
-// Source fetches INWX's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, "", contracts.TaxUnknown, Name, "INWX", "https://www.inwx.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("inwx source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The list is fetched conditionally: its
-// answer depends on the URL alone (and the machine's location, which does
-// not move).
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch inwx price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// response is the document. Rows stay raw so that one odd row costs only
-// its zone.
-type response struct {
-	TLDs     []json.RawMessage `json:"tlds"`
-	Currency string            `json:"currency"`
-	// An error instead of a list.
-	Code    json.RawMessage `json:"code"`
-	Msg     string          `json:"msg"`
-	Reason  string          `json:"reason"`
-	Message string          `json:"message"`
-	Error   json.RawMessage `json:"error"`
-}
-
-type row struct {
-	TLD           string          `json:"tld"`
-	CreatePrice   json.RawMessage `json:"createPrice"`
-	RenewalPrice  json.RawMessage `json:"renewalPrice"`
-	TransferPrice json.RawMessage `json:"transferPrice"`
-	Currency      string          `json:"currency"`
-}
-
-// parse reads one response body of the price list into a list of price sets
-// observed at observed. See the package comment for how each quirk of the
-// format is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("decode inwx price list: %w", err)
-	}
-	if r.TLDs == nil {
-		return nil, r.failure()
-	}
-	if len(r.TLDs) == 0 {
-		return nil, errors.New("inwx price list has no zones")
-	}
-	var t ingest.Tally
-	for i, raw := range r.TLDs {
-		label, ps, err := parseRow(raw, r.Currency, observed)
-		if label == "" {
-			label = fmt.Sprintf("row %d", i)
-		}
-		t.Add(label, ps, err)
-	}
-	return t.List("inwx price list")
-}
-
-// failure is the error a document without a "tlds" array reports.
-func (r *response) failure() error {
 	var msg []string
-	if code := strings.Trim(string(bytes.TrimSpace(r.Code)), `"`); code != "" && code != "null" {
+	if code := strings.Trim(string(doc.Get("code")), `" `); code != "" && code != "null" {
 		msg = append(msg, "code "+code)
 	}
-	for _, m := range []string{r.Msg, r.Reason, r.Message, string(bytes.Trim(bytes.TrimSpace(r.Error), `"`))} {
-		if m != "" && m != "null" {
+	for _, f := range []string{"msg", "reason", "message", "error"} {
+		if m := strings.Trim(string(doc.Get(f)), `" `); m != "" && m != "null" {
 			msg = append(msg, m)
 		}
 	}
@@ -245,96 +149,4 @@ func (r *response) failure() error {
 		return errors.New("inwx price list has no tlds")
 	}
 	return fmt.Errorf("inwx answered %s", strings.Join(msg, ": "))
-}
-
-// parseRow turns one row of tlds into a price set, or says why it cannot:
-// an ingest.LeftOut for a row that is not a price this package publishes,
-// another error for one that cannot be read. With an error the set still
-// names the zone when the row did, so that its last good price can be
-// kept. label names the row in the list's reasons.
-func parseRow(raw json.RawMessage, docCurrency string, observed time.Time) (string, contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	var rw row
-	bad := json.Unmarshal(raw, &rw)
-	if bad != nil {
-		// The prices may be what is wrong: read what names the zone.
-		var head struct {
-			TLD string `json:"tld"`
-		}
-		if json.Unmarshal(raw, &head) != nil {
-			return "", ps, fmt.Errorf("row does not decode: %w", bad)
-		}
-		rw = row{TLD: head.TLD}
-	}
-	label := strconv.Quote(rw.TLD)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(rw.TLD))
-	if err != nil {
-		return label, ps, err
-	}
-	ps.Zone = z.ASCII
-	if bad != nil {
-		return label, ps, fmt.Errorf("row does not decode: %w", bad)
-	}
-	cur := strings.ToUpper(strings.TrimSpace(rw.Currency))
-	if cur == "" {
-		cur = strings.ToUpper(strings.TrimSpace(docCurrency))
-	}
-	if cur == "" {
-		return label, ps, errors.New("no currency given")
-	}
-	if _, ok := contracts.CurrencyExponent(cur); !ok {
-		return label, ps, fmt.Errorf("currency %q is not an ISO 4217 code", cur)
-	}
-	for _, op := range []struct {
-		name string
-		raw  json.RawMessage
-		dst  **contracts.OpPrice
-	}{
-		{"createPrice", rw.CreatePrice, &ps.Register},
-		{"renewalPrice", rw.RenewalPrice, &ps.Renew},
-		{"transferPrice", rw.TransferPrice, &ps.Transfer},
-	} {
-		amount, err := amount(op.raw, cur)
-		if err != nil {
-			return label, ps, fmt.Errorf("%s: %w", op.name, err)
-		}
-		if amount > 0 {
-			*op.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
-		}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return label, ps, ingest.LeftOut("no operation priced")
-	}
-	return label, ps, nil
-}
-
-// amount reads one price, a JSON number or string in cur, into minor
-// units; 0 means not offered (absent, null, "", "n/a", zero).
-func amount(raw json.RawMessage, cur string) (int64, error) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return 0, nil
-	}
-	// A number is read by its literal digits (a float64 would round
-	// them); anything but a number or a string fails money.Parse.
-	text := string(t)
-	if t[0] == '"' {
-		if err := json.Unmarshal(t, &text); err != nil {
-			return 0, err
-		}
-	}
-	a, err := money.Parse(text, cur)
-	switch {
-	case errors.Is(err, money.ErrNoPrice):
-		return 0, nil
-	case err != nil:
-		return 0, err
-	case a > contracts.MaxAmount:
-		return 0, fmt.Errorf("price %q is above the ceiling of %d minor units", text, contracts.MaxAmount)
-	}
-	return a, nil
 }

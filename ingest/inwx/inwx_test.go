@@ -2,11 +2,8 @@ package inwx_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -40,20 +38,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *inwx.Source {
-	t.Helper()
-	src, err := inwx.New(inwx.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, inwx.Name, inwx.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
@@ -62,25 +46,17 @@ func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
 
 func eur(cents int64) *contracts.OpPrice { return price("EUR", cents) }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: inwx.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: inwx.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 // fixtureZones is how many zones all-prices.json prices: 22 rows less .pl,
 // which offers nothing.
 const fixtureZones = 21
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "all-prices.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -128,322 +104,138 @@ func TestFetch(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`
 	rows := func(r ...string) string { return `{"tlds":[` + strings.Join(r, ",") + `]}` }
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "restore price is not read",
-			body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
-			zone: ".com", want: set(".com", usd(1190), usd(1190), usd(1190)),
+			Name: "restore price is not read",
+			Body: rows(`{"tld":"com","createPrice":11.9,"renewalPrice":11.9,"transferPrice":11.9,"restorePrice":"TBD","currency":"USD"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1190), usd(1190)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: rows(`{"tld":"com","createPrice":"0.00","renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`),
-			zone: ".com", want: set(".com", nil, usd(1190), usd(1190)),
+			Name: "zero registration is not offered",
+			Body: rows(`{"tld":"com","createPrice":"0.00","renewalPrice":11.9,"transferPrice":11.9,"currency":"USD"}`),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1190), usd(1190)),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"tld":"pl","createPrice":0,"renewalPrice":"","transferPrice":null,"currency":"USD"}`, com),
-			zone: ".pl",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"tld":"pl","createPrice":0,"renewalPrice":"","transferPrice":null,"currency":"USD"}`, com),
+			Zone: ".pl",
 		},
 		{
-			name: "fractions of a cent round half up",
-			body: rows(`{"tld":"com","createPrice":11.895,"renewalPrice":"11.8949","currency":"USD"}`),
-			zone: ".com", want: set(".com", usd(1190), usd(1189), nil),
+			Name: "fractions of a cent round half up",
+			Body: rows(`{"tld":"com","createPrice":11.895,"renewalPrice":"11.8949","currency":"USD"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1189), nil),
 		},
 		{
-			name: "document currency",
-			body: `{"currency":"EUR","tlds":[{"tld":"de","createPrice":4.76}]}`,
-			zone: ".de", want: set(".de", eur(476), nil, nil),
+			Name: "document currency",
+			Body: `{"currency":"EUR","tlds":[{"tld":"de","createPrice":4.76}]}`,
+			Zone: ".de", Want: suite.Set(".de", eur(476), nil, nil),
 		},
 		{
-			name: "row currency over the document's",
-			body: `{"currency":"EUR","tlds":[{"tld":"com","createPrice":11.9,"currency":"USD"}]}`,
-			zone: ".com", want: set(".com", usd(1190), nil, nil),
+			Name: "row currency over the document's",
+			Body: `{"currency":"EUR","tlds":[{"tld":"com","createPrice":11.9,"currency":"USD"}]}`,
+			Zone: ".com", Want: suite.Set(".com", usd(1190), nil, nil),
 		},
 		{
-			name: "Swiss francs",
-			body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
-			zone: ".ch", want: set(".ch", price("CHF", 790), price("CHF", 790), nil),
+			Name: "Swiss francs",
+			Body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
+			Zone: ".ch", Want: suite.Set(".ch", price("CHF", 790), price("CHF", 790), nil),
 		},
 		{
-			name: "row without a currency is skipped",
-			body: rows(`{"tld":"net","createPrice":13.5}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "row without a currency is skipped",
+			Body: rows(`{"tld":"net","createPrice":13.5}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency symbol as the currency skips the row",
-			body: rows(`{"tld":"net","createPrice":13.5,"currency":"€"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency symbol as the currency skips the row",
+			Body: rows(`{"tld":"net","createPrice":13.5,"currency":"€"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency symbol in the price skips the row",
-			body: rows(`{"tld":"net","createPrice":"$13.50","currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency symbol in the price skips the row",
+			Body: rows(`{"tld":"net","createPrice":"$13.50","currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "decimal comma skips the row",
-			body: rows(`{"tld":"de","createPrice":"4,76","currency":"EUR"}`, com),
-			zone: ".de", skipped: 1, keep: []string{"prices.v1.inwx.de"},
+			Name: "decimal comma skips the row",
+			Body: rows(`{"tld":"de","createPrice":"4,76","currency":"EUR"}`, com),
+			Zone: ".de", Skipped: 1, Keep: []string{"prices.v1.inwx.de"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"tld":"net","createPrice":-1,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"tld":"net","createPrice":-1,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "exponent notation skips the row",
-			body: rows(`{"tld":"net","createPrice":1.35E1,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "exponent notation skips the row",
+			Body: rows(`{"tld":"net","createPrice":1.35E1,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"tld":"net","createPrice":99999999999.99,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"tld":"net","createPrice":99999999999.99,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "boolean price skips the row",
-			body: rows(`{"tld":"net","createPrice":true,"currency":"USD"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "boolean price skips the row",
+			Body: rows(`{"tld":"net","createPrice":true,"currency":"USD"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "currency that is not a string skips the row, keeping its zone",
-			body: rows(`{"tld":"net","createPrice":13.5,"currency":840}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.inwx.net"},
+			Name: "currency that is not a string skips the row, keeping its zone",
+			Body: rows(`{"tld":"net","createPrice":13.5,"currency":840}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.inwx.net"},
 		},
 		{
-			name: "tld that is not a zone is skipped",
-			body: rows(`{"tld":"foo_bar","createPrice":1,"currency":"USD"}`, com),
-			zone: ".foo_bar", skipped: 1,
+			Name: "tld that is not a zone is skipped",
+			Body: rows(`{"tld":"foo_bar","createPrice":1,"currency":"USD"}`, com),
+			Zone: ".foo_bar", Skipped: 1,
 		},
 		{
-			name: "numeric tld is outside the root, not skipped",
-			body: rows(`{"tld":"123","createPrice":1,"currency":"USD"}`, com),
-			zone: ".123",
+			Name: "numeric tld is outside the root, not skipped",
+			Body: rows(`{"tld":"123","createPrice":1,"currency":"USD"}`, com),
+			Zone: ".123",
 		},
 		{
-			name: "row whose tld is not a string is skipped",
-			body: rows(`{"tld":7,"createPrice":1,"currency":"USD"}`, com),
-			zone: ".com", want: set(".com", usd(1190), usd(1190), usd(1190)), skipped: 1,
+			Name: "row whose tld is not a string is skipped",
+			Body: rows(`{"tld":7,"createPrice":1,"currency":"USD"}`, com),
+			Zone: ".com", Want: suite.Set(".com", usd(1190), usd(1190), usd(1190)), Skipped: 1,
 		},
 		{
-			name: "unicode tld and its A-label keep the first",
-			body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":8.9,"currency":"USD"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", usd(990), nil, nil), skipped: 1,
+			Name: "unicode tld and its A-label keep the first",
+			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":8.9,"currency":"USD"}`),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode tld",
-			body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":"TBD","currency":"USD"}`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", usd(990), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode tld",
+			Body: rows(`{"tld":"みんな","createPrice":9.9,"currency":"USD"}`, `{"tld":"xn--q9jyb4c","createPrice":"TBD","currency":"USD"}`),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", usd(990), nil, nil), Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 2400: Command failed: Too many requests"},
-		{name: "error message", body: `{"message":"Service unavailable"}`, wantErr: "Service unavailable"},
-		{name: "no tlds", body: `{}`, wantErr: "has no tlds"},
-		{name: "null tlds", body: `{"tlds":null}`, wantErr: "has no tlds"},
-		{name: "empty tlds", body: `{"tlds":[]}`, wantErr: "no zones"},
-		{name: "tlds is an object", body: `{"tlds":{"com":{}}}`, wantErr: "decode inwx price list"},
-		{name: "only rows that cannot be used", body: rows(`{"tld":"pl","createPrice":0,"currency":"USD"}`, `{"tld":"net","createPrice":1}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode inwx price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "all-prices.json")[:300]), wantErr: "decode inwx price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := inwx.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	fetchOK := func(t *testing.T, api *ingesttest.API, url string, hc *http.Client, requests int) {
-		t.Helper()
-		list, err := newSource(t, url, hc).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := api.Requests(); got != requests {
-			t.Errorf("server saw %d requests, want %d", got, requests)
-		}
-	}
-	t.Run("500s then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusServiceUnavailable))
-		fetchOK(t, api, url, nil, 3)
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Hang(t))
-		fetchOK(t, api, url, &http.Client{Timeout: 100 * time.Millisecond}, 2)
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		fetchOK(t, api, url, nil, 2)
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch inwx price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := api.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 2400: Command failed: Too many requests"},
+		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
+		{Name: "no tlds", Body: `{}`, WantErr: "has no tlds"},
+		{Name: "null tlds", Body: `{"tlds":null}`, WantErr: "has no tlds"},
+		{Name: "empty tlds", Body: `{"tlds":[]}`, WantErr: "no zones"},
+		{Name: "tlds is an object", Body: `{"tlds":{"com":{}}}`, WantErr: "decode inwx price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"tld":"pl","createPrice":0,"currency":"USD"}`, `{"tld":"net","createPrice":1}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode inwx price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "all-prices.json")[:300]), WantErr: "decode inwx price list"},
 	})
 }
 
-// TestConditionalGet checks that a second fetch asks whether the list
-// changed, and reads the remembered list when the server says it did not.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	const lastModified = "Fri, 20 Nov 2026 06:00:00 GMT"
-	api, url := newAPI(t, good)
-	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-Modified-Since") == lastModified {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Last-Modified", lastModified)
-		ingesttest.Body(good)(w, r)
-	})
-	src := newSource(t, url, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: got %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
-	if got := api.Requests(); got != 2 {
-		t.Errorf("server saw %d requests, want 2", got)
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(inwx.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
+	Drift:    ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode inwx price list"},
-		{"html error page with 200", `<!DOCTYPE html><html lang="en"><head><title>INWX</title></head><body>Wartungsarbeiten</body></html>`, "decode inwx price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Command failed"},
-		{"wrong shape", `{"prices":[{"tld":"com"}]}`, "has no tlds"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			api, url := newAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, inwx.Name)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			api.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, inwx.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "all-prices.json")
-	api, url := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, inwx.Name)
-	if before[".de"] == nil {
-		t.Fatal("first round did not publish .de")
-	}
-
-	bad := strings.Replace(string(good), `"tld":"de","createPrice":4.76`, `"tld":"de","createPrice":"4,76"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .de row to spoil")
-	}
-	api.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, inwx.Name)
-	if !reflect.DeepEqual(after[".de"], before[".de"]) {
-		t.Errorf(".de after an unreadable row = %+v, want the first round's %+v", after[".de"], before[".de"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	api, url := newAPI(t, ingesttest.Fixture(t, "all-prices.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, inwx.Name)
-
-	api.SetBody(ingesttest.Fixture(t, "all-prices_shrunk.json"))
-	h.RoundFails(t, inwx.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     inwx.Config
-		wantErr bool
-	}{
-		{"default", inwx.Config{}, false},
-		{"https", inwx.Config{URL: inwx.DefaultURL}, false},
-		{"relative", inwx.Config{URL: "/api/v1/domain/all-prices"}, true},
-		{"ftp", inwx.Config{URL: "ftp://www.inwx.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := inwx.New(inwx.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := inwx.New(inwx.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := inwx.New(inwx.Config{}, client, nil)
-	if err != nil || src.Name() != inwx.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"currency":"JPY","tlds":[{"tld":"jp","createPrice":"1,500.5","renewalPrice":0}]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := inwx.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, inwx.Declaration().Read, "*.json") }

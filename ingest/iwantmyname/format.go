@@ -1,11 +1,6 @@
 package iwantmyname
 
-import (
-	"context"
-	"time"
-
-	"github.com/zoneprice/zoneprice/ingest"
-)
+import "github.com/zoneprice/zoneprice/ingest"
 
 // format is the document as the package comment's Fields list it: a
 // name ending in "?" may be absent (read where present, ignored, or an
@@ -18,17 +13,4 @@ func format() *ingest.Shape {
 		"rows": ingest.Object(map[string]*ingest.Shape{"*": row}), "totalRows": ingest.Scalar(),
 		"currency?": ingest.Scalar(), "error?": nil, "message?": nil,
 	})
-}
-
-// Parse reads a saved response as parse does, with its drift from
-// format (the first page, where body holds several).
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	list, err := parse(body, observed)
-	return ingest.CheckFormat(format(), ingest.FirstOf(body), list, err)
-}
-
-// Fetch implements ingest.Source: it reads every page (fetchPages), and
-// checks the first one's format.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	return ingest.CheckFirstPage(format(), func(first *[]byte) (*ingest.List, error) { return s.fetchPages(ctx, first) })
 }

@@ -96,7 +96,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and iwantmyname's registrar id.
@@ -116,67 +116,29 @@ const MaxPages = 100
 // currency is the currency asked for.
 const currency = "USD"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list, without the paging query; empty means
-	// DefaultURL.
-	URL string
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
+// declaration is the source, as the package comment reads it: pages of
+// rows keyed by zone, each operation's price in dollars.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "iwantmyname", Website: "https://iwantmyname.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "iwantmyname price list", Currency: currency, Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Prepare:  kit.SlashKey,
+		Register: kit.Op{Price: "registration.price"}, Renew: kit.Op{Price: "renewal.price"},
+		Transfer: kit.Op{Price: "transfer.price", ZeroFree: true}, NotOffered: kit.MinusOne,
+	},
+	Parse: parse, Fetch: fetchPages, Pages: true, Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "iwantmyname URL %v", err)
-	}
-	return nil
-}
-
-// Source fetches iwantmyname's price list.
-type Source struct {
-	url    *url.URL
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url.String(), currency, contracts.TaxUnknown, Name, "iwantmyname", "https://iwantmyname.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("iwantmyname source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	raw := cfg.URL
-	if raw == "" {
-		raw = DefaultURL
-	}
-	u, err := url.Parse(raw)
+// pageURL is the address of the page of base starting at offset.
+func pageURL(base string, offset int) (string, error) {
+	u, err := url.Parse(base)
 	if err != nil {
-		return nil, contracts.Invalid("URL", "%v", err)
+		return "", err
 	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// pageURL is the address of the page starting at offset.
-func (s *Source) pageURL(offset int) string {
-	u := *s.url
 	q := u.Query()
 	q.Set("ajax", "1")
 	q.Set("limit", strconv.Itoa(PageSize))
@@ -184,21 +146,23 @@ func (s *Source) pageURL(offset int) string {
 	q.Set("level", "IWMN")
 	q.Set("currency", currency)
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), nil
 }
 
 // fetchPages reads every page, one at a time, keeping the first in
 // first, and merges them, or fails as a whole.
-func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, error) {
-	r := reader{observed: s.now()}
+func fetchPages(ctx context.Context, s *kit.Source, first *[]byte) (*ingest.List, error) {
+	r := reader{d: s.Declaration(), observed: s.Now()}
+	header := http.Header{"X-Requested-With": {"XMLHttpRequest"}, "Accept": {"application/json"}}
 	for n := 1; ; n++ {
 		if n > MaxPages {
 			return nil, fmt.Errorf("iwantmyname price list has more than %d pages", MaxPages)
 		}
-		resp, err := s.client.Do(ctx, fetch.Request{
-			URL:    s.pageURL(r.rows),
-			Header: http.Header{"X-Requested-With": {"XMLHttpRequest"}, "Accept": {"application/json"}},
-		})
+		u, err := pageURL(s.URL(), r.rows)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := s.Client().Do(ctx, fetch.Request{URL: u, Header: header})
 		if err != nil {
 			return nil, fmt.Errorf("fetch iwantmyname price list page %d: %w", n, err)
 		}
@@ -226,7 +190,7 @@ func (s *Source) fetchPages(ctx context.Context, first *[]byte) (*ingest.List, e
 // holds every row, or a JSON array of every page in order ([page1, page2,
 // ...]). Fewer rows than totalRows is refused: importing part of the list
 // would withdraw the zones on the missing pages.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
+func parse(d *kit.Declaration, body []byte, observed time.Time) (*ingest.List, error) {
 	bodies := []json.RawMessage{body}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
 		bodies = nil
@@ -237,7 +201,7 @@ func parse(body []byte, observed time.Time) (*ingest.List, error) {
 			return nil, errors.New("iwantmyname price list: no saved pages")
 		}
 	}
-	r := reader{observed: observed}
+	r := reader{d: d, observed: observed}
 	for i, b := range bodies {
 		p, err := parsePage(b)
 		if err == nil {
@@ -274,22 +238,22 @@ func parsePage(body []byte) (*page, error) {
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
-	if isNull(r.Rows) || isNull(r.TotalRows) {
+	if kit.IsNull(r.Rows) || kit.IsNull(r.TotalRows) {
 		for _, said := range []json.RawMessage{r.Error, r.Message} {
-			if !isNull(said) {
+			if !kit.IsNull(said) {
 				return nil, fmt.Errorf("iwantmyname answered %.200s", bytes.TrimSpace(said))
 			}
 		}
 		return nil, errors.New("page has no rows or no totalRows")
 	}
-	if !isNull(r.Currency) {
+	if !kit.IsNull(r.Currency) {
 		var cur string
 		if err := json.Unmarshal(r.Currency, &cur); err != nil || !strings.EqualFold(strings.TrimSpace(cur), currency) {
 			return nil, fmt.Errorf("page priced in %.200s, not the %s asked for", r.Currency, currency)
 		}
 	}
 	p := &page{}
-	text, err := decimalText(r.TotalRows)
+	text, err := kit.DecimalText(r.TotalRows)
 	if err == nil {
 		p.total, err = strconv.Atoi(strings.TrimSpace(text))
 	}
@@ -311,6 +275,7 @@ func parsePage(body []byte) (*page, error) {
 
 // reader merges pages in order into one list.
 type reader struct {
+	d        *kit.Declaration
 	observed time.Time
 	t        ingest.Tally
 	pages    int
@@ -332,7 +297,7 @@ func (r *reader) add(p *page) error {
 	}
 	slices.Sort(keys)
 	for _, key := range keys {
-		ps, err := parseRow(key, p.rows[key], r.observed)
+		ps, err := r.d.PriceSet(key, p.rows[key], r.observed)
 		r.t.Add(strconv.Quote(key), ps, err)
 	}
 	return nil
@@ -344,120 +309,4 @@ func (r *reader) list() (*ingest.List, error) {
 		return nil, errors.New("iwantmyname price list has no zones")
 	}
 	return r.t.List("iwantmyname price list")
-}
-
-type row struct {
-	Registration *operation `json:"registration"`
-	Renewal      *operation `json:"renewal"`
-	Transfer     *operation `json:"transfer"`
-}
-
-type operation struct {
-	Price json.RawMessage `json:"price"`
-}
-
-// parseRow turns one row into a price set, or says why it cannot: an
-// ingest.LeftOut for a row that is not a zone iwantmyname sells, another
-// error for one that cannot be read. With an error the set still names the
-// zone when the key is one, so that its last good price can be kept.
-func parseRow(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	if strings.HasSuffix(strings.TrimSpace(key), "/") {
-		return ps, ingest.LeftOut("a Handshake name, not a DNS zone")
-	}
-	z, err := contracts.NormalizeZone(strings.TrimSpace(key))
-	if err != nil {
-		return ps, err
-	}
-	ps.Zone = z.ASCII
-	var e row
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return ps, fmt.Errorf("row does not decode: %w", err)
-	}
-	for _, f := range []struct {
-		name       string
-		op         *operation
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"registration", e.Registration, &ps.Register, false},
-		{"renewal", e.Renewal, &ps.Renew, false},
-		{"transfer", e.Transfer, &ps.Transfer, true},
-	} {
-		if f.op == nil {
-			continue
-		}
-		v, err := amount(f.op.Price)
-		if err != nil {
-			return ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		if v == nil || (*v == 0 && !f.zeroIsFree) {
-			continue
-		}
-		*f.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: *v, Currency: currency}}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, ingest.LeftOut("no operation offered")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, ingest.LeftOut("nothing priced but a free transfer")
-	}
-	return ps, nil
-}
-
-// amount reads one price in cents; nil when the field says there is none.
-func amount(raw json.RawMessage) (*int64, error) {
-	text, err := decimalText(raw)
-	if errors.Is(err, money.ErrNoPrice) || isMinusOne(text) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	v, err := money.Parse(text, currency)
-	if errors.Is(err, money.ErrNoPrice) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
-}
-
-// isMinusOne reports "-1" (or "-1.00"), read as no price.
-func isMinusOne(text string) bool {
-	t := strings.TrimSpace(text)
-	return t == "-1" || (strings.HasPrefix(t, "-1.") && strings.Trim(t[3:], "0") == "")
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text,
-// never through a float. Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%.200s is neither a string nor a number", bytes.TrimSpace(raw))
 }

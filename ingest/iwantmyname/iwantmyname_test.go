@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -21,6 +20,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -97,31 +97,9 @@ func (f *fakeAPI) askedFor() []int {
 	return slices.Clone(f.asked)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *iwantmyname.Source {
-	t.Helper()
-	src, err := iwantmyname.New(iwantmyname.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, iwantmyname.Name, iwantmyname.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: iwantmyname.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: iwantmyname.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
 
 // pageOf is one page of rows priced 9.99 throughout, with totalRows total.
 func pageOf(total string, zones ...string) []byte {
@@ -134,14 +112,14 @@ func pageOf(total string, zones ...string) []byte {
 
 func TestFetchPages(t *testing.T) {
 	f, url := newFakeAPI(t, twoPages(t))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := f.askedFor(), []int{0, 12}; !reflect.DeepEqual(got, want) {
 		t.Errorf("offsets asked for = %v, want %v", got, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -210,7 +188,7 @@ func TestPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, url := newFakeAPI(t, tt.pages)
-			list, err := newSource(t, url, nil).Fetch(context.Background())
+			list, err := suite.Source(t, url, nil).Fetch(context.Background())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
@@ -235,7 +213,7 @@ func TestPaging(t *testing.T) {
 			_, _ = w.Write(pageOf("1000000", fmt.Sprintf("z%d", i)))
 		}))
 		t.Cleanup(srv.Close)
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "more than 100 pages") {
 			t.Fatalf("Fetch error = %v, want the page limit", err)
 		}
@@ -268,7 +246,7 @@ func TestFailedPageFailsFetch(t *testing.T) {
 				steps[0] = ingesttest.Body(pages[0])
 				f.Serve(steps...)
 			}
-			list, err := newSource(t, url, nil).Fetch(context.Background())
+			list, err := suite.Source(t, url, nil).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
@@ -288,275 +266,115 @@ func TestParseQuirks(t *testing.T) {
 		return fmt.Sprintf(`%q:{"registration":{"price":%s},"renewal":{"price":%s},"transfer":{"price":%s}}`, zone, reg, ren, tra)
 	}
 	net := row(".net", `"19.00"`, `"19.00"`, `"19.00"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "key without a leading dot",
-			body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
-			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+			Name: "key without a leading dot",
+			Body: one(row("com", `"17.00"`, `"17.00"`, `"17.00"`)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
-			name: "three decimals round half up, trailing zeros are exact",
-			body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
-			zone: ".com", want: set(".com", op(1700), op(1700), op(1700)),
+			Name: "three decimals round half up, trailing zeros are exact",
+			Body: one(row(".com", `"16.995"`, `"17.0000"`, `17`)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), op(1700), op(1700)),
 		},
 		{
-			name: "zero registration is not offered, zero transfer is free",
-			body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
-			zone: ".uk", want: set(".uk", nil, op(1250), op(0)),
+			Name: "zero registration is not offered, zero transfer is free",
+			Body: one(row(".uk", `"0.00"`, `"12.50"`, `0`)),
+			Zone: ".uk", Want: suite.Set(".uk", nil, op(1250), op(0)),
 		},
 		{
-			name: "-1.00 is not offered",
-			body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
-			zone: ".com", want: set(".com", op(1700), nil, op(1700)),
+			Name: "-1.00 is not offered",
+			Body: one(row(".com", `"17.00"`, `-1.00`, `"17.00"`)),
+			Zone: ".com", Want: suite.Set(".com", op(1700), nil, op(1700)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: one(row(".uk", `null`, `""`, `"0.00"`) + `,` + net),
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: one(row(".uk", `null`, `""`, `"0.00"`) + `,` + net),
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: one(row(".forever/", `"5.00"`, `"5.00"`, `"5.00"`) + `,` + net),
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: one(row(".forever/", `"5.00"`, `"5.00"`, `"5.00"`) + `,` + net),
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: one(row(".みんな", `"9.99"`, `"9.99"`, `"9.99"`) + `,` + row(".xn--q9jyb4c", `"30.00"`, `"30.00"`, `"30.00"`)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(3000), op(3000), op(3000)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: one(row(".com", `"TBD"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "unreadable price skips the zone",
+			Body: one(row(".com", `"TBD"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "price with a currency symbol skips the zone",
-			body: one(row(".com", `"$17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "price with a currency symbol skips the zone",
+			Body: one(row(".com", `"$17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: one(row(".com", `"-17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "negative price skips the zone",
+			Body: one(row(".com", `"-17.00"`, `"17.00"`, `"17.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "row that is not an object skips the zone",
-			body: `{"totalRows":2,"rows":{".com":"17.00",` + net + `}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.iwantmyname.com"},
+			Name: "row that is not an object skips the zone",
+			Body: `{"totalRows":2,"rows":{".com":"17.00",` + net + `}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.iwantmyname.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
-			zone: ".net", want: set(".net", op(1900), op(1900), op(1900)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: one(row("foo bar", `"1.00"`, `"1.00"`, `"1.00"`) + `,` + net),
+			Zone: ".net", Want: suite.Set(".net", op(1900), op(1900), op(1900)),
+			Skipped: 1,
 		},
 		{
-			name: "saved pages as an array",
-			body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
-			zone: ".net", want: set(".net", op(999), op(999), op(999)),
+			Name: "saved pages as an array",
+			Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("2", "net")) + `]`,
+			Zone: ".net", Want: suite.Set(".net", op(999), op(999), op(999)),
 		},
-		{name: "one page of several", body: string(pageOf("3", "com")), wantErr: "the saved pages hold 1 of 3 rows"},
-		{name: "saved pages that disagree", body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, wantErr: "page 2: totalRows 3 disagrees"},
-		{name: "no saved pages", body: `[]`, wantErr: "no saved pages"},
-		{name: "error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `iwantmyname answered "Too many requests, please slow down"`},
-		{name: "only zones that cannot be used", body: one(row(".pl", `"0.00"`, `"0.00"`, `"0.00"`)), wantErr: "no usable zone"},
-		{name: "no zones", body: `{"totalRows":0,"rows":{}}`, wantErr: "no zones"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "page 1: decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:300]), wantErr: "page 1: decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := iwantmyname.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "one page of several", Body: string(pageOf("3", "com")), WantErr: "the saved pages hold 1 of 3 rows"},
+		{Name: "saved pages that disagree", Body: `[` + string(pageOf("2", "com")) + `,` + string(pageOf("3", "net")) + `]`, WantErr: "page 2: totalRows 3 disagrees"},
+		{Name: "no saved pages", Body: `[]`, WantErr: "no saved pages"},
+		{Name: "error", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `iwantmyname answered "Too many requests, please slow down"`},
+		{Name: "only zones that cannot be used", Body: one(row(".pl", `"0.00"`, `"0.00"`, `"0.00"`)), WantErr: "no usable zone"},
+		{Name: "no zones", Body: `{"totalRows":0,"rows":{}}`, WantErr: "no zones"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "page 1: decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:300]), WantErr: "page 1: decode"},
+	})
 }
 
 func TestParseSavedPages(t *testing.T) {
 	pages := twoPages(t)
 	saved := slices.Concat([]byte("["), pages[0], []byte(","), pages[12], []byte("]"))
-	list, err := iwantmyname.Parse(saved, observed)
+	list, err := iwantmyname.Declaration().Read(saved, observed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := byZone(t, list); len(got) != wantZones {
+	if got := suite.ByZone(t, list); len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
-	if _, err := iwantmyname.Parse(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
+	if _, err := iwantmyname.Declaration().Read(pages[0], observed); err == nil || !strings.Contains(err.Error(), "12 of 20 rows") {
 		t.Errorf("Parse(page 1 alone) error = %v, want the missing rows named", err)
 	}
 }
 
-func TestRetries(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good ones
-		timeout time.Duration                         // of each attempt; 0 for none
-		want    []int                                 // offsets the server is asked for
-	}{
-		{"500s then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
-		}, 0, []int{0, 0, 0, 12}},
-		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, []int{0, 0, 12}},
-		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
-		}, 0, []int{0, 0, 12}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, twoPages(t))
-			f.Serve(tt.steps(t)...)
-			var hc *http.Client
-			if tt.timeout > 0 {
-				hc = &http.Client{Timeout: tt.timeout}
-			}
-			list, err := newSource(t, url, hc).Fetch(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(list.Prices) != wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-			}
-			if got := f.askedFor(); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("offsets asked for = %v, want %v", got, tt.want)
-			}
-		})
-	}
-	t.Run("403 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, twoPages(t))
-		f.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch iwantmyname price list page 1") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: iwantmyname.Name, Registrar: iwantmyname.Name, Parse: iwantmyname.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(iwantmyname.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Path:     listPath, Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: (&fakeAPI{}).check, Saved: onePage, Page: func(r *http.Request) int { return map[string]int{"0": 1, "12": 2}[r.URL.Query().Get("offset")] },
+	Spoil:    "rows.*.renewal.price",
+	Drift:    ingesttest.DriftPaths{Row: "rows.*", Field: "renewal", Shape: "rows"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name, wantErr string
-		page1         []byte
-	}{
-		{"truncated", "page 1: decode", ingesttest.Fixture(t, "page1.json")[:400]},
-		{"html page with 200", "page 1: decode", []byte(`<!DOCTYPE html><html><head><title>Domain prices | iwantmyname</title></head></html>`)},
-		{"error", "Too many requests", ingesttest.Fixture(t, "error.json")},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, twoPages(t))
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, iwantmyname.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			pages := twoPages(t)
-			pages[0] = tt.page1
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, iwantmyname.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	pages := twoPages(t)
-	f, url := newFakeAPI(t, pages)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, iwantmyname.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(pages[0]), `"price": "17.00"`, `"price": "TBD"`, 1)
-	if bad == string(pages[0]) {
-		t.Fatal("the fixture has no .com price to spoil")
-	}
-	pages[0] = []byte(bad)
-	f.serve(pages)
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, iwantmyname.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, twoPages(t))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, iwantmyname.Name)
-
-	f.serve(map[int][]byte{0: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, iwantmyname.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     iwantmyname.Config
-		wantErr bool
-	}{
-		{"default", iwantmyname.Config{}, false},
-		{"https", iwantmyname.Config{URL: iwantmyname.DefaultURL}, false},
-		{"relative", iwantmyname.Config{URL: "/Prices-getPrices.html"}, true},
-		{"ftp", iwantmyname.Config{URL: "ftp://iwantmyname.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := iwantmyname.New(iwantmyname.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := iwantmyname.New(iwantmyname.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := iwantmyname.New(iwantmyname.Config{}, client, nil)
-	if err != nil || src.Name() != iwantmyname.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add(slices.Concat([]byte("["), ingesttest.Fixture(f, "page1.json"), []byte(","), ingesttest.Fixture(f, "page2.json"), []byte("]")))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := iwantmyname.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, iwantmyname.Declaration().Read, "*.json") }

@@ -81,21 +81,9 @@
 package joker
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Joker.com's registrar id.
@@ -104,242 +92,21 @@ const Name = "joker"
 // DefaultURL is the price list Joker.com's pages load.
 const DefaultURL = "https://joker.com/api/v1/price/list"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
-}
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "joker URL %v", err)
-	}
-	return nil
-}
-
-// Source fetches Joker.com's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, "", contracts.TaxUnknown, Name, "Joker.com", "https://joker.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("joker source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The list is a plain document: the request
-// is conditional, and an unchanged list costs Joker a 304.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch joker price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// response is the envelope. Entries stay raw so that one odd entry costs
-// only its zone.
-type response struct {
-	Result *struct {
-		Pricelist *struct {
-			Domains map[string]json.RawMessage `json:"domains"`
-		} `json:"pricelist"`
-	} `json:"result"`
-	Error   json.RawMessage `json:"error"`
-	Message json.RawMessage `json:"message"`
-}
-
-type entry struct {
-	Registration *operation `json:"registration"`
-	Renewal      *operation `json:"renewal"`
-	Transfer     *operation `json:"transfer"`
-}
-
-type operation struct {
-	Total *struct {
-		DisplayTotal json.RawMessage `json:"display_total"`
-		Currency     json.RawMessage `json:"currency"`
-	} `json:"total"`
-}
-
-// parse reads one response body of the price list into price sets observed
-// at observed. See the package comment for how each quirk is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("decode joker price list: %w", err)
-	}
-	if r.Result == nil || r.Result.Pricelist == nil || r.Result.Pricelist.Domains == nil {
-		for _, said := range []json.RawMessage{r.Error, r.Message} {
-			if !isNull(said) {
-				return nil, fmt.Errorf("joker price list has no result.pricelist.domains; joker answered %.200s", bytes.TrimSpace(said))
-			}
-		}
-		return nil, errors.New("joker price list has no result.pricelist.domains")
-	}
-	domains := r.Result.Pricelist.Domains
-	if len(domains) == 0 {
-		return nil, errors.New("joker price list has no zones")
-	}
-	keys := make([]string, 0, len(domains))
-	for k := range domains {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-
-	var t ingest.Tally
-	for _, key := range keys {
-		ps, err := parseEntry(key, domains[key], observed)
-		t.Add(strconv.Quote(key), ps, err)
-	}
-	return t.List("joker price list")
-}
-
-// parseEntry turns one entry into a price set, or says why it cannot: an
-// ingest.LeftOut for an entry that is not a zone Joker sells, another error
-// for one that cannot be read. With an error the set still names the zone
-// when the key is one, so that its last good price can be kept.
-func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	if strings.HasSuffix(strings.TrimSpace(key), "/") {
-		return ps, ingest.LeftOut("a Handshake name, not a DNS zone")
-	}
-	z, err := contracts.NormalizeZone(strings.TrimSpace(key))
-	if err != nil {
-		return ps, err
-	}
-	ps.Zone = z.ASCII
-	var e entry
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return ps, fmt.Errorf("entry does not decode: %w", err)
-	}
-	cur := ""
-	for _, f := range []struct {
-		name       string
-		op         *operation
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"registration", e.Registration, &ps.Register, false},
-		{"renewal", e.Renewal, &ps.Renew, false},
-		{"transfer", e.Transfer, &ps.Transfer, true},
-	} {
-		p, err := opPrice(f.op)
-		if err != nil {
-			return ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		if p == nil || (p.Amount == 0 && !f.zeroIsFree) {
-			continue
-		}
-		if cur != "" && p.Currency != cur {
-			return ps, fmt.Errorf("%s: priced in %s, the zone's other operations in %s", f.name, p.Currency, cur)
-		}
-		cur = p.Currency
-		*f.dst = &contracts.OpPrice{Regular: *p}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, ingest.LeftOut("no operation offered")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, ingest.LeftOut("nothing priced but a free transfer")
-	}
-	return ps, nil
-}
-
-// opPrice reads one operation's total; nil when it is not offered.
-func opPrice(op *operation) (*contracts.Price, error) {
-	if op == nil || op.Total == nil {
-		return nil, nil
-	}
-	text, err := decimalText(op.Total.DisplayTotal)
-	if errors.Is(err, money.ErrNoPrice) || isMinusOne(text) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("display_total: %w", err)
-	}
-	if strings.Contains(text, ",") && !strings.Contains(text, ".") {
-		return nil, fmt.Errorf("display_total %q is ambiguous: a thousands separator or a decimal comma", text)
-	}
-	var code string
-	if err := json.Unmarshal(op.Total.Currency, &code); err != nil || isNull(op.Total.Currency) {
-		return nil, fmt.Errorf("currency %.200s is not a string", op.Total.Currency)
-	}
-	code = strings.ToUpper(strings.TrimSpace(code))
-	amount, err := money.Parse(text, code) // an unknown currency fails here
-	if errors.Is(err, money.ErrNoPrice) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("display_total: %w", err)
-	}
-	return &contracts.Price{Amount: amount, Currency: code}, nil
-}
-
-// isMinusOne reports "-1" (or "-1.00"), read as no price.
-func isMinusOne(text string) bool {
-	t := strings.TrimSpace(text)
-	return t == "-1" || (strings.HasPrefix(t, "-1.") && strings.Trim(t[3:], "0") == "")
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text,
-// never through a float. Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%.200s is neither a string nor a number", bytes.TrimSpace(raw))
+// declaration is the source, as the package comment reads it: each
+// operation's total in its own currency, which a zone's operations share.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Joker.com", Website: "https://joker.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "joker price list", Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Rows: "result.pricelist.domains.*", Errors: []string{"error", "message"}, Prepare: kit.SlashKey,
+		Register:   kit.Op{Price: "registration.total.display_total", Currency: "registration.total.currency"},
+		Renew:      kit.Op{Price: "renewal.total.display_total", Currency: "renewal.total.currency"},
+		Transfer:   kit.Op{Price: "transfer.total.display_total", Currency: "transfer.total.currency", ZeroFree: true},
+		NotOffered: kit.MinusOne, AmbiguousComma: true,
+	},
+	Shape: format(),
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/joker"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -67,20 +66,6 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *joker.Source {
-	t.Helper()
-	src, err := joker.New(joker.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, joker.Name, joker.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
@@ -89,21 +74,13 @@ func eur(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "EUR"}}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: joker.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: joker.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "pricelist.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -156,315 +133,138 @@ func TestParseQuirks(t *testing.T) {
 		return `{"registration":` + o + `,"renewal":` + o + `,"transfer":` + o + `}`
 	}
 	net := `"net":` + all(`"12.60"`)
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "currency in upper case",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "currency in upper case",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"USD"`) + `}`),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "currency the document names",
-			body: body(`"eu":` + strings.ReplaceAll(all(`"5.95"`), `"usd"`, `"eur"`)),
-			zone: ".eu", want: set(".eu", eur(595), eur(595), eur(595)),
+			Name: "currency the document names",
+			Body: body(`"eu":` + strings.ReplaceAll(all(`"5.95"`), `"usd"`, `"eur"`)),
+			Zone: ".eu", Want: suite.Set(".eu", eur(595), eur(595), eur(595)),
 		},
 		{
-			name: "leading dot and upper case key",
-			body: body(`".COM":` + all(`"10.41"`)),
-			zone: ".com", want: set(".com", op(1041), op(1041), op(1041)),
+			Name: "leading dot and upper case key",
+			Body: body(`".COM":` + all(`"10.41"`)),
+			Zone: ".com", Want: suite.Set(".com", op(1041), op(1041), op(1041)),
 		},
 		{
-			name: "trailing zeros are exact, a third decimal rounds half up",
-			body: body(`"com":{"registration":` + total(`"10.4100"`, `"usd"`) + `,"renewal":` + total(`"10.415"`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), op(1042), nil),
+			Name: "trailing zeros are exact, a third decimal rounds half up",
+			Body: body(`"com":{"registration":` + total(`"10.4100"`, `"usd"`) + `,"renewal":` + total(`"10.415"`, `"usd"`) + `}`),
+			Zone: ".com", Want: suite.Set(".com", op(1041), op(1042), nil),
 		},
 		{
-			name: "null display_total is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`null`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "null display_total is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`null`, `"usd"`) + `}`),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "operation without a total is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":{},"transfer":null}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "operation without a total is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":{},"transfer":null}`),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "-1.00 is not offered",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`-1.00`, `"usd"`) + `}`),
-			zone: ".com", want: set(".com", op(1041), nil, nil),
+			Name: "-1.00 is not offered",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`-1.00`, `"usd"`) + `}`),
+			Zone: ".com", Want: suite.Set(".com", op(1041), nil, nil),
 		},
 		{
-			name: "zero registration is not offered, zero transfer is free",
-			body: body(`"uk":{"registration":` + total(`"0.00"`, `"usd"`) + `,"renewal":` + total(`"7.60"`, `"usd"`) + `,"transfer":` + total(`"0"`, `"usd"`) + `}`),
-			zone: ".uk", want: set(".uk", nil, op(760), op(0)),
+			Name: "zero registration is not offered, zero transfer is free",
+			Body: body(`"uk":{"registration":` + total(`"0.00"`, `"usd"`) + `,"renewal":` + total(`"7.60"`, `"usd"`) + `,"transfer":` + total(`"0"`, `"usd"`) + `}`),
+			Zone: ".uk", Want: suite.Set(".uk", nil, op(760), op(0)),
 		},
 		{
-			name: "only a free transfer is left out, not skipped",
-			body: body(`"uk":{"transfer":` + total(`"0.00"`, `"usd"`) + `},` + net),
-			zone: ".uk",
+			Name: "only a free transfer is left out, not skipped",
+			Body: body(`"uk":{"transfer":` + total(`"0.00"`, `"usd"`) + `},` + net),
+			Zone: ".uk",
 		},
 		{
-			name: "Handshake name is left out, not skipped",
-			body: body(`"forever/":` + all(`"3.00"`) + `,` + net),
-			zone: ".forever",
+			Name: "Handshake name is left out, not skipped",
+			Body: body(`"forever/":` + all(`"3.00"`) + `,` + net),
+			Zone: ".forever",
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: body(`"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.98"`)),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(898), op(898), op(898)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: body(`"みんな":` + all(`"9.99"`) + `,"xn--q9jyb4c":` + all(`"8.98"`)),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(898), op(898), op(898)),
+			Skipped: 1,
 		},
 		{
-			name: "comma without a decimal point is ambiguous",
-			body: body(`"com":` + all(`"1,041"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "comma without a decimal point is ambiguous",
+			Body: body(`"com":` + all(`"1,041"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "decimal comma skips the zone",
-			body: body(`"com":` + all(`"10,41"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "decimal comma skips the zone",
+			Body: body(`"com":` + all(`"10,41"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "currency symbol skips the zone",
-			body: body(`"com":` + all(`"$10.41"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "currency symbol skips the zone",
+			Body: body(`"com":` + all(`"$10.41"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: body(`"com":` + all(`"-5.00"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "negative price skips the zone",
+			Body: body(`"com":` + all(`"-5.00"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "missing currency skips the zone",
-			body: body(`"com":{"registration":{"total":{"display_total":"10.41"}}},` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "missing currency skips the zone",
+			Body: body(`"com":{"registration":{"total":{"display_total":"10.41"}}},` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: body(`"com":` + strings.ReplaceAll(all(`"10.41"`), `"usd"`, `"zzz"`) + `,` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "unknown currency skips the zone",
+			Body: body(`"com":` + strings.ReplaceAll(all(`"10.41"`), `"usd"`, `"zzz"`) + `,` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "operations in two currencies skip the zone",
-			body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`"9.50"`, `"eur"`) + `},` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "operations in two currencies skip the zone",
+			Body: body(`"com":{"registration":` + total(`"10.41"`, `"usd"`) + `,"renewal":` + total(`"9.50"`, `"eur"`) + `},` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: body(`"com":"10.41",` + net),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.joker.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: body(`"com":"10.41",` + net),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.joker.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: body(`"foo bar":` + all(`"1.00"`) + `,` + net),
-			zone: ".net", want: set(".net", op(1260), op(1260), op(1260)),
-			skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: body(`"foo bar":` + all(`"1.00"`) + `,` + net),
+			Zone: ".net", Want: suite.Set(".net", op(1260), op(1260), op(1260)),
+			Skipped: 1,
 		},
 		{
-			name:    "error envelope names the message",
-			body:    string(ingesttest.Fixture(t, "error.json")),
-			wantErr: "Too many requests",
+			Name:    "error envelope names the message",
+			Body:    string(ingesttest.Fixture(t, "error.json")),
+			WantErr: "Too many requests",
 		},
-		{name: "message envelope", body: `{"message":"maintenance"}`, wantErr: `joker answered "maintenance"`},
-		{name: "only zones that cannot be used", body: body(`"pl":` + all(`"0.00"`)), wantErr: "no usable zone"},
-		{name: "no zones", body: body(``), wantErr: "no zones"},
-		{name: "no result", body: `{}`, wantErr: "no result.pricelist.domains"},
-		{name: "domains is a list", body: `{"result":{"pricelist":{"domains":[]}}}`, wantErr: "decode joker price list"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode joker price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricelist.json")[:300]), wantErr: "decode joker price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := joker.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	for _, tt := range []struct {
-		name    string
-		steps   func(t *testing.T) []http.HandlerFunc // the answers before the good one
-		timeout time.Duration                         // of each attempt; 0 for none
-		want    int                                   // requests the server sees
-	}{
-		{"500s then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway)}
-		}, 0, 3},
-		{"timeout then success", func(t *testing.T) []http.HandlerFunc { return []http.HandlerFunc{ingesttest.Hang(t)} }, 100 * time.Millisecond, 2},
-		{"429 with Retry-After then success", func(*testing.T) []http.HandlerFunc {
-			return []http.HandlerFunc{ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1")}
-		}, 0, 2},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			f.Serve(tt.steps(t)...)
-			var hc *http.Client
-			if tt.timeout > 0 {
-				hc = &http.Client{Timeout: tt.timeout}
-			}
-			list, err := newSource(t, url, hc).Fetch(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(list.Prices) != wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-			}
-			if got := f.Requests(); got != tt.want {
-				t.Errorf("server saw %d requests, want %d", got, tt.want)
-			}
-		})
-	}
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch joker price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
-	t.Run("unchanged list answers 304", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		src := newSource(t, url, nil)
-		first, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
-			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Error("the list read from a 304 differs from the first")
-		}
+		{Name: "message envelope", Body: `{"message":"maintenance"}`, WantErr: `joker answered "maintenance"`},
+		{Name: "only zones that cannot be used", Body: body(`"pl":` + all(`"0.00"`)), WantErr: "no usable zone"},
+		{Name: "no zones", Body: body(``), WantErr: "no zones"},
+		{Name: "no result", Body: `{}`, WantErr: "no result.pricelist.domains"},
+		{Name: "domains is a list", Body: `{"result":{"pricelist":{"domains":[]}}}`, WantErr: "decode joker price list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "decode joker price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricelist.json")[:300]), WantErr: "decode joker price list"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode joker price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Wartungsarbeiten</title></head></html>`, "decode joker price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Too many requests"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, joker.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, joker.Name, before, nil)
-		})
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: joker.Name, Registrar: joker.Name, Parse: joker.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(joker.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
+	Drift:    ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricelist.json")
-	f, url := newFakeAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, joker.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-	bad := strings.Replace(string(good), `"display_total": "10.41"`, `"display_total": "TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com price to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, joker.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, ingesttest.Fixture(t, "pricelist.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, joker.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricelist_shrunk.json"))
-	h.RoundFails(t, joker.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     joker.Config
-		wantErr bool
-	}{
-		{"default", joker.Config{}, false},
-		{"https", joker.Config{URL: joker.DefaultURL}, false},
-		{"relative", joker.Config{URL: "/api/v1/price/list"}, true},
-		{"ftp", joker.Config{URL: "ftp://joker.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := joker.New(joker.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := joker.New(joker.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := joker.New(joker.Config{}, client, nil)
-	if err != nil || src.Name() != joker.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"result":{"pricelist":{"domains":{"com":{"registration":{"total":{"display_total":"-1.","currency":"usd"}}}}}}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := joker.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, joker.Declaration().Read, "*.json") }

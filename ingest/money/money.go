@@ -17,6 +17,15 @@ import (
 // absent price means for their format; usually the operation is not offered.
 var ErrNoPrice = errors.New("no price given")
 
+// NoPrice reports a text that says there is no price (ErrNoPrice's).
+func NoPrice(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "n/a", "na", "-", "none":
+		return true
+	}
+	return false
+}
+
 // Parse reads a non-negative decimal amount ("9.68", "2,060.23", "1500",
 // " 10.8800 ") into minor units of currency. Commas are accepted only as
 // thousands separators between groups of three digits before the decimal
@@ -31,8 +40,7 @@ func Parse(s, currency string) (int64, error) {
 		return 0, fmt.Errorf("unknown currency %q", currency)
 	}
 	t := strings.TrimSpace(s)
-	switch strings.ToLower(t) {
-	case "", "n/a", "na", "-", "none":
+	if NoPrice(t) {
 		return 0, ErrNoPrice
 	}
 	whole, frac, hasDot := strings.Cut(t, ".")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -69,38 +68,24 @@ func config(url string) namecheap.Config {
 	return namecheap.Config{URL: url, APIUser: apiUser, APIKey: apiKey, ClientIP: clientIP}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecheap.Source {
-	t.Helper()
-	src, err := namecheap.New(config(url), ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecheap.Name, namecheap.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := f.Requests(); got != 1 {
 		t.Errorf("server saw %d requests, want 1", got)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -160,109 +145,94 @@ func row(price, regular, fee string) string {
 		price, fee, regular, fee, price, fee)
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheap.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecheap.Name,
-	}
-}
-
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	netOK := `<ProductCategory Name="renew"><Product Name="net">` + row("15.98", "15.98", "0.18") + `</Product></ProductCategory>`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // listings and zones that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "documented upper-case names",
-			body: strings.ReplaceAll(doc(`<ProductCategory Name="REGISTER"><Product Name="COM">`+row("10.28", "13.98", "0.18")+`</Product></ProductCategory>`),
+			Name: "documented upper-case names",
+			Body: strings.ReplaceAll(doc(`<ProductCategory Name="REGISTER"><Product Name="COM">`+row("10.28", "13.98", "0.18")+`</Product></ProductCategory>`),
 				`ProductType Name="domains"`, `ProductType Name="DOMAIN"`),
-			zone: ".com", want: set(".com", promo(1416, 1046), nil, nil),
+			Zone: ".com", Want: suite.Set(".com", promo(1416, 1046), nil, nil),
 		},
 		{
-			name: "documented example without fees and with CouponPrice",
-			body: doc(`<ProductCategory Name="REGISTER"><Product Name="biz"><Price Duration="1" DurationType="YEAR" Price="6.00" RegularPrice="6.00" YourPrice="6.00" CouponPrice="" Currency="USD" /><Price Duration="2" DurationType="YEAR" Price="8.87" RegularPrice="8.87" YourPrice="8.87" CouponPrice="" Currency="USD" /></Product></ProductCategory>`),
-			zone: ".biz", want: set(".biz", op(600), nil, nil),
+			Name: "documented example without fees and with CouponPrice",
+			Body: doc(`<ProductCategory Name="REGISTER"><Product Name="biz"><Price Duration="1" DurationType="YEAR" Price="6.00" RegularPrice="6.00" YourPrice="6.00" CouponPrice="" Currency="USD" /><Price Duration="2" DurationType="YEAR" Price="8.87" RegularPrice="8.87" YourPrice="8.87" CouponPrice="" Currency="USD" /></Product></ProductCategory>`),
+			Zone: ".biz", Want: suite.Set(".biz", op(600), nil, nil),
 		},
 		{
-			name: "YourPrice and PromotionPrice are not read",
-			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="13.98" AdditionalCost="0.18" RegularPrice="13.98" RegularAdditionalCost="0.18" YourPrice="9.00" YourAdditonalCost="0.18" PromotionPrice="5.00" Currency="USD"/></Product></ProductCategory>`),
-			zone: ".com", want: set(".com", op(1416), nil, nil),
+			Name: "YourPrice and PromotionPrice are not read",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="13.98" AdditionalCost="0.18" RegularPrice="13.98" RegularAdditionalCost="0.18" YourPrice="9.00" YourAdditonalCost="0.18" PromotionPrice="5.00" Currency="USD"/></Product></ProductCategory>`),
+			Zone: ".com", Want: suite.Set(".com", op(1416), nil, nil),
 		},
 		{
-			name: "zero Price beside a RegularPrice is no promotion",
-			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "13.98", "0.18") + `</Product></ProductCategory>`),
-			zone: ".com", want: set(".com", op(1416), nil, nil),
+			Name: "zero Price beside a RegularPrice is no promotion",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "13.98", "0.18") + `</Product></ProductCategory>`),
+			Zone: ".com", Want: suite.Set(".com", op(1416), nil, nil),
 		},
 		{
-			name: "zero everywhere is not offered",
-			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "0.0", "0.18") + `</Product></ProductCategory>` +
+			Name: "zero everywhere is not offered",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("0.0", "0.0", "0.18") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
-			zone: ".com", want: set(".com", nil, op(1606), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
 		},
 		{
-			name: "only a two-year row",
-			body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product></ProductCategory>` +
+			Name: "only a two-year row",
+			Body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product></ProductCategory>` +
 				`<ProductCategory Name="transfer"><Product Name="ai">` + row("79.98", "79.98", "0") + `</Product></ProductCategory>`),
-			zone: ".ai", want: set(".ai", nil, nil, op(7998)),
+			Zone: ".ai", Want: suite.Set(".ai", nil, nil, op(7998)),
 		},
 		{
-			name: "a one-month row is not a year",
-			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="MONTH" Price="1.00" RegularPrice="1.00" Currency="USD"/>` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`),
-			zone: ".com", want: set(".com", promo(1416, 1046), nil, nil),
+			Name: "a one-month row is not a year",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="MONTH" Price="1.00" RegularPrice="1.00" Currency="USD"/>` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`),
+			Zone: ".com", Want: suite.Set(".com", promo(1416, 1046), nil, nil),
 		},
 		{
-			name: "reactivate and unknown categories are ignored",
-			body: doc(`<ProductCategory Name="reactivate"><Product Name="com">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` +
+			Name: "reactivate and unknown categories are ignored",
+			Body: doc(`<ProductCategory Name="reactivate"><Product Name="com">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="restore"><Product Name="com">` + row("2.00", "2.00", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product></ProductCategory>`),
-			zone: ".com", want: set(".com", nil, op(1606), nil),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
 		},
 		{
-			name: "first listing in a category stands",
-			body: doc(`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product><Product Name="com">` + row("99.00", "99.00", "0") + `</Product></ProductCategory>`),
-			zone: ".com", want: set(".com", nil, op(1606), nil),
-			skipped: 1,
+			Name: "first listing in a category stands",
+			Body: doc(`<ProductCategory Name="renew"><Product Name="com">` + row("15.88", "15.88", "0.18") + `</Product><Product Name="com">` + row("99.00", "99.00", "0") + `</Product></ProductCategory>`),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1606), nil),
+			Skipped: 1,
 		},
 		{
-			name: "first listing stands even when it has no one-year row",
-			body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product><Product Name="ai">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` + netOK),
-			zone: ".ai", skipped: 1,
+			Name: "first listing stands even when it has no one-year row",
+			Body: doc(`<ProductCategory Name="register"><Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product><Product Name="ai">` + row("1.00", "1.00", "0") + `</Product></ProductCategory>` + netOK),
+			Zone: ".ai", Skipped: 1,
 		},
 		{
-			name: "unicode name",
-			body: doc(`<ProductCategory Name="register"><Product Name="みんな">` + row("3.98", "28.98", "0.18") + `</Product></ProductCategory>`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", promo(2916, 416), nil, nil),
+			Name: "unicode name",
+			Body: doc(`<ProductCategory Name="register"><Product Name="みんな">` + row("3.98", "28.98", "0.18") + `</Product></ProductCategory>`),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", promo(2916, 416), nil, nil),
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unreadable price skips the zone",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "unreadable fee skips the zone",
-			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "zero") + `</Product></ProductCategory>` + netOK),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unreadable fee skips the zone",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "zero") + `</Product></ProductCategory>` + netOK),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("-1.00", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "negative price skips the zone",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com">` + row("-1.00", "13.98", "0.18") + `</Product></ProductCategory>` + netOK),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="9.00" RegularPrice="9.00" Currency="XYZ"/></Product></ProductCategory>` + netOK),
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unknown currency skips the zone",
+			Body: doc(`<ProductCategory Name="register"><Product Name="com"><Price Duration="1" DurationType="YEAR" Price="9.00" RegularPrice="9.00" Currency="XYZ"/></Product></ProductCategory>` + netOK),
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "unreadable zones are counted and kept, zones not sold for a year are not",
-			body: doc(`<ProductCategory Name="register">` +
+			Name: "unreadable zones are counted and kept, zones not sold for a year are not",
+			Body: doc(`<ProductCategory Name="register">` +
 				`<Product Name="com">` + row("TBD", "13.98", "0.18") + `</Product>` +
 				`<Product Name="ai"><Price Duration="2" DurationType="YEAR" Price="139.96" RegularPrice="139.96" Currency="USD"/></Product>` +
 				`<Product Name="no_such">` + row("1.00", "1.00", "0") + `</Product>` +
@@ -271,117 +241,50 @@ func TestParseQuirks(t *testing.T) {
 				`<ProductCategory Name="renew"><Product Name="eu">` + row("6.98", "6.98", "0") + `</Product></ProductCategory>` +
 				`<ProductCategory Name="restore"><Product Name="org">` + row("x", "x", "x") + `</Product></ProductCategory>` +
 				netOK),
-			zone: ".net", want: set(".net", nil, op(1616), nil),
-			skipped: 3, keep: []string{"prices.v1.namecheap.com", "prices.v1.namecheap.eu"},
+			Zone: ".net", Want: suite.Set(".net", nil, op(1616), nil),
+			Skipped: 3, Keep: []string{"prices.v1.namecheap.com", "prices.v1.namecheap.eu"},
 		},
 		{
-			name: "euro zone",
-			body: doc(`<ProductCategory Name="register"><Product Name="eu"><Price Duration="1" DurationType="YEAR" Price="4.98" RegularPrice="4.98" Currency="EUR"/></Product></ProductCategory>`),
-			zone: ".eu", want: set(".eu", &contracts.OpPrice{Regular: contracts.Price{Amount: 498, Currency: "EUR"}}, nil, nil),
+			Name: "euro zone",
+			Body: doc(`<ProductCategory Name="register"><Product Name="eu"><Price Duration="1" DurationType="YEAR" Price="4.98" RegularPrice="4.98" Currency="EUR"/></Product></ProductCategory>`),
+			Zone: ".eu", Want: suite.Set(".eu", &contracts.OpPrice{Regular: contracts.Price{Amount: 498, Currency: "EUR"}}, nil, nil),
 		},
 		{
-			name:    "error status names the number and message",
-			body:    string(ingesttest.Fixture(t, "error.xml")),
-			wantErr: "error 1011150: Invalid request IP",
+			Name:    "error status names the number and message",
+			Body:    string(ingesttest.Fixture(t, "error.xml")),
+			WantErr: "error 1011150: Invalid request IP",
 		},
 		{
-			name:    "several errors",
-			body:    `<ApiResponse Status="ERROR"><Errors><Error Number="1010102">Parameter APIKey is missing</Error><Error Number="1010105">Parameter ClientIP is missing</Error></Errors></ApiResponse>`,
-			wantErr: "error 1010102: Parameter APIKey is missing; error 1010105: Parameter ClientIP is missing",
+			Name:    "several errors",
+			Body:    `<ApiResponse Status="ERROR"><Errors><Error Number="1010102">Parameter APIKey is missing</Error><Error Number="1010105">Parameter ClientIP is missing</Error></Errors></ApiResponse>`,
+			WantErr: "error 1010102: Parameter APIKey is missing; error 1010105: Parameter ClientIP is missing",
 		},
 		{
-			name:    "OK with an error",
-			body:    `<ApiResponse Status="OK"><Errors><Error Number="2011170">Validation error</Error></Errors></ApiResponse>`,
-			wantErr: "error 2011170",
+			Name:    "OK with an error",
+			Body:    `<ApiResponse Status="OK"><Errors><Error Number="2011170">Validation error</Error></Errors></ApiResponse>`,
+			WantErr: "error 2011170",
 		},
-		{name: "no status", body: `<ApiResponse><Errors/></ApiResponse>`, wantErr: "no status"},
+		{Name: "no status", Body: `<ApiResponse><Errors/></ApiResponse>`, WantErr: "no status"},
 		{
-			name:    "another command's answer",
-			body:    `<ApiResponse Status="OK"><Errors/><RequestedCommand>namecheap.domains.check</RequestedCommand></ApiResponse>`,
-			wantErr: "namecheap.domains.check",
+			Name:    "another command's answer",
+			Body:    `<ApiResponse Status="OK"><Errors/><RequestedCommand>namecheap.domains.check</RequestedCommand></ApiResponse>`,
+			WantErr: "namecheap.domains.check",
 		},
-		{name: "no result", body: `<ApiResponse Status="OK"><Errors/><CommandResponse/></ApiResponse>`, wantErr: "no UserGetPricingResult"},
+		{Name: "no result", Body: `<ApiResponse Status="OK"><Errors/><CommandResponse/></ApiResponse>`, WantErr: "no UserGetPricingResult"},
 		{
-			name:    "no domain product type",
-			body:    strings.ReplaceAll(doc(netOK), `ProductType Name="domains"`, `ProductType Name="ssl"`),
-			wantErr: "no domain prices",
+			Name:    "no domain product type",
+			Body:    strings.ReplaceAll(doc(netOK), `ProductType Name="domains"`, `ProductType Name="ssl"`),
+			WantErr: "no domain prices",
 		},
 		{
-			name:    "only zones that cannot be used",
-			body:    doc(`<ProductCategory Name="register"><Product Name="no_such">` + row("1.00", "1.00", "0") + `</Product><Product Name="club">` + row("x", "1.00", "0") + `</Product></ProductCategory>`),
-			wantErr: "no usable zone",
+			Name:    "only zones that cannot be used",
+			Body:    doc(`<ProductCategory Name="register"><Product Name="no_such">` + row("1.00", "1.00", "0") + `</Product><Product Name="club">` + row("x", "1.00", "0") + `</Product></ProductCategory>`),
+			WantErr: "no usable zone",
 		},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode namecheap price list"},
-		{name: "json", body: `{"status":"ok"}`, wantErr: "decode namecheap price list"},
-		{name: "empty", body: ``, wantErr: "decode namecheap price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.xml")[:2000]), wantErr: "decode namecheap price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecheap.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.xml")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("API error is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, ingesttest.Fixture(t, "error.xml"))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "1011150") {
-			t.Fatalf("Fetch error = %v, want namecheap's error 1011150", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode namecheap price list"},
+		{Name: "json", Body: `{"status":"ok"}`, WantErr: "decode namecheap price list"},
+		{Name: "empty", Body: ``, WantErr: "decode namecheap price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.xml")[:2000]), WantErr: "decode namecheap price list"},
 	})
 }
 
@@ -402,7 +305,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newAPI(t, nil)
 			f.Serve(tt.step)
-			_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil {
 				t.Fatal("Fetch succeeded")
 			}
@@ -419,93 +322,12 @@ func TestKeyNeverInErrors(t *testing.T) {
 		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no such key "+r.PostForm.Get("ApiKey"), http.StatusForbidden)
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		var se *fetch.StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusForbidden {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
 		}
 	})
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.xml")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode namecheap price list"},
-		{"malformed", `<html><head><title>503</title></head></html>`, "decode namecheap price list"},
-		{"error status", string(ingesttest.Fixture(t, "error.xml")), "1011150"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecheap.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecheap.Name, before, nil)
-		})
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheap.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.xml"))
-	h.RoundFails(t, namecheap.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	full := config("")
-	tests := []struct {
-		name    string
-		mutate  func(*namecheap.Config)
-		wantErr string // the field the error names; "" for none
-	}{
-		{"complete", func(*namecheap.Config) {}, ""},
-		{"user name defaults to the API user", func(c *namecheap.Config) { c.UserName = "" }, ""},
-		{"sandbox", func(c *namecheap.Config) { c.URL = namecheap.SandboxURL }, ""},
-		{"no API user", func(c *namecheap.Config) { c.APIUser = "" }, "APIUser"},
-		{"no API key", func(c *namecheap.Config) { c.APIKey = " " }, "APIKey"},
-		{"no client IP", func(c *namecheap.Config) { c.ClientIP = "" }, "ClientIP"},
-		{"IPv6 client IP", func(c *namecheap.Config) { c.ClientIP = "2001:db8::1" }, "ClientIP"},
-		{"client IP not an address", func(c *namecheap.Config) { c.ClientIP = "localhost" }, "ClientIP"},
-		{"relative URL", func(c *namecheap.Config) { c.URL = "/xml.response" }, "URL"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := full
-			tt.mutate(&c)
-			err := c.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
-				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.wantErr)
-			case err != nil && strings.Contains(err.Error(), apiKey):
-				t.Errorf("error %q shows the API key", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecheap.New(namecheap.Config{}, client, nil); err == nil {
-		t.Error("New accepted an empty config")
-	}
-	if _, err := namecheap.New(full, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecheap.New(full, client, nil)
-	if err != nil || src.Name() != namecheap.Name {
-		t.Errorf("New(full) = %v, %v", src, err)
-	}
 }
 
 // TestUserNameSent checks that an explicit user name is what the command
@@ -532,13 +354,19 @@ func TestUserNameSent(t *testing.T) {
 	}
 }
 
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.xml")
-	f.Add([]byte(doc(`<ProductCategory Name="register"><Product Name="com">` + row("10.28", "13.98", "0.18") + `</Product></ProductCategory>`)))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecheap.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecheap.Name, Registrar: namecheap.Name, Parse: namecheap.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return namecheap.New(config(url), client, now)
+	},
+	Validate: func(url string) error { return config(url).Validate() },
+	Fixtures: []string{"pricing.xml"}, Shrunk: "pricing_shrunk.xml", Errors: []string{"error.xml"},
+	Check: checkRequest, Golden: "*.xml",
+	Observed: observed,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
+
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheap.Parse, "*.xml") }

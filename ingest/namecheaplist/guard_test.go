@@ -14,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
 
@@ -32,7 +33,7 @@ func TestRootZoneGuard(t *testing.T) {
 	// Each round observes its prices a minute after the last, as a live
 	// one would: a price published again is a new message.
 	at := observed
-	src, err := namecheaplist.New(namecheaplist.Config{URL: srv.URL}, ingesttest.Client(nil), func() time.Time { at = at.Add(time.Minute); return at })
+	src, err := kit.New(namecheaplist.Declaration(), kit.Config{URL: srv.URL}, ingesttest.Client(nil), func() time.Time { at = at.Add(time.Minute); return at })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,20 +175,13 @@
 package namecheaplist
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 )
 
@@ -204,307 +197,64 @@ const Registrar = namecheap.Name
 // DefaultURL is the price list Namecheap's domain search loads.
 const DefaultURL = "https://d1dijnkjnmzy2z.cloudfront.net/tlds.json"
 
-// defaultCurrency is the currency of a row that names none.
-const defaultCurrency = "USD"
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
+// declaration is the source, as the package comment reads it.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Registrar, Name: "Namecheap", Website: "https://www.namecheap.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "namecheap list", Currency: "USD", Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Rows: "[]", Zone: "Name", Check: notAList, Prepare: oneYear,
+		Register: kit.Op{Price: "Pricing.Price", Regular: "Pricing.Regular", StrictRegular: true},
+		Renew:    kit.Op{Price: "Pricing.Renewal"},
+		Currency: "Pricing.Currency",
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "namecheap list URL %v", err)
+// notAList fails a JSON object in place of the list, naming what it says:
+// its "message" or "error" (ASSUMED names).
+func notAList(doc *kit.Doc) error {
+	if !kit.IsObject(doc.Raw) {
+		return nil
 	}
-	return nil
-}
-
-// Source fetches the price list of Namecheap's domain search.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, defaultCurrency, contracts.TaxUnknown, Registrar, "Namecheap", "https://www.namecheap.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("namecheap list source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The list is a static file: the request is
-// conditional, and an unchanged list costs CloudFront a 304.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch namecheap list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// row is one element of the array. Its parts stay raw so that one odd row
-// costs only its zone.
-type row struct {
-	Name    json.RawMessage `json:"Name"`
-	Pricing json.RawMessage `json:"Pricing"`
-}
-
-type pricing struct {
-	Price        json.RawMessage `json:"Price"`
-	Regular      json.RawMessage `json:"Regular"`
-	Renewal      json.RawMessage `json:"Renewal"`
-	Duration     json.RawMessage `json:"Duration"`
-	DurationType json.RawMessage `json:"DurationType"`
-	Currency     json.RawMessage `json:"Currency"`
-}
-
-// parse reads one response body of the list into price sets observed at
-// observed. See the package comment for how each quirk is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var rows []json.RawMessage
-	if err := json.Unmarshal(body, &rows); err != nil {
-		if msg := errorMessage(body); msg != "" {
-			return nil, fmt.Errorf("namecheap list is not a list; the server answered %s", msg)
-		}
-		return nil, fmt.Errorf("decode namecheap list: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, errors.New("namecheap list has no zones")
-	}
-	var t ingest.Tally
-	for i, raw := range rows {
-		ps, label, err := parseRow(raw, observed)
-		t.Add(fmt.Sprintf("row %d %s", i, label), ps, err)
-	}
-	return t.List("namecheap list")
-}
-
-// errorMessage returns what a JSON object in place of the list says, its
-// "message" or "error" (ASSUMED names), or "" when it is not such an object.
-func errorMessage(body []byte) string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil {
-		return ""
-	}
+	msg := "a JSON object"
 	for _, k := range []string{"message", "Message", "error", "Error"} {
-		if v, ok := obj[k]; ok && !isNull(v) {
-			return snippet(v)
+		if v := doc.Get(k); !kit.IsNull(v) {
+			msg = kit.Snippet(v)
+			break
 		}
 	}
-	return "a JSON object"
+	return fmt.Errorf("namecheap list is not a list; the server answered %s", msg)
 }
 
-// parseRow turns one row into a price set, or says why it cannot: an
-// ingest.LeftOut for a row that is not a one-year price of a zone Namecheap
-// sells, another error for one that cannot be read. With an error the set
-// still names the zone when the row does, so that its last good price can
-// be kept. label names the row for the reasons.
-func parseRow(raw json.RawMessage, observed time.Time) (ps contracts.PriceSet, label string, err error) {
-	ps = contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Registrar,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
+// oneYear leaves out a row without pricing, or priced for another term
+// than one year, and skips one whose term cannot be read: its price could
+// be for any term.
+func oneYear(r *kit.Row) error {
+	if kit.IsNull(r.Get("Pricing")) {
+		return ingest.LeftOut("no pricing: not a zone namecheap prices")
 	}
-	var r row
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return ps, "", fmt.Errorf("row does not decode: %w", err)
+	if !kit.IsObject(r.Get("Pricing")) {
+		return fmt.Errorf("field Pricing %s is not an object", kit.Snippet(r.Get("Pricing")))
 	}
-	var name string
-	if err := json.Unmarshal(r.Name, &name); err != nil || isNull(r.Name) {
-		return ps, "", fmt.Errorf("field Name %s is not a string", snippet(r.Name))
-	}
-	label = strconv.Quote(name)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(name))
+	duration, durationType := r.Get("Pricing.Duration"), r.Get("Pricing.DurationType")
+	text, err := kit.DecimalText(duration)
 	if err != nil {
-		return ps, label, err
-	}
-	ps.Zone = z.ASCII
-	if isNull(r.Pricing) {
-		return ps, label, ingest.LeftOut("no pricing: not a zone namecheap prices")
-	}
-	var p pricing
-	if err := json.Unmarshal(r.Pricing, &p); err != nil {
-		return ps, label, fmt.Errorf("field Pricing does not decode: %w", err)
-	}
-	years, unit, err := term(p.Duration, p.DurationType)
-	if err != nil {
-		return ps, label, err
-	}
-	if years != 1 || unit != "YEAR" {
-		return ps, label, ingest.LeftOut(fmt.Sprintf("priced for %d %s, not one year", years, unit))
-	}
-	cur, err := currency(p.Currency)
-	if err != nil {
-		return ps, label, err
-	}
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-		dst  **contracts.OpPrice
-	}{
-		{"Price", p.Price, &ps.Register},
-		{"Renewal", p.Renewal, &ps.Renew},
-	} {
-		if *f.dst, err = opPrice(f.raw, cur); err != nil {
-			return ps, label, fmt.Errorf("field %s: %w", f.name, err)
-		}
-	}
-	if ps.Register == nil && ps.Renew == nil {
-		return ps, label, ingest.LeftOut("no operation priced")
-	}
-	if ps.Register != nil {
-		regular, err := opPrice(p.Regular, cur)
-		if err != nil {
-			return ps, label, fmt.Errorf("field Regular: %w", err)
-		}
-		register, err := firstYear(ps.Register, regular)
-		if err != nil {
-			return ps, label, fmt.Errorf("field Price %s, Regular %s: %w", snippet(p.Price), snippet(p.Regular), err)
-		}
-		ps.Register = register
-	}
-	return ps, label, nil
-}
-
-// errAboveRegular is a first-year price above its regular price: which of
-// the two a customer pays cannot be told.
-var errAboveRegular = errors.New("the first-year price is above the regular one")
-
-// firstYear reads a registration's first-year price (Price) against its
-// regular price (Regular, nil when the row gives none): below it, a
-// promotion on the regular price; equal to it or without it, the price
-// itself.
-func firstYear(price, regular *contracts.OpPrice) (*contracts.OpPrice, error) {
-	switch {
-	case regular == nil || regular.Regular.Amount == price.Regular.Amount:
-		return price, nil
-	case regular.Regular.Amount < price.Regular.Amount:
-		return nil, errAboveRegular
-	}
-	return &contracts.OpPrice{Regular: regular.Regular, Promo: &contracts.Promo{Price: price.Regular}}, nil
-}
-
-// term reads Duration and DurationType: the number of units and the unit,
-// upper case and singular ("YEAR"). Either missing is an error: the price
-// could be for any term.
-func term(duration, durationType json.RawMessage) (int, string, error) {
-	text, err := decimalText(duration)
-	if err != nil {
-		return 0, "", fmt.Errorf("field Duration %s: %w", snippet(duration), err)
+		return fmt.Errorf("field Duration %s: %w", kit.Snippet(duration), err)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(text))
 	if err != nil || n < 1 {
-		return 0, "", fmt.Errorf("field Duration %s is not a whole number of units", snippet(duration))
+		return fmt.Errorf("field Duration %s is not a whole number of units", kit.Snippet(duration))
 	}
-	var unit string
-	if err := json.Unmarshal(durationType, &unit); err != nil || isNull(durationType) || strings.TrimSpace(unit) == "" {
-		return 0, "", fmt.Errorf("field DurationType %s is not a unit", snippet(durationType))
+	unit, ok := kit.String(durationType)
+	if !ok || unit == "" {
+		return fmt.Errorf("field DurationType %s is not a unit", kit.Snippet(durationType))
 	}
-	unit = strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(unit)), "S")
-	return n, unit, nil
-}
-
-// currency reads an optional Pricing.Currency; absent means US dollars.
-func currency(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return defaultCurrency, nil
+	if unit = strings.TrimSuffix(strings.ToUpper(unit), "S"); n != 1 || unit != "YEAR" {
+		return ingest.LeftOut(fmt.Sprintf("priced for %d %s, not one year", n, unit))
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("field Currency %s is not a string", snippet(raw))
-	}
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if s == "" {
-		return defaultCurrency, nil
-	}
-	if _, ok := contracts.CurrencyExponent(s); !ok {
-		return "", fmt.Errorf("unknown currency %q", s)
-	}
-	return s, nil
-}
-
-// opPrice reads one operation's price; nil when it is not offered.
-func opPrice(raw json.RawMessage, cur string) (*contracts.OpPrice, error) {
-	text, err := decimalText(raw)
-	var amount int64
-	if err == nil {
-		amount, err = money.Parse(text, cur)
-	}
-	switch {
-	case errors.Is(err, money.ErrNoPrice):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	case amount == 0:
-		return nil, nil // no names given away: a zero is no price
-	}
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}, nil
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text.
-// Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%s is neither a string nor a number", snippet(raw))
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// snippet shows a raw value in an error, shortened.
-func snippet(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "(absent)"
-	}
-	if r := []rune(string(t)); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return string(t)
+	return nil
 }

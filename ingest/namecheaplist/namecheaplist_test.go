@@ -2,12 +2,9 @@ package namecheaplist_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +14,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
 
@@ -40,20 +38,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecheaplist.Source {
-	t.Helper()
-	src, err := namecheaplist.New(namecheaplist.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecheaplist.Registrar, namecheaplist.Name, observed)
-}
-
 func op(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
 }
@@ -67,10 +51,7 @@ func promo(regular, first int64) *contracts.OpPrice {
 }
 
 func set(zone string, register, renew *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: zone,
-		Register: register, Renew: renew, ObservedAt: observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
-	}
+	return suite.Set(zone, register, renew, nil)
 }
 
 // row writes one element of the array as the file does.
@@ -96,11 +77,11 @@ const rootZones = fixtureZones - 3
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d (24 rows less .ai, sold for two years at least, and 8888, no zone)", len(got), fixtureZones)
 	}
@@ -159,163 +140,129 @@ func TestFetch(t *testing.T) {
 	}
 }
 
-// TestConditional shows the list is fetched as the static file it is: the
-// second fetch carries the validators, and a 304 answers with the list.
-func TestConditional(t *testing.T) {
-	body := ingesttest.Fixture(t, "tlds.json")
-	f, srv := newAPI(t, body)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	})
-	src := newSource(t, srv.URL, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
-}
-
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "12.98", "16.98")
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "prices as numbers",
-			body: `[` + row("com", "11.28", "16.98") + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "prices as numbers",
+			Body: `[` + row("com", "11.28", "16.98") + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "prices as strings",
-			body: `[` + row("com", `"11.28"`, `"16.98"`) + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "prices as strings",
+			Body: `[` + row("com", `"11.28"`, `"16.98"`) + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "number with more digits than cents rounds half up",
-			body: `[` + row("com", "11.275", "16.98") + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "number with more digits than cents rounds half up",
+			Body: `[` + row("com", "11.275", "16.98") + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "whole-dollar number",
-			body: `[` + row("com", "11", "17") + `]`,
-			zone: ".com", want: set(".com", op(1100), op(1700)),
+			Name: "whole-dollar number",
+			Body: `[` + row("com", "11", "17") + `]`,
+			Zone: ".com", Want: set(".com", op(1100), op(1700)),
 		},
 		{
-			name: "thousands separator",
-			body: `[` + row("security", `"2,060.23"`, `"2,060.23"`) + `]`,
-			zone: ".security", want: set(".security", op(206023), op(206023)),
+			Name: "thousands separator",
+			Body: `[` + row("security", `"2,060.23"`, `"2,060.23"`) + `]`,
+			Zone: ".security", Want: set(".security", op(206023), op(206023)),
 		},
 		{
-			name: "zero price is not offered",
-			body: `[` + row("com", "0", "16.98") + `]`,
-			zone: ".com", want: set(".com", nil, op(1698)),
+			Name: "zero price is not offered",
+			Body: `[` + row("com", "0", "16.98") + `]`,
+			Zone: ".com", Want: set(".com", nil, op(1698)),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: `[` + row("com", "11.28", `"0.00"`) + `]`,
-			zone: ".com", want: set(".com", op(1128), nil),
+			Name: "zero renewal is not offered",
+			Body: `[` + row("com", "11.28", `"0.00"`) + `]`,
+			Zone: ".com", Want: set(".com", op(1128), nil),
 		},
 		{
-			name: "n/a price is not offered",
-			body: `[` + row("com", `"n/a"`, "16.98") + `]`,
-			zone: ".com", want: set(".com", nil, op(1698)),
+			Name: "n/a price is not offered",
+			Body: `[` + row("com", `"n/a"`, "16.98") + `]`,
+			Zone: ".com", Want: set(".com", nil, op(1698)),
 		},
 		{
-			name: "empty price is not offered",
-			body: `[` + row("com", `""`, "16.98") + `]`,
-			zone: ".com", want: set(".com", nil, op(1698)),
+			Name: "empty price is not offered",
+			Body: `[` + row("com", `""`, "16.98") + `]`,
+			Zone: ".com", Want: set(".com", nil, op(1698)),
 		},
 		{
-			name: "missing renewal is not offered",
-			body: `[{"Name":"com","Pricing":{"Price":11.28,"Duration":1,"DurationType":"YEAR"}}]`,
-			zone: ".com", want: set(".com", op(1128), nil),
+			Name: "missing renewal is not offered",
+			Body: `[{"Name":"com","Pricing":{"Price":11.28,"Duration":1,"DurationType":"YEAR"}}]`,
+			Zone: ".com", Want: set(".com", op(1128), nil),
 		},
 		{
-			name: "-1 skips the zone and keeps its last price",
-			body: `[` + row("com", "-1", "16.98") + `,` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "-1 skips the zone and keeps its last price",
+			Body: `[` + row("com", "-1", "16.98") + `,` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: `"-1" as a string skips the zone`,
-			body: `[` + row("com", "11.28", `"-1"`) + `,` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: `"-1" as a string skips the zone`,
+			Body: `[` + row("com", "11.28", `"-1"`) + `,` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `[` + row("com", `"TBD"`, "16.98") + `,` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unreadable price skips the zone",
+			Body: `[` + row("com", `"TBD"`, "16.98") + `,` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "price that is neither string nor number skips the zone",
-			body: `[` + row("com", "true", "16.98") + `,` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "price that is neither string nor number skips the zone",
+			Body: `[` + row("com", "true", "16.98") + `,` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "both prices missing: left out",
-			body: `[` + row("com", "null", `"n/a"`) + `,` + net + `]`,
-			zone: ".com",
+			Name: "both prices missing: left out",
+			Body: `[` + row("com", "null", `"n/a"`) + `,` + net + `]`,
+			Zone: ".com",
 		},
 		{
-			name: "null pricing: left out",
-			body: `[{"Name":"com","Pricing":null},` + net + `]`,
-			zone: ".com",
+			Name: "null pricing: left out",
+			Body: `[{"Name":"com","Pricing":null},` + net + `]`,
+			Zone: ".com",
 		},
 		{
-			name: "no pricing: left out",
-			body: `[{"Name":"com"},` + net + `]`,
-			zone: ".com",
+			Name: "no pricing: left out",
+			Body: `[{"Name":"com"},` + net + `]`,
+			Zone: ".com",
 		},
 		{
-			name: "duration as a string and unit in another case",
-			body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,"Duration":"1","DurationType":"Years"}}]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "duration as a string and unit in another case",
+			Body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,"Duration":"1","DurationType":"Years"}}]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "two-year term: left out",
-			body: `[{"Name":"com","Pricing":{"Price":22.56,"Renewal":33.96,"Duration":2,"DurationType":"YEAR"}},` + net + `]`,
-			zone: ".com",
+			Name: "two-year term: left out",
+			Body: `[{"Name":"com","Pricing":{"Price":22.56,"Renewal":33.96,"Duration":2,"DurationType":"YEAR"}},` + net + `]`,
+			Zone: ".com",
 		},
 		{
-			name: "monthly term: left out",
-			body: `[{"Name":"com","Pricing":{"Price":1.28,"Renewal":1.98,"Duration":1,"DurationType":"MONTH"}},` + net + `]`,
-			zone: ".com",
+			Name: "monthly term: left out",
+			Body: `[{"Name":"com","Pricing":{"Price":1.28,"Renewal":1.98,"Duration":1,"DurationType":"MONTH"}},` + net + `]`,
+			Zone: ".com",
 		},
 		{
-			name: "one row per term: the one-year row prices the zone",
-			body: `[{"Name":"com","Pricing":{"Price":22.56,"Renewal":33.96,"Duration":2,"DurationType":"YEAR"}},` + row("com", "11.28", "16.98") + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "one row per term: the one-year row prices the zone",
+			Body: `[{"Name":"com","Pricing":{"Price":22.56,"Renewal":33.96,"Duration":2,"DurationType":"YEAR"}},` + row("com", "11.28", "16.98") + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "missing term skips the zone",
-			body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98}},` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "missing term skips the zone",
+			Body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98}},` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "unreadable term skips the zone",
-			body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,"Duration":1.5,"DurationType":"YEAR"}},` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unreadable term skips the zone",
+			Body: `[{"Name":"com","Pricing":{"Price":11.28,"Renewal":16.98,"Duration":1.5,"DurationType":"YEAR"}},` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "currency in the row is read",
-			body: `[{"Name":"com","Pricing":{"Price":10.40,"Renewal":15.65,"Duration":1,"DurationType":"YEAR","Currency":"eur"}}]`,
-			zone: ".com", want: &contracts.PriceSet{
+			Name: "currency in the row is read",
+			Body: `[{"Name":"com","Pricing":{"Price":10.40,"Renewal":15.65,"Duration":1,"DurationType":"YEAR","Currency":"eur"}}]`,
+			Zone: ".com", Want: &contracts.PriceSet{
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: ".com",
 				Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 1040, Currency: "EUR"}},
 				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 1565, Currency: "EUR"}},
@@ -323,84 +270,76 @@ func TestParseQuirks(t *testing.T) {
 			},
 		},
 		{
-			name: "unknown currency skips the zone",
-			body: `[{"Name":"com","Pricing":{"Price":10.40,"Renewal":15.65,"Duration":1,"DurationType":"YEAR","Currency":"XYZ"}},` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "unknown currency skips the zone",
+			Body: `[{"Name":"com","Pricing":{"Price":10.40,"Renewal":15.65,"Duration":1,"DurationType":"YEAR","Currency":"XYZ"}},` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name: "leading dot and upper case",
-			body: `[` + row(".COM", "11.28", "16.98") + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
+			Name: "leading dot and upper case",
+			Body: `[` + row(".COM", "11.28", "16.98") + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
 		},
 		{
-			name: "second-level zone",
-			body: `[` + row("co.uk", "5.98", "10.98") + `]`,
-			zone: ".co.uk", want: set(".co.uk", op(598), op(1098)),
+			Name: "second-level zone",
+			Body: `[` + row("co.uk", "5.98", "10.98") + `]`,
+			Zone: ".co.uk", Want: set(".co.uk", op(598), op(1098)),
 		},
 		{
-			name: "IDN in Unicode",
-			body: `[` + row("рф", "4.98", "9.98") + `]`,
-			zone: ".xn--p1ai", want: set(".xn--p1ai", op(498), op(998)),
+			Name: "IDN in Unicode",
+			Body: `[` + row("рф", "4.98", "9.98") + `]`,
+			Zone: ".xn--p1ai", Want: set(".xn--p1ai", op(498), op(998)),
 		},
 		{
-			name: "IDN as an A-label",
-			body: `[` + row("xn--p1ai", "4.98", "9.98") + `]`,
-			zone: ".xn--p1ai", want: set(".xn--p1ai", op(498), op(998)),
+			Name: "IDN as an A-label",
+			Body: `[` + row("xn--p1ai", "4.98", "9.98") + `]`,
+			Zone: ".xn--p1ai", Want: set(".xn--p1ai", op(498), op(998)),
 		},
 		{
-			name: "unicode and A-label of one zone keep the first row",
-			body: `[` + row("рф", "4.98", "9.98") + `,` + row("xn--p1ai", "5.98", "10.98") + `]`,
-			zone: ".xn--p1ai", want: set(".xn--p1ai", op(498), op(998)),
-			skipped: 1,
+			Name: "unicode and A-label of one zone keep the first row",
+			Body: `[` + row("рф", "4.98", "9.98") + `,` + row("xn--p1ai", "5.98", "10.98") + `]`,
+			Zone: ".xn--p1ai", Want: set(".xn--p1ai", op(498), op(998)),
+			Skipped: 1,
 		},
 		{
-			name: "zone listed twice keeps the first row",
-			body: `[` + row("com", "11.28", "16.98") + `,` + row("com", "1.00", "1.00") + `]`,
-			zone: ".com", want: set(".com", op(1128), op(1698)),
-			skipped: 1,
+			Name: "zone listed twice keeps the first row",
+			Body: `[` + row("com", "11.28", "16.98") + `,` + row("com", "1.00", "1.00") + `]`,
+			Zone: ".com", Want: set(".com", op(1128), op(1698)),
+			Skipped: 1,
 		},
 		{
-			name: "name that is not a zone is skipped",
-			body: `[` + row("foo bar", "1.00", "1.00") + `,` + net + `]`,
-			zone: ".foo bar", skipped: 1,
+			Name: "name that is not a zone is skipped",
+			Body: `[` + row("foo bar", "1.00", "1.00") + `,` + net + `]`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "name that is not a string is skipped",
-			body: `[{"Name":42,"Pricing":{"Price":1,"Renewal":1,"Duration":1,"DurationType":"YEAR"}},` + net + `]`,
-			zone: ".net", want: set(".net", op(1298), op(1698)), skipped: 1,
+			Name: "name that is not a string is skipped",
+			Body: `[{"Name":42,"Pricing":{"Price":1,"Renewal":1,"Duration":1,"DurationType":"YEAR"}},` + net + `]`,
+			Zone: ".net", Want: set(".net", op(1298), op(1698)), Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: `["com",` + net + `]`,
-			zone: ".net", want: set(".net", op(1298), op(1698)), skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: `["com",` + net + `]`,
+			Zone: ".net", Want: set(".net", op(1298), op(1698)), Skipped: 1,
 		},
 		{
-			name: "pricing that is not an object skips the zone",
-			body: `[{"Name":"com","Pricing":"11.28"},` + net + `]`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.namecheap.com"},
+			Name: "pricing that is not an object skips the zone",
+			Body: `[{"Name":"com","Pricing":"11.28"},` + net + `]`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecheap.com"},
 		},
 		{
-			name:    "only rows that cannot be used",
-			body:    `[{"Name":"ai","Pricing":{"Price":159.96,"Renewal":79.98,"Duration":2,"DurationType":"YEAR"}},{"Name":"com","Pricing":null}]`,
-			wantErr: "no usable zone",
+			Name:    "only rows that cannot be used",
+			Body:    `[{"Name":"ai","Pricing":{"Price":159.96,"Renewal":79.98,"Duration":2,"DurationType":"YEAR"}},{"Name":"com","Pricing":null}]`,
+			WantErr: "no usable zone",
 		},
-		{name: "empty list", body: `[]`, wantErr: "no zones"},
-		{name: "error object names its message", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "Forbidden"},
-		{name: "object without a message", body: `{"com":{"Price":1}}`, wantErr: "not a list"},
-		{name: "S3 error document", body: string(ingesttest.Fixture(t, "error.xml")), wantErr: "decode namecheap list"},
-		{name: "html", body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, wantErr: "decode namecheap list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "tlds.json")[:300]), wantErr: "decode namecheap list"},
-		{name: "empty body", body: ``, wantErr: "decode namecheap list"},
-		{name: "null", body: `null`, wantErr: "no zones"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecheaplist.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "empty list", Body: `[]`, WantErr: "no zones"},
+		{Name: "error object names its message", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "Forbidden"},
+		{Name: "object without a message", Body: `{"com":{"Price":1}}`, WantErr: "not a list"},
+		{Name: "S3 error document", Body: string(ingesttest.Fixture(t, "error.xml")), WantErr: "decode namecheap list"},
+		{Name: "html", Body: `<!DOCTYPE html><html><body>502 Bad Gateway</body></html>`, WantErr: "decode namecheap list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "tlds.json")[:300]), WantErr: "decode namecheap list"},
+		{Name: "empty body", Body: ``, WantErr: "decode namecheap list"},
+		{Name: "null", Body: `null`, WantErr: "decode namecheap list: null"},
+	})
 }
 
 // TestRegular covers Pricing.Regular beside Pricing.Price: a first-year
@@ -507,7 +446,7 @@ func TestRegular(t *testing.T) {
 		{
 			name:    "Price above Regular names both in the reason",
 			body:    `[` + rowRegular("com", "14.98", "13.98", "14.58", `""`) + `]`,
-			wantErr: "field Price 14.98, Regular 13.98: the first-year price is above the regular one",
+			wantErr: "Pricing.Price 14.98 is above its regular price 13.98",
 		},
 		{
 			name:    "unreadable Regular skips the zone",
@@ -527,9 +466,9 @@ func TestRegular(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecheaplist.Parse([]byte(tt.body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(tt.body), observed)
 			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), ".com", tt.want)
+				ingesttest.CheckZone(t, suite.ByZone(t, list), ".com", tt.want)
 			}
 		})
 	}
@@ -555,9 +494,9 @@ func TestHandshakeNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
-			list, err := namecheaplist.Parse([]byte(body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(body), observed)
 			if ingesttest.CheckOutcome(t, list, err, "", 0, nil) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
+				ingesttest.CheckZone(t, suite.ByZone(t, list), tt.zone, tt.want)
 				if !slices.Equal(list.Outside, tt.outside) {
 					t.Errorf("outside the root %+v, want %+v", list.Outside, tt.outside)
 				}
@@ -566,182 +505,20 @@ func TestHandshakeNames(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("403 from CloudFront is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusForbidden)
-			_, _ = w.Write(ingesttest.Fixture(t, "error.xml"))
-		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch namecheap list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(namecheaplist.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
+	Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
+	Drift:    ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode namecheap list"},
-		{"html with 200", `<html><head><title>503 Service Unavailable</title></head></html>`, "decode namecheap list"},
-		{"S3 error with 200", string(ingesttest.Fixture(t, "error.xml")), "decode namecheap list"},
-		{"error object", string(ingesttest.Fixture(t, "error.json")), "Forbidden"},
-		{"empty list", `[]`, "no zones"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecheaplist.Registrar)
-			if len(before) != rootZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), rootZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecheaplist.Registrar, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "tlds.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheaplist.Registrar)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `{"Name":"com","Pricing":{"Price":9.58`, `{"Name":"com","Pricing":{"Price":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, namecheaplist.Registrar)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1 (.com in the second round; 8888 is outside the root, not unreadable)", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecheaplist.Registrar)
-
-	f.SetBody(ingesttest.Fixture(t, "tlds_shrunk.json"))
-	h.RoundFails(t, namecheaplist.Registrar, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     namecheaplist.Config
-		wantErr bool
-	}{
-		{"default", namecheaplist.Config{}, false},
-		{"https", namecheaplist.Config{URL: namecheaplist.DefaultURL}, false},
-		{"relative", namecheaplist.Config{URL: "/tlds.json"}, true},
-		{"ftp", namecheaplist.Config{URL: "ftp://d1dijnkjnmzy2z.cloudfront.net/tlds.json"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecheaplist.New(namecheaplist.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := namecheaplist.New(namecheaplist.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecheaplist.New(namecheaplist.Config{}, client, nil)
-	if err != nil || src.Name() != namecheaplist.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-	if !contracts.ValidSource(namecheaplist.Name) || namecheaplist.Registrar != "namecheap" {
-		t.Errorf("source %q registrar %q: want a valid source id speaking for namecheap", namecheaplist.Name, namecheaplist.Registrar)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"1,000.005","Renewal":-0,"Duration":"01","DurationType":"years","Currency":"jpy"}}]`))
-	f.Add([]byte(`[{"Name":"com","Pricing":{"Price":"9.584","Regular":9.585,"Renewal":14.58,"Hint":"0% OFF","Duration":1,"DurationType":"YEAR"}}]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecheaplist.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecheaplist.Declaration().Read, "*.json") }

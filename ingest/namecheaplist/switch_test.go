@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
@@ -119,7 +120,7 @@ func TestSwitchOver(t *testing.T) {
 		return tick
 	}
 	_, listSrv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	keyless, err := namecheaplist.New(namecheaplist.Config{URL: listSrv.URL}, ingesttest.Client(nil), now)
+	keyless, err := kit.New(namecheaplist.Declaration(), kit.Config{URL: listSrv.URL}, ingesttest.Client(nil), now)
 	if err != nil {
 		t.Fatal(err)
 	}

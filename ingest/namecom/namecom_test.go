@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -107,38 +106,24 @@ func status(code int) http.HandlerFunc {
 	}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *namecom.Source {
-	t.Helper()
-	src, err := namecom.New(namecom.Config{URL: url, Username: username, Token: token}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, namecom.Name, namecom.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetchPages(t *testing.T) {
 	f, srv := newFakeAPI(t, threePages(t))
-	list, err := newSource(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := f.askedFor(), []int{1, 2, 3}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pages asked for = %v, want %v", got, want)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -208,7 +193,7 @@ func TestPaging(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newFakeAPI(t, tt.pages)
-			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
@@ -234,7 +219,7 @@ func TestPaging(t *testing.T) {
 			_, _ = w.Write(pageOf(strconv.Itoa(p+1), 1_000_000, "com"))
 		}))
 		t.Cleanup(srv.Close)
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
 			t.Fatalf("Fetch error = %v, want the page limit", err)
 		}
@@ -270,7 +255,7 @@ func TestFailedPageFailsFetch(t *testing.T) {
 				}
 				f.Serve(s)
 			}
-			list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
 			}
@@ -294,7 +279,7 @@ func TestCredentials(t *testing.T) {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write(ingesttest.Fixture(t, "unauthorized.json"))
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		var se *fetch.StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
 			t.Fatalf("Fetch error = %v, want a wrapped HTTP 401", err)
@@ -315,7 +300,7 @@ func TestCredentials(t *testing.T) {
 			_, _ = w.Write(ingesttest.Fixture(t, "shrunk.json"))
 		}))
 		t.Cleanup(srv.Close)
-		if _, err := newSource(t, srv.URL, nil).Fetch(context.Background()); err != nil {
+		if _, err := suite.Source(t, srv.URL, nil).Fetch(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		// base64("zoneprice:2f6a9c0e4b7d1358a0c2e4f6b8d0a1c3e5f7a9b1")
@@ -330,7 +315,7 @@ func TestCredentials(t *testing.T) {
 			_, pass, _ := r.BasicAuth()
 			http.Error(w, `{"message":"Permission denied","details":"token `+pass+` lacks access"}`, http.StatusForbidden)
 		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 		if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "[REDACTED]") {
 			t.Fatalf("Fetch error = %v, want the token redacted", err)
 		}
@@ -351,121 +336,106 @@ func body(rows ...string) string {
 	return `{"nextPage":null,"totalCount":` + strconv.Itoa(len(rows)) + `,"pricing":[` + strings.Join(rows, ",") + `]}`
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecom.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: namecom.Name,
-	}
-}
-
 // TestParseQuirks covers the format's quirks one page body at a time.
 func TestParseQuirks(t *testing.T) {
 	net := row("net", "13.99", "15.99", "13.99")
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "integral prices",
-			body: body(row("com", "12", "13", "12")),
-			zone: ".com", want: set(".com", op(1200), op(1300), op(1200)),
+			Name: "integral prices",
+			Body: body(row("com", "12", "13", "12")),
+			Zone: ".com", Want: suite.Set(".com", op(1200), op(1300), op(1200)),
 		},
 		{
-			name: "prices as strings",
-			body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "prices as strings",
+			Body: body(row("com", `"11.99"`, `"12.99"`, `"11.99"`)),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "sub-cent price rounds half up",
-			body: body(row("com", "11.985", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "sub-cent price rounds half up",
+			Body: body(row("com", "11.985", "12.99", "11.99")),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "null account-level price is not offered whatever the rest says",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "null account-level price is not offered whatever the rest says",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":null,"registrationRetailPrice":11.99,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "missing operation fields are not offered",
-			body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "missing operation fields are not offered",
+			Body: body(`{"tld":"com","duration":1,"renewalPrice":12.99}`),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "null original price falls back to retail",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "null original price falls back to retail",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":8.00,"registrationRetailPrice":11.99,"registrationOriginalPrice":null}`),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero original price falls back to retail",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "zero original price falls back to retail",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":11.99,"registrationOriginalPrice":0}`),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero registration is not offered, whatever the original price",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
-			zone: ".com", want: set(".com", nil, op(1299), nil),
+			Name: "zero registration is not offered, whatever the original price",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":0,"registrationRetailPrice":0,"registrationOriginalPrice":11.99,"renewalPrice":12.99}`),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1299), nil),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: body(row("com", "11.99", "0", "11.99")),
-			zone: ".com", want: set(".com", op(1199), nil, op(1199)),
+			Name: "zero renewal is not offered",
+			Body: body(row("com", "11.99", "0", "11.99")),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, op(1199)),
 		},
 		{
-			name: "zero retail registration price is missing, not a free sale",
-			body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "zero retail registration price is missing, not a free sale",
+			Body: body(`{"tld":"com","duration":1,"registrationPrice":11.99,"registrationRetailPrice":0,"registrationOriginalPrice":11.99}`),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "zero registration and renewal leave the transfer",
-			body: body(row("com", "0", "0.00", "11.99")),
-			zone: ".com", want: set(".com", nil, nil, op(1199)),
+			Name: "zero registration and renewal leave the transfer",
+			Body: body(row("com", "0", "0.00", "11.99")),
+			Zone: ".com", Want: suite.Set(".com", nil, nil, op(1199)),
 		},
 		{
-			name: "zero transfer is a free transfer",
-			body: body(row("uk", "8.99", "8.99", "0")),
-			zone: ".uk", want: set(".uk", op(899), op(899), op(0)),
+			Name: "zero transfer is a free transfer",
+			Body: body(row("uk", "8.99", "8.99", "0")),
+			Zone: ".uk", Want: suite.Set(".uk", op(899), op(899), op(0)),
 		},
 		{
-			name: "free transfer promotion",
-			body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
-			zone: ".uk", want: set(".uk", op(899), nil, promo(499, 0)),
+			Name: "free transfer promotion",
+			Body: body(`{"tld":"uk","duration":1,"registrationPrice":8.99,"transferInPrice":0,"transferInRetailPrice":0,"transferInOriginalPrice":4.99}`),
+			Zone: ".uk", Want: suite.Set(".uk", op(899), nil, promo(499, 0)),
 		},
 		{
-			name: "missing duration is the year asked for",
-			body: body(`{"tld":"com","registrationPrice":11.99}`),
-			zone: ".com", want: set(".com", op(1199), nil, nil),
+			Name: "missing duration is the year asked for",
+			Body: body(`{"tld":"com","registrationPrice":11.99}`),
+			Zone: ".com", Want: suite.Set(".com", op(1199), nil, nil),
 		},
 		{
-			name: "upper-case tld with a dot",
-			body: body(row(".COM", "11.99", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
+			Name: "upper-case tld with a dot",
+			Body: body(row(".COM", "11.99", "12.99", "11.99")),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
 		},
 		{
-			name: "first listing on a page stands",
-			body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
-			skipped: 1,
+			Name: "first listing on a page stands",
+			Body: body(row("com", "11.99", "12.99", "11.99"), row("com", "1.00", "1.00", "1.00")),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
+			Skipped: 1,
 		},
-		{name: "two-year row skipped", body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), zone: ".com"},
-		{name: "fractional duration skipped", body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), zone: ".com"},
-		{name: "all free skipped", body: body(row("com", "0", "0", "0"), net), zone: ".com"},
-		{name: "zero registration and renewal without a transfer left out", body: body(row("com", "0", "0", "null"), net), zone: ".com"},
-		{name: "nothing offered skipped", body: body(row("com", "null", "null", "null"), net), zone: ".com"},
-		{name: "negative price skips the zone", body: body(row("com", "-1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "exponent skips the zone", body: body(row("com", "1.199e1", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "empty string price skips the zone", body: body(row("com", `""`, "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "boolean price skips the zone", body: body(row("com", "true", "12.99", "11.99"), net), zone: ".com", skipped: 1, keep: []string{"prices.v1.namecom.com"}},
-		{name: "tld not a string", body: body(`{"tld":7,"registrationPrice":1}`, net), zone: ".7", skipped: 1},
-		{name: "row not an object", body: body(`"com"`, net), zone: ".com", skipped: 1},
-		{name: "tld not a zone", body: body(row("foo bar", "1", "1", "1"), net), zone: ".foo bar", skipped: 1},
+		{Name: "two-year row skipped", Body: body(strings.Replace(row("com", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1), net), Zone: ".com"},
+		{Name: "fractional duration skipped", Body: body(strings.Replace(row("com", "11.99", "12.99", "11.99"), `"duration":1`, `"duration":1.5`, 1), net), Zone: ".com"},
+		{Name: "all free skipped", Body: body(row("com", "0", "0", "0"), net), Zone: ".com"},
+		{Name: "zero registration and renewal without a transfer left out", Body: body(row("com", "0", "0", "null"), net), Zone: ".com"},
+		{Name: "nothing offered skipped", Body: body(row("com", "null", "null", "null"), net), Zone: ".com"},
+		{Name: "negative price skips the zone", Body: body(row("com", "-1", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "exponent skips the zone", Body: body(row("com", "1.199e1", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "empty string price skips the zone", Body: body(row("com", `""`, "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "boolean price skips the zone", Body: body(row("com", "true", "12.99", "11.99"), net), Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.namecom.com"}},
+		{Name: "tld not a string", Body: body(`{"tld":7,"registrationPrice":1}`, net), Zone: ".7", Skipped: 1},
+		{Name: "row not an object", Body: body(`"com"`, net), Zone: ".com", Skipped: 1},
+		{Name: "tld not a zone", Body: body(row("foo bar", "1", "1", "1"), net), Zone: ".foo bar", Skipped: 1},
 		{
-			name: "unreadable rows are counted and kept, rows of other durations are not",
-			body: body(
+			Name: "unreadable rows are counted and kept, rows of other durations are not",
+			Body: body(
 				strings.Replace(row("org", "23.98", "25.98", "23.98"), `"duration":1`, `"duration":2`, 1),
 				row("cat", "null", "null", "null"),
 				row("pl", "0", "0", "0"),
@@ -473,33 +443,25 @@ func TestParseQuirks(t *testing.T) {
 				strings.Replace(row("io", "44.99", "59.99", "59.99"), `"duration":1`, `"duration":true`, 1),
 				`{"tld":["de"]}`,
 				net),
-			zone: ".net", want: set(".net", op(1399), op(1599), op(1399)),
-			skipped: 3, keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
+			Zone: ".net", Want: suite.Set(".net", op(1399), op(1599), op(1399)),
+			Skipped: 3, Keep: []string{"prices.v1.namecom.co_uk", "prices.v1.namecom.io"},
 		},
 		{
-			name: "unreadable row beside a readable listing of its zone",
-			body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
-			zone: ".com", want: set(".com", op(1199), op(1299), op(1199)),
-			skipped: 1,
+			Name: "unreadable row beside a readable listing of its zone",
+			Body: body(row("com", `"TBD"`, "12.99", "11.99"), row("com", "11.99", "12.99", "11.99")),
+			Zone: ".com", Want: suite.Set(".com", op(1199), op(1299), op(1199)),
+			Skipped: 1,
 		},
-		{name: "unauthorized body", body: string(ingesttest.Fixture(t, "unauthorized.json")), wantErr: `name.com answered "Unauthorized"`},
-		{name: "no pricing", body: `{"nextPage":null,"totalCount":0}`, wantErr: "page has no pricing"},
-		{name: "empty pricing", body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, wantErr: "no usable zone"},
-		{name: "nothing usable", body: body(row("cat", "null", "null", "null")), wantErr: "no usable zone"},
-		{name: "pricing is an object", body: `{"pricing":{}}`, wantErr: "decode"},
-		{name: "nextPage is a string", body: `{"nextPage":"2","pricing":[]}`, wantErr: "decode"},
-		{name: "trailing garbage", body: body(net) + `}`, wantErr: "decode"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "page1.json")[:500]), wantErr: "decode"},
-		{name: "html", body: `<html><body>504 Gateway Timeout</body></html>`, wantErr: "decode"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecom.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "unauthorized body", Body: string(ingesttest.Fixture(t, "unauthorized.json")), WantErr: `name.com answered "Unauthorized"`},
+		{Name: "no pricing", Body: `{"nextPage":null,"totalCount":0}`, WantErr: "page has no pricing"},
+		{Name: "empty pricing", Body: `{"nextPage":null,"totalCount":0,"pricing":[]}`, WantErr: "no usable zone"},
+		{Name: "nothing usable", Body: body(row("cat", "null", "null", "null")), WantErr: "no usable zone"},
+		{Name: "pricing is an object", Body: `{"pricing":{}}`, WantErr: "decode"},
+		{Name: "nextPage is a string", Body: `{"nextPage":"2","pricing":[]}`, WantErr: "decode"},
+		{Name: "trailing garbage", Body: body(net) + `}`, WantErr: "decode"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "page1.json")[:500]), WantErr: "decode"},
+		{Name: "html", Body: `<html><body>504 Gateway Timeout</body></html>`, WantErr: "decode"},
+	})
 }
 
 // TestParseSavedPages checks that Parse imports a whole saved list, one
@@ -522,145 +484,23 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-func TestRetries(t *testing.T) {
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(status(http.StatusInternalServerError), status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 5 {
-			t.Errorf("server saw %d requests, want 5 (2 failures and 3 pages)", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (a timeout and 3 pages)", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10))
-			http.Error(w, `{"message":"Rate Limit Exceeded","details":"20 requests per second"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 4 {
-			t.Errorf("server saw %d requests, want 4 (a 429 and 3 pages)", got)
-		}
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: namecom.Name, Registrar: namecom.Name, Parse: namecom.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return namecom.New(config(url), client, now)
+	},
+	Validate: func(url string) error { return config(url).Validate() },
+	Fixtures: []string{"page1.json", "page2.json", "page3.json"}, Shrunk: "shrunk.json", Errors: []string{"unauthorized.json"},
+	Check: (&fakeAPI{}).check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
+	Observed: observed,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		page    int
-		body    string
-		wantErr string
-	}{
-		{"truncated first page", 1, `{"lastPage":3,"nextPage":2,"totalCount":24,"pricing":[{"tld":"com"`, "page 1: decode"},
-		{"malformed first page", 1, `<html><head><title>503</title></head></html>`, "page 1: decode"},
-		{"truncated second page", 2, `{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[`, "page 2: decode"},
-		{"malformed third page", 3, `Service Unavailable`, "page 3: decode"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, threePages(t))
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, namecom.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			pages := threePages(t)
-			pages[tt.page] = []byte(tt.body)
-			f.serve(pages)
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, namecom.Name, before, nil)
-		})
-	}
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, namecom.Parse, "*.json") }
 
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newFakeAPI(t, threePages(t))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, namecom.Name)
-
-	f.serve(map[int][]byte{1: ingesttest.Fixture(t, "shrunk.json")})
-	h.RoundFails(t, namecom.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	full := namecom.Config{Username: username, Token: token}
-	tests := []struct {
-		name    string
-		mutate  func(*namecom.Config)
-		wantErr string // the field the error names; "" for none
-	}{
-		{"complete", func(*namecom.Config) {}, ""},
-		{"sandbox", func(c *namecom.Config) { c.URL = namecom.SandboxURL; c.Username += "-test" }, ""},
-		{"per page", func(c *namecom.Config) { c.PerPage = 25 }, ""},
-		{"no username", func(c *namecom.Config) { c.Username = "" }, "Username"},
-		{"no token", func(c *namecom.Config) { c.Token = "  " }, "Token"},
-		{"relative URL", func(c *namecom.Config) { c.URL = "/core/v1/tldpricing" }, "URL"},
-		{"per page too large", func(c *namecom.Config) { c.PerPage = 1001 }, "PerPage"},
-		{"negative per page", func(c *namecom.Config) { c.PerPage = -1 }, "PerPage"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := full
-			tt.mutate(&c)
-			err := c.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr+": ")):
-				t.Fatalf("Validate() = %v, want a problem of the field %s", err, tt.wantErr)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := namecom.New(namecom.Config{}, client, nil); err == nil {
-		t.Error("New accepted an empty config")
-	}
-	if _, err := namecom.New(full, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := namecom.New(full, client, nil)
-	if err != nil || src.Name() != namecom.Name {
-		t.Errorf("New(full) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(body(row("com", `"1,234.50"`, "1e2", "-0"))))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := namecom.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
+func config(url string) namecom.Config {
+	return namecom.Config{URL: url, Username: username, Token: token}
 }

@@ -1,12 +1,11 @@
 package nicnames_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
 )
 
@@ -49,31 +48,10 @@ func document1000() []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkParse1000 parses a document whose NicNames entry has 1,000
-// zones. BenchmarkDecode1000 is its baseline in the same run: encoding/json
-// decoding the same bytes into generic values, which any reader of the
-// format pays at least.
+// BenchmarkParse1000 parses the list into price sets; BenchmarkDecode1000
+// is its baseline in the same run (make bench-ingest).
 func BenchmarkParse1000(b *testing.B) {
-	body := document1000()
-	observed := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		l, err := nicnames.Parse(body, observed)
-		if err != nil || len(l.Prices) != 1000 {
-			b.Fatalf("parse: %v", err)
-		}
-	}
+	ingesttest.BenchParse(b, nicnames.Declaration().Read, document1000(), 1000)
 }
 
-func BenchmarkDecode1000(b *testing.B) {
-	body := document1000()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var v map[string]any
-		if err := json.Unmarshal(body, &v); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkDecode1000(b *testing.B) { ingesttest.BenchDecode(b, document1000()) }

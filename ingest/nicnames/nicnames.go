@@ -101,20 +101,15 @@
 package nicnames
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
 
@@ -127,94 +122,35 @@ const DefaultURL = "https://nicnames.com/api/domains/registrar-prices"
 // entryName is the name of NicNames' own entry among the registrars.
 const entryName = "nicnames.com"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price document; empty means DefaultURL.
-	URL string
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
+// declaration is the source, as the package comment reads it: the rows
+// of NicNames' own entry, by position, in its currency, the ICANN fee
+// added where it is owed.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "NicNames", Website: "https://nicnames.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "nicnames price list", Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Within: own, Rows: "prices[]", Zone: "0", DocCurrency: "currency",
+		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
+		Prepare: priced, Finish: addICANNFee,
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "nicnames URL %v", err)
+// own narrows the document to NicNames' own entry, whose currency and
+// ICANN fee must be readable and whose prices a list of rows.
+func own(doc *kit.Doc) (*kit.Doc, error) {
+	var d struct {
+		Registrars *[]json.RawMessage `json:"registrars"`
 	}
-	return nil
-}
-
-// Source fetches NicNames' price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, "", contracts.TaxUnknown, Name, "NicNames", "https://nicnames.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("nicnames source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The document depends on its URL alone,
-// so the request is conditional.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch nicnames price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// document is the comparison document. Entries stay raw: only NicNames'
-// own is decoded further.
-type document struct {
-	Registrars *[]json.RawMessage `json:"registrars"`
-	Message    json.RawMessage    `json:"message"`
-	Error      json.RawMessage    `json:"error"`
-}
-
-type entry struct {
-	Name     json.RawMessage `json:"name"`
-	Currency json.RawMessage `json:"currency"`
-	ICANNFee json.RawMessage `json:"ICANNfee"`
-	Prices   json.RawMessage `json:"prices"`
-}
-
-// parse reads one response body of the price document into NicNames'
-// price sets observed at observed. See the package comment for how each
-// quirk of the format is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var d document
-	if err := json.Unmarshal(body, &d); err != nil {
+	if err := json.Unmarshal(doc.Raw, &d); err != nil {
 		return nil, fmt.Errorf("decode nicnames price list: %w", err)
 	}
 	if d.Registrars == nil {
-		if msg := envelopeMessage(d.Message, d.Error); msg != "" {
+		if msg := kit.Message(doc, "message", "error"); msg != "" {
 			return nil, fmt.Errorf("nicnames answered %q", msg)
 		}
 		return nil, errors.New("nicnames price list has no registrars")
@@ -224,38 +160,56 @@ func parse(body []byte, observed time.Time) (*ingest.List, error) {
 		return nil, err
 	}
 	currency, err := entryCurrency(e.Currency)
+	if err == nil {
+		_, err = icannFee(e.ICANNFee, currency)
+	}
 	if err != nil {
 		return nil, err
 	}
-	fee, err := icannFee(e.ICANNFee, currency)
-	if err != nil {
-		return nil, err
+	if t := kit.Get(e.raw, "prices"); kit.IsNull(t) || t[0] != '[' {
+		return nil, fmt.Errorf("nicnames.com prices are not a list of rows: %s", kit.Snippet(t))
 	}
-	var rows []json.RawMessage
-	if err := json.Unmarshal(e.Prices, &rows); err != nil || isNull(e.Prices) {
-		return nil, fmt.Errorf("nicnames.com prices are not a list of rows: %s", snippet(e.Prices))
-	}
-	var t ingest.Tally
-	for i, raw := range rows {
-		label, ps, err := parseRow(raw, currency, fee, observed)
-		if label == "" {
-			label = fmt.Sprintf("row %d", i+1)
-		}
-		t.Add(label, ps, err)
-	}
-	return t.List("nicnames price list")
+	return kit.NewDoc(e.raw), nil
 }
 
-// envelopeMessage is what an error envelope says, when it says it in a
-// string.
-func envelopeMessage(fields ...json.RawMessage) string {
-	for _, raw := range fields {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s)
+// priced skips a row that has no price after its zone.
+func priced(r *kit.Row) error {
+	if _, ok := kit.Field(r.Raw, "1"); !ok {
+		return fmt.Errorf("row %s has no price", kit.Snippet(r.Raw))
+	}
+	return nil
+}
+
+// addICANNFee adds the entry's ICANN fee to every price of a zone that
+// owes it.
+func addICANNFee(r *kit.Row, ps *contracts.PriceSet) error {
+	var cur string
+	for _, o := range ps.Ops() {
+		if o != nil {
+			cur = o.Regular.Currency
 		}
 	}
-	return ""
+	fee, _ := icannFee(r.Doc.Get("ICANNfee"), cur) // own read it
+	if fee == 0 {
+		return nil
+	}
+	owes, err := owesICANNFee(ps.Zone)
+	if err != nil || !owes {
+		return err
+	}
+	for _, o := range ps.Ops() {
+		if o != nil {
+			o.Regular.Amount += fee
+		}
+	}
+	return nil
+}
+
+type entry struct {
+	Name     json.RawMessage `json:"name"`
+	Currency json.RawMessage `json:"currency"`
+	ICANNFee json.RawMessage `json:"ICANNfee"`
+	raw      json.RawMessage
 }
 
 // ownEntry finds NicNames' own entry. Other entries are not decoded beyond
@@ -275,7 +229,7 @@ func ownEntry(registrars []json.RawMessage) (entry, error) {
 		if json.Unmarshal(e.Name, &name) != nil || !strings.EqualFold(strings.TrimSpace(name), entryName) {
 			continue
 		}
-		own = e
+		own, own.raw = e, raw
 		found++
 	}
 	switch found {
@@ -291,7 +245,7 @@ func ownEntry(registrars []json.RawMessage) (entry, error) {
 func entryCurrency(raw json.RawMessage) (string, error) {
 	var c string
 	if err := json.Unmarshal(raw, &c); err != nil || strings.TrimSpace(c) == "" {
-		return "", fmt.Errorf("%s entry names no currency (%s)", entryName, snippet(raw))
+		return "", fmt.Errorf("%s entry names no currency (%s)", entryName, kit.Snippet(raw))
 	}
 	c = strings.ToUpper(strings.TrimSpace(c))
 	if _, ok := contracts.CurrencyExponent(c); !ok {
@@ -303,7 +257,7 @@ func entryCurrency(raw json.RawMessage) (string, error) {
 // icannFee reads the entry's ICANN fee in minor units; zero when there is
 // none to add.
 func icannFee(raw json.RawMessage, currency string) (int64, error) {
-	text, err := decimalText(raw)
+	text, err := kit.DecimalText(raw)
 	if errors.Is(err, money.ErrNoPrice) {
 		return 0, nil
 	}
@@ -314,97 +268,7 @@ func icannFee(raw json.RawMessage, currency string) (int64, error) {
 			return fee, nil
 		}
 	}
-	return 0, fmt.Errorf("%s entry's ICANNfee %s is not an amount: %w", entryName, snippet(raw), err)
-}
-
-// parseRow turns one price row into a price set, or says why it cannot: an
-// ingest.LeftOut for a zone NicNames does not sell, another error for a
-// row that cannot be read. label names the row by its tld when it has one;
-// with an error the set still names the zone when the tld is one, so that
-// its last good price can be kept.
-func parseRow(raw json.RawMessage, currency string, fee int64, observed time.Time) (string, contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	var cells []json.RawMessage
-	if err := json.Unmarshal(raw, &cells); err != nil {
-		return "", ps, fmt.Errorf("row %s is not an array", snippet(raw))
-	}
-	if len(cells) < 2 {
-		return "", ps, fmt.Errorf("row %s has no price", snippet(raw))
-	}
-	var tld string
-	if err := json.Unmarshal(cells[0], &tld); err != nil {
-		return "", ps, fmt.Errorf("tld %s is not a string", snippet(cells[0]))
-	}
-	label := fmt.Sprintf("%q", tld)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(tld))
-	if err != nil {
-		return label, ps, err
-	}
-	ps.Zone = z.ASCII
-	cells = append(cells, make([]json.RawMessage, 4-min(len(cells), 4))...)
-	for _, f := range []struct {
-		name       string
-		raw        json.RawMessage
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"register", cells[1], &ps.Register, false},
-		{"renew", cells[2], &ps.Renew, false},
-		{"transfer", cells[3], &ps.Transfer, true},
-	} {
-		op, err := opPrice(f.raw, currency, f.zeroIsFree)
-		if err != nil {
-			return label, ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		*f.dst = op
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return label, ps, ingest.LeftOut("no operation offered")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return label, ps, ingest.LeftOut("nothing priced but a free transfer: a zone nicnames does not sell")
-	}
-	if fee > 0 {
-		owes, err := owesICANNFee(z.ASCII)
-		if err != nil {
-			return label, ps, err
-		}
-		if owes {
-			for _, o := range ops {
-				if o != nil {
-					o.Regular.Amount += fee
-				}
-			}
-		}
-	}
-	if err := ps.Validate(); err != nil {
-		return label, ps, err
-	}
-	return label, ps, nil
-}
-
-// opPrice reads one operation's price; nil when it is not offered. Unless
-// zeroIsFree, a zero price is a missing one.
-func opPrice(raw json.RawMessage, currency string, zeroIsFree bool) (*contracts.OpPrice, error) {
-	text, err := decimalText(raw)
-	if err == nil {
-		var amount int64
-		amount, err = money.Parse(text, currency)
-		if err == nil {
-			if amount == 0 && !zeroIsFree {
-				return nil, nil
-			}
-			return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}, nil
-		}
-	}
-	if errors.Is(err, money.ErrNoPrice) {
-		return nil, nil
-	}
-	return nil, err
+	return 0, fmt.Errorf("%s entry's ICANNfee %s is not an amount: %w", entryName, kit.Snippet(raw), err)
 }
 
 // owesICANNFee reports whether a customer pays the ICANN fee on zone: a
@@ -432,46 +296,4 @@ func owesICANNFee(zone string) (bool, error) {
 		return false, nil // every two-letter TLD is a country code
 	}
 	return true, nil
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text.
-// Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%s is neither a string nor a number", snippet(raw))
-}
-
-// snippet is raw JSON for an error message, shortened.
-func snippet(raw json.RawMessage) string {
-	const max = 40
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "absent"
-	}
-	if len(t) > max {
-		return string(bytes.ToValidUTF8(t[:max], []byte("?"))) + "…"
-	}
-	return string(bytes.ToValidUTF8(t, []byte("?")))
 }

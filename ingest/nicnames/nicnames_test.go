@@ -2,12 +2,9 @@ package nicnames_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
 )
 
@@ -39,20 +37,6 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *nicnames.Source {
-	t.Helper()
-	src, err := nicnames.New(nicnames.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, nicnames.Name, nicnames.Name, observed)
-}
-
 // opIn is an operation's regular price in minor units of currency.
 func opIn(amount int64, currency string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}
@@ -62,11 +46,11 @@ func op(cents int64) *contracts.OpPrice { return opIn(cents, "USD") }
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -133,386 +117,177 @@ func doc(currency, fee string, rows ...string) string {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const com = `["com","10.00","10.00","10.00"]`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "no ICANN fee: prices as listed",
-			body: doc(`"USD"`, "", com),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "no ICANN fee: prices as listed",
+			Body: doc(`"USD"`, "", com),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "zero ICANN fee",
-			body: doc(`"USD"`, `"0.00"`, com),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "zero ICANN fee",
+			Body: doc(`"USD"`, `"0.00"`, com),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "null ICANN fee",
-			body: doc(`"USD"`, `null`, com),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "null ICANN fee",
+			Body: doc(`"USD"`, `null`, com),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "ICANN fee as a number",
-			body: doc(`"USD"`, `0.18`, com),
-			zone: ".com", want: set(".com", op(1018), op(1018), op(1018)),
+			Name: "ICANN fee as a number",
+			Body: doc(`"USD"`, `0.18`, com),
+			Zone: ".com", Want: suite.Set(".com", op(1018), op(1018), op(1018)),
 		},
 		{
-			name: "ICANN fee added to a free gTLD transfer",
-			body: doc(`"USD"`, `"0.20"`, `["com","10.00","10.00","0.00"]`),
-			zone: ".com", want: set(".com", op(1020), op(1020), op(20)),
+			Name: "ICANN fee added to a free gTLD transfer",
+			Body: doc(`"USD"`, `"0.20"`, `["com","10.00","10.00","0.00"]`),
+			Zone: ".com", Want: suite.Set(".com", op(1020), op(1020), op(20)),
 		},
 		{
-			name: "ICANN fee not added to a second-level zone under a gTLD",
-			body: doc(`"USD"`, `"0.20"`, `["us.com","20.00","20.00","20.00"]`),
-			zone: ".us.com", want: set(".us.com", op(2000), op(2000), op(2000)),
+			Name: "ICANN fee not added to a second-level zone under a gTLD",
+			Body: doc(`"USD"`, `"0.20"`, `["us.com","20.00","20.00","20.00"]`),
+			Zone: ".us.com", Want: suite.Set(".us.com", op(2000), op(2000), op(2000)),
 		},
 		{
-			name: "ICANN fee not added to a two-letter TLD the catalog does not know",
-			body: doc(`"USD"`, `"0.20"`, `["zz","20.00","20.00","20.00"]`),
-			zone: ".zz", want: set(".zz", op(2000), op(2000), op(2000)),
+			Name: "ICANN fee not added to a two-letter TLD the catalog does not know",
+			Body: doc(`"USD"`, `"0.20"`, `["zz","20.00","20.00","20.00"]`),
+			Zone: ".zz", Want: suite.Set(".zz", op(2000), op(2000), op(2000)),
 		},
 		{
-			name: "ICANN fee added to an ASCII TLD the catalog does not know",
-			body: doc(`"USD"`, `"0.20"`, `["zzzz","20.00","20.00","20.00"]`),
-			zone: ".zzzz", want: set(".zzzz", op(2020), op(2020), op(2020)),
+			Name: "ICANN fee added to an ASCII TLD the catalog does not know",
+			Body: doc(`"USD"`, `"0.20"`, `["zzzz","20.00","20.00","20.00"]`),
+			Zone: ".zzzz", Want: suite.Set(".zzzz", op(2020), op(2020), op(2020)),
 		},
 		{
-			name: "IDN TLD the catalog does not know is skipped when a fee is due",
-			body: doc(`"USD"`, `"0.20"`, `["テスト","20.00","20.00","20.00"]`, com),
-			zone: ".xn--zckzah", skipped: 1, keep: []string{"prices.v1.nicnames.xn--zckzah"},
+			Name: "IDN TLD the catalog does not know is skipped when a fee is due",
+			Body: doc(`"USD"`, `"0.20"`, `["テスト","20.00","20.00","20.00"]`, com),
+			Zone: ".xn--zckzah", Skipped: 1, Keep: []string{"prices.v1.nicnames.xn--zckzah"},
 		},
 		{
-			name: "IDN TLD the catalog does not know is priced when no fee is due",
-			body: doc(`"USD"`, `"0"`, `["テスト","20.00","20.00","20.00"]`),
-			zone: ".xn--zckzah", want: set(".xn--zckzah", op(2000), op(2000), op(2000)),
+			Name: "IDN TLD the catalog does not know is priced when no fee is due",
+			Body: doc(`"USD"`, `"0"`, `["テスト","20.00","20.00","20.00"]`),
+			Zone: ".xn--zckzah", Want: suite.Set(".xn--zckzah", op(2000), op(2000), op(2000)),
 		},
 		{
-			name: "currency read from the document",
-			body: doc(`"eur"`, `"0.20"`, com),
-			zone: ".com", want: set(".com", opIn(1020, "EUR"), opIn(1020, "EUR"), opIn(1020, "EUR")),
+			Name: "currency read from the document",
+			Body: doc(`"eur"`, `"0.20"`, com),
+			Zone: ".com", Want: suite.Set(".com", opIn(1020, "EUR"), opIn(1020, "EUR"), opIn(1020, "EUR")),
 		},
 		{
-			name: "currency without minor units",
-			body: doc(`"JPY"`, "", `["jp","1,500","1,500",""]`),
-			zone: ".jp", want: set(".jp", opIn(1500, "JPY"), opIn(1500, "JPY"), nil),
+			Name: "currency without minor units",
+			Body: doc(`"JPY"`, "", `["jp","1,500","1,500",""]`),
+			Zone: ".jp", Want: suite.Set(".jp", opIn(1500, "JPY"), opIn(1500, "JPY"), nil),
 		},
 		{
-			name: "zero registration is not offered",
-			body: doc(`"USD"`, "", `["com","0.00","10.00","10.00"]`),
-			zone: ".com", want: set(".com", nil, op(1000), op(1000)),
+			Name: "zero registration is not offered",
+			Body: doc(`"USD"`, "", `["com","0.00","10.00","10.00"]`),
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
-			name: "nothing but a free transfer is left out",
-			body: doc(`"USD"`, "", `["pl","0","0","0"]`, com),
-			zone: ".pl",
+			Name: "nothing but a free transfer is left out",
+			Body: doc(`"USD"`, "", `["pl","0","0","0"]`, com),
+			Zone: ".pl",
 		},
 		{
-			name: "dash and null prices are not offered",
-			body: doc(`"USD"`, "", `["com","10.00","-",null]`),
-			zone: ".com", want: set(".com", op(1000), nil, nil),
+			Name: "dash and null prices are not offered",
+			Body: doc(`"USD"`, "", `["com","10.00","-",null]`),
+			Zone: ".com", Want: suite.Set(".com", op(1000), nil, nil),
 		},
 		{
-			name: "unicode and A-label rows keep the first",
-			body: doc(`"USD"`, "", `["みんな","9.00","9.00","9.00"]`, `["xn--q9jyb4c","8.00","8.00","8.00"]`),
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(900), op(900), op(900)), skipped: 1,
+			Name: "unicode and A-label rows keep the first",
+			Body: doc(`"USD"`, "", `["みんな","9.00","9.00","9.00"]`, `["xn--q9jyb4c","8.00","8.00","8.00"]`),
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(900), op(900), op(900)), Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone and keeps its last price",
-			body: doc(`"USD"`, "", `["net","TBD","10.00","10.00"]`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
+			Name: "unreadable price skips the zone and keeps its last price",
+			Body: doc(`"USD"`, "", `["net","TBD","10.00","10.00"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "negative price skips the zone",
-			body: doc(`"USD"`, "", `["net","-1","10.00","10.00"]`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
+			Name: "negative price skips the zone",
+			Body: doc(`"USD"`, "", `["net","-1","10.00","10.00"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "misplaced thousands separator skips the zone",
-			body: doc(`"USD"`, "", `["net","1,00.00","10.00","10.00"]`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
+			Name: "misplaced thousands separator skips the zone",
+			Body: doc(`"USD"`, "", `["net","1,00.00","10.00","10.00"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "price over the ceiling skips the zone",
-			body: doc(`"USD"`, "", `["net","99999999999999","10.00","10.00"]`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
+			Name: "price over the ceiling skips the zone",
+			Body: doc(`"USD"`, "", `["net","99999999999999","10.00","10.00"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "price that is an object skips the zone",
-			body: doc(`"USD"`, "", `["net",{"amount":"10.00"},"10.00","10.00"]`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.nicnames.net"},
+			Name: "price that is an object skips the zone",
+			Body: doc(`"USD"`, "", `["net",{"amount":"10.00"},"10.00","10.00"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "row that is not an array is skipped",
-			body: doc(`"USD"`, "", `{"tld":"net"}`, com),
-			zone: ".net", skipped: 1,
+			Name: "row that is not an array is skipped",
+			Body: doc(`"USD"`, "", `{"tld":"net"}`, com),
+			Zone: ".net", Skipped: 1,
 		},
 		{
-			name: "row without a price is skipped",
-			body: doc(`"USD"`, "", `["net"]`, com),
-			zone: ".net", skipped: 1,
+			Name: "row without a price is skipped",
+			Body: doc(`"USD"`, "", `["net"]`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.nicnames.net"},
 		},
 		{
-			name: "tld that is not a string is skipped",
-			body: doc(`"USD"`, "", `[42,"10.00","10.00","10.00"]`, com),
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)), skipped: 1,
+			Name: "tld that is not a string is skipped",
+			Body: doc(`"USD"`, "", `[42,"10.00","10.00","10.00"]`, com),
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)), Skipped: 1,
 		},
 		{
-			name: "tld that is not a zone is skipped",
-			body: doc(`"USD"`, "", `["foo bar","10.00","10.00","10.00"]`, com),
-			zone: ".foo bar", skipped: 1,
+			Name: "tld that is not a zone is skipped",
+			Body: doc(`"USD"`, "", `["foo bar","10.00","10.00","10.00"]`, com),
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "entry name in another case",
-			body: `{"registrars":[{"name":" NicNames.com ","currency":"USD","prices":[` + com + `]}]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "entry name in another case",
+			Body: `{"registrars":[{"name":" NicNames.com ","currency":"USD","prices":[` + com + `]}]}`,
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "other registrars' odd entries are not read",
-			body: `{"registrars":["x",{"name":7},{"name":"porkbun.com","currency":"XXX","ICANNfee":true,"prices":"none"},{"name":"nicnames.com","currency":"USD","prices":[` + com + `]}]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "other registrars' odd entries are not read",
+			Body: `{"registrars":["x",{"name":7},{"name":"porkbun.com","currency":"XXX","ICANNfee":true,"prices":"none"},{"name":"nicnames.com","currency":"USD","prices":[` + com + `]}]}`,
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
-		{name: "ICANN fee that is a boolean", body: doc(`"USD"`, `true`, com), wantErr: "ICANNfee true is not an amount"},
-		{name: "ICANN fee that is a word", body: doc(`"USD"`, `"included"`, com), wantErr: `ICANNfee "included" is not an amount`},
-		{name: "negative ICANN fee", body: doc(`"USD"`, `"-0.20"`, com), wantErr: "ICANNfee"},
-		{name: "no currency", body: doc("", "", com), wantErr: "names no currency"},
-		{name: "empty currency", body: doc(`""`, "", com), wantErr: "names no currency"},
-		{name: "unknown currency", body: doc(`"DOLLARS"`, "", com), wantErr: `currency "DOLLARS"`},
-		{name: "no nicnames.com entry", body: `{"registrars":[{"name":"porkbun.com","currency":"USD","prices":[` + com + `]}]}`, wantErr: "no nicnames.com entry"},
-		{name: "two nicnames.com entries", body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":[` + com + `]},{"name":"nicnames.com","currency":"USD","prices":[]}]}`, wantErr: "2 nicnames.com entries"},
-		{name: "prices not a list", body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":{"com":"10.00"}}]}`, wantErr: "not a list of rows"},
-		{name: "no prices", body: `{"registrars":[{"name":"nicnames.com","currency":"USD"}]}`, wantErr: "not a list of rows"},
-		{name: "empty prices", body: doc(`"USD"`, ""), wantErr: "no usable zone"},
-		{name: "only zones not sold", body: doc(`"USD"`, "", `["pl","0","0","0"]`), wantErr: "no usable zone"},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: `nicnames answered "Service temporarily unavailable"`},
-		{name: "empty object", body: `{}`, wantErr: "has no registrars"},
-		{name: "registrars not a list", body: `{"registrars":{"nicnames.com":[]}}`, wantErr: "decode nicnames price list"},
-		{name: "html page", body: `<!DOCTYPE html><html><body>Maintenance</body></html>`, wantErr: "decode nicnames price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "prices.json")[:400]), wantErr: "decode nicnames price list"},
-		{name: "empty body", body: ``, wantErr: "decode nicnames price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := nicnames.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: nicnames.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: nicnames.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("404 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch nicnames price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "ICANN fee that is a boolean", Body: doc(`"USD"`, `true`, com), WantErr: "ICANNfee true is not an amount"},
+		{Name: "ICANN fee that is a word", Body: doc(`"USD"`, `"included"`, com), WantErr: `ICANNfee "included" is not an amount`},
+		{Name: "negative ICANN fee", Body: doc(`"USD"`, `"-0.20"`, com), WantErr: "ICANNfee"},
+		{Name: "no currency", Body: doc("", "", com), WantErr: "names no currency"},
+		{Name: "empty currency", Body: doc(`""`, "", com), WantErr: "names no currency"},
+		{Name: "unknown currency", Body: doc(`"DOLLARS"`, "", com), WantErr: `currency "DOLLARS"`},
+		{Name: "no nicnames.com entry", Body: `{"registrars":[{"name":"porkbun.com","currency":"USD","prices":[` + com + `]}]}`, WantErr: "no nicnames.com entry"},
+		{Name: "two nicnames.com entries", Body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":[` + com + `]},{"name":"nicnames.com","currency":"USD","prices":[]}]}`, WantErr: "2 nicnames.com entries"},
+		{Name: "prices not a list", Body: `{"registrars":[{"name":"nicnames.com","currency":"USD","prices":{"com":"10.00"}}]}`, WantErr: "not a list of rows"},
+		{Name: "no prices", Body: `{"registrars":[{"name":"nicnames.com","currency":"USD"}]}`, WantErr: "not a list of rows"},
+		{Name: "empty prices", Body: doc(`"USD"`, ""), WantErr: "no zones"},
+		{Name: "only zones not sold", Body: doc(`"USD"`, "", `["pl","0","0","0"]`), WantErr: "no usable zone"},
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: `nicnames answered "Service temporarily unavailable"`},
+		{Name: "empty object", Body: `{}`, WantErr: "has no registrars"},
+		{Name: "registrars not a list", Body: `{"registrars":{"nicnames.com":[]}}`, WantErr: "decode nicnames price list"},
+		{Name: "html page", Body: `<!DOCTYPE html><html><body>Maintenance</body></html>`, WantErr: "decode nicnames price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "prices.json")[:400]), WantErr: "decode nicnames price list"},
+		{Name: "empty body", Body: ``, WantErr: "decode nicnames price list"},
 	})
 }
 
-// TestConditionalGet checks that the document is asked for again with the
-// validators the server sent, and that a 304 is read as the same list.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	var conditional []string
-	f, srv := newAPI(t, good)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		conditional = append(conditional, r.Header.Get("If-None-Match"))
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		_, _ = w.Write(good)
-	})
-	src := newSource(t, srv.URL, nil)
-	first, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"", `"v1"`}; !reflect.DeepEqual(conditional, want) {
-		t.Errorf("If-None-Match sent = %q, want %q", conditional, want)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("the list read from a 304 differs from the first")
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(nicnames.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
+	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode nicnames price list"},
-		{"html page with 200", `<html><head><title>Just a moment...</title></head></html>`, "decode nicnames price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Service temporarily unavailable"},
-		{"own entry gone", `{"registrars":[{"name":"namecheap.com","currency":"USD","prices":[]}]}`, "no nicnames.com entry"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, nicnames.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, nicnames.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "prices.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, nicnames.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `["com","11.72"`, `["com","TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, nicnames.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, nicnames.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "shrunk.json"))
-	h.RoundFails(t, nicnames.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     nicnames.Config
-		wantErr bool
-	}{
-		{"default", nicnames.Config{}, false},
-		{"https", nicnames.Config{URL: nicnames.DefaultURL}, false},
-		{"relative", nicnames.Config{URL: "/api/domains/registrar-prices"}, true},
-		{"ftp", nicnames.Config{URL: "ftp://nicnames.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := nicnames.New(nicnames.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := nicnames.New(nicnames.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := nicnames.New(nicnames.Config{}, client, nil)
-	if err != nil || src.Name() != nicnames.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(doc(`"USD"`, `"0.20"`, `["テスト","1","2","3"]`, `["zz","1,000.5","0","-"]`)))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := nicnames.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, nicnames.Declaration().Read, "*.json") }

@@ -109,22 +109,16 @@
 package openprovider
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Openprovider's registrar id.
@@ -137,6 +131,20 @@ const DefaultURL = "https://www.openprovider.com/api/pricing-data?currency=USD"
 // a price nothing else labels.
 const requested = "USD"
 
+// declaration is the source, as the package comment reads it: a row's
+// non-member fees, flat or in "nonMember", in its currency, the
+// document's or the one asked for.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Openprovider", Website: "https://www.openprovider.com"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "openprovider price list", Currency: requested, Tax: contracts.TaxExcluded,
+	Table: &kit.Table{
+		Rows: "data[]", Zone: "tld", Check: failure, Prepare: membership,
+		Register: kit.Op{Price: "registerFee"}, Renew: kit.Op{Price: "renewalFee"}, Transfer: kit.Op{Price: "transferFee"},
+		Currency: "currency", DocCurrency: "currency",
+	},
+	Shape: format(),
+}
+
 // Config configures a Source.
 type Config struct {
 	// URL is the price list; empty means DefaultURL. A URL that asks for a
@@ -147,34 +155,19 @@ type Config struct {
 // Validate reports a configuration that cannot work, naming the field
 // (contracts.ValidationError).
 func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "openprovider URL %v", err)
+	if err := (kit.Config{URL: c.URL}).Validate(); err != nil || c.URL == "" {
+		return err
 	}
-	if c.URL == "" {
-		return nil
-	}
-	u, _ := url.Parse(c.URL) // CheckURL parsed it
+	u, _ := url.Parse(c.URL) // kit.Config parsed it
 	if cur := u.Query().Get("currency"); cur != "" && !strings.EqualFold(cur, requested) {
 		return contracts.Invalid("URL", "asks for currency %q: this source reads unlabelled prices as %s, so it must ask for %s", cur, requested, requested)
 	}
 	return nil
 }
 
-// Source fetches Openprovider's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, requested, contracts.TaxExcluded, Name, "Openprovider", "https://www.openprovider.com")
-}
+// Source fetches Openprovider's price list, conditionally: its answer
+// depends on the URL alone.
+type Source = kit.Source
 
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
@@ -182,103 +175,29 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if client == nil {
-		return nil, errors.New("openprovider source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
+	return kit.New(&declaration, kit.Config{URL: cfg.URL}, client, now)
 }
 
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The list is fetched conditionally: its
-// answer depends on the URL alone.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch openprovider price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// response is the document. Rows stay raw so that one odd row costs only
-// its zone.
-type response struct {
-	Data     json.RawMessage `json:"data"`
-	Currency string          `json:"currency"`
-	// An error instead of a list.
-	Code    json.RawMessage `json:"code"`
-	Desc    string          `json:"desc"`
-	Message string          `json:"message"`
-	Error   json.RawMessage `json:"error"`
-}
-
-// fees are one price list's fees for a zone: the row's own (the flat
-// shape) or its nonMember or member object.
-type fees struct {
-	RegisterFee json.RawMessage `json:"registerFee"`
-	RenewalFee  json.RawMessage `json:"renewalFee"`
-	TransferFee json.RawMessage `json:"transferFee"`
-}
-
-type row struct {
-	TLD      string `json:"tld"`
-	Currency string `json:"currency"`
-	fees
-	NonMember *fees `json:"nonMember"`
-	Member    *fees `json:"member"`
-}
-
-// parse reads one response body of the price list into a list of price sets
-// observed at observed. See the package comment for how each quirk of the
-// format is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("decode openprovider price list: %w", err)
-	}
-	if err := r.failure(); err != nil {
-		return nil, err
-	}
-	var rows []json.RawMessage
-	if err := json.Unmarshal(r.Data, &rows); err != nil {
-		return nil, fmt.Errorf("decode openprovider price list: data: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, errors.New("openprovider price list has no zones")
-	}
-	var t ingest.Tally
-	for i, raw := range rows {
-		label, ps, err := parseRow(raw, r.Currency, observed)
-		if label == "" {
-			label = fmt.Sprintf("row %d", i)
-		}
-		t.Add(label, ps, err)
-	}
-	return t.List("openprovider price list")
+// Parse reads a saved response into price sets observed at observed, with
+// its drift from format.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	return declaration.Read(body, observed)
 }
 
 // failure names the error a document without a price list reports, or
 // returns nil for a document with one.
-func (r *response) failure() error {
-	code := strings.Trim(string(bytes.TrimSpace(r.Code)), `"`)
+func failure(doc *kit.Doc) error {
+	code := strings.Trim(string(doc.Get("code")), `" `)
 	failed := code != "" && code != "0" && code != "null"
-	if !failed && !isNull(r.Data) {
+	if !failed && !kit.IsNull(doc.Get("data")) {
 		return nil
 	}
 	var msg []string
 	if failed {
 		msg = append(msg, "code "+code)
 	}
-	for _, m := range []string{r.Desc, r.Message, string(bytes.Trim(bytes.TrimSpace(r.Error), `"`))} {
-		if m != "" && m != "null" {
+	for _, f := range []string{"desc", "message", "error"} {
+		if m := strings.Trim(string(doc.Get(f)), `" `); m != "" && m != "null" {
 			msg = append(msg, m)
 		}
 	}
@@ -288,117 +207,17 @@ func (r *response) failure() error {
 	return fmt.Errorf("openprovider answered %s", strings.Join(msg, ": "))
 }
 
-// parseRow turns one row of data into a price set, or says why it cannot:
-// an ingest.LeftOut for a row that is not a price this package publishes,
-// another error for one that cannot be read. With an error the set still
-// names the zone when the row did, so that its last good price can be
-// kept. label names the row in the list's reasons.
-func parseRow(raw json.RawMessage, docCurrency string, observed time.Time) (string, contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxExcluded,
+// membership reads a row's non-member fees: its "nonMember" object where
+// it has one, else its own; a row priced only for members, which needs a
+// paid membership, is left out.
+func membership(r *kit.Row) error {
+	switch nm := r.Get("nonMember"); {
+	case !kit.IsNull(nm) && !kit.IsObject(nm):
+		return fmt.Errorf("nonMember %s is not an object", kit.Snippet(nm))
+	case !kit.IsNull(nm):
+		r.Narrow("nonMember")
+	case kit.IsNull(r.Get("registerFee")) && kit.IsNull(r.Get("renewalFee")) && kit.IsNull(r.Get("transferFee")) && !kit.IsNull(r.Get("member")):
+		return ingest.LeftOut("only a member price, which needs a paid membership")
 	}
-	var rw row
-	bad := json.Unmarshal(raw, &rw)
-	if bad != nil {
-		// The prices may be what is wrong: read what names the zone.
-		var head struct {
-			TLD string `json:"tld"`
-		}
-		if json.Unmarshal(raw, &head) != nil {
-			return "", ps, fmt.Errorf("row does not decode: %w", bad)
-		}
-		rw = row{TLD: head.TLD}
-	}
-	label := strconv.Quote(rw.TLD)
-	z, err := contracts.NormalizeZone(strings.TrimSpace(rw.TLD))
-	if err != nil {
-		return label, ps, err
-	}
-	ps.Zone = z.ASCII
-	if bad != nil {
-		return label, ps, fmt.Errorf("row does not decode: %w", bad)
-	}
-
-	f := &rw.fees
-	switch {
-	case rw.NonMember != nil:
-		f = rw.NonMember
-	case isNull(f.RegisterFee) && isNull(f.RenewalFee) && isNull(f.TransferFee) && rw.Member != nil:
-		return label, ps, ingest.LeftOut("only a member price, which needs a paid membership")
-	}
-	cur, err := rowCurrency(rw.Currency, docCurrency)
-	if err != nil {
-		return label, ps, err
-	}
-	for _, op := range []struct {
-		name string
-		raw  json.RawMessage
-		dst  **contracts.OpPrice
-	}{
-		{"registerFee", f.RegisterFee, &ps.Register},
-		{"renewalFee", f.RenewalFee, &ps.Renew},
-		{"transferFee", f.TransferFee, &ps.Transfer},
-	} {
-		amount, err := amount(op.raw, cur)
-		if err != nil {
-			return label, ps, fmt.Errorf("%s: %w", op.name, err)
-		}
-		if amount > 0 {
-			*op.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
-		}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return label, ps, ingest.LeftOut("no operation priced")
-	}
-	return label, ps, nil
-}
-
-// rowCurrency is the currency of a row's prices: its own, the document's,
-// or the one asked for.
-func rowCurrency(own, doc string) (string, error) {
-	cur := strings.ToUpper(strings.TrimSpace(own))
-	if cur == "" {
-		cur = strings.ToUpper(strings.TrimSpace(doc))
-	}
-	if cur == "" {
-		return requested, nil
-	}
-	if _, ok := contracts.CurrencyExponent(cur); !ok {
-		return "", fmt.Errorf("currency %q is not an ISO 4217 code", cur)
-	}
-	return cur, nil
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// amount reads one fee, a JSON number or string in cur, into minor units;
-// 0 means not offered (absent, null, "", "n/a", zero).
-func amount(raw json.RawMessage, cur string) (int64, error) {
-	if isNull(raw) {
-		return 0, nil
-	}
-	// A number is read by its literal digits (a float64 would round
-	// them); anything but a number or a string fails money.Parse.
-	t := bytes.TrimSpace(raw)
-	text := string(t)
-	if t[0] == '"' {
-		if err := json.Unmarshal(t, &text); err != nil {
-			return 0, err
-		}
-	}
-	a, err := money.Parse(text, cur)
-	switch {
-	case errors.Is(err, money.ErrNoPrice):
-		return 0, nil
-	case err != nil:
-		return 0, err
-	case a > contracts.MaxAmount:
-		return 0, fmt.Errorf("price %q is above the ceiling of %d minor units", text, contracts.MaxAmount)
-	}
-	return a, nil
+	return nil
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,33 +38,11 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *openprovider.Source {
-	t.Helper()
-	src, err := openprovider.New(openprovider.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, openprovider.Name, openprovider.Name, observed)
-}
-
 func price(cur string, amount int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
 
 func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: openprovider.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: openprovider.Name,
-		Tax: contracts.TaxExcluded,
-	}
-}
 
 // fixtureZones is how many zones pricing.json prices: 22 rows less .pl,
 // which offers nothing.
@@ -74,11 +50,11 @@ const fixtureZones = 21
 
 func TestFetch(t *testing.T) {
 	_, url := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != fixtureZones {
 		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
 	}
@@ -126,13 +102,13 @@ func TestMemberPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if list.Skipped != 0 {
 		t.Errorf("skipped %d, want 0: a member-only row is left out", list.Skipped)
 	}
-	ingesttest.CheckZone(t, got, ".com", set(".com", usd(1045), usd(1045), usd(1045)))
-	ingesttest.CheckZone(t, got, ".net", set(".net", usd(1230), usd(1230), usd(1230)))
-	ingesttest.CheckZone(t, got, ".eu", set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)))
+	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", usd(1045), usd(1045), usd(1045)))
+	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", usd(1230), usd(1230), usd(1230)))
+	ingesttest.CheckZone(t, got, ".eu", suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)))
 	ingesttest.CheckZone(t, got, ".shop", nil)
 }
 
@@ -140,287 +116,137 @@ func TestMemberPrices(t *testing.T) {
 func TestParseQuirks(t *testing.T) {
 	const com = `{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45}`
 	rows := func(r ...string) string { return `{"data":[` + strings.Join(r, ",") + `]}` }
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // rows that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "restore fee is not read",
-			body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), usd(1045)),
+			Name: "restore fee is not read",
+			Body: rows(`{"tld":"com","registerFee":10.45,"renewalFee":10.45,"transferFee":10.45,"restoreFee":"TBD"}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), usd(1045)),
 		},
 		{
-			name: "zero transfer is not offered",
-			body: rows(`{"tld":"uk","registerFee":5.4,"renewalFee":5.4,"transferFee":"0.00"}`),
-			zone: ".uk", want: set(".uk", usd(540), usd(540), nil),
+			Name: "zero transfer is not offered",
+			Body: rows(`{"tld":"uk","registerFee":5.4,"renewalFee":5.4,"transferFee":"0.00"}`),
+			Zone: ".uk", Want: suite.Set(".uk", usd(540), usd(540), nil),
 		},
 		{
-			name: "zero registration is not offered",
-			body: rows(`{"tld":"com","registerFee":0,"renewalFee":10.45,"transferFee":10.45}`),
-			zone: ".com", want: set(".com", nil, usd(1045), usd(1045)),
+			Name: "zero registration is not offered",
+			Body: rows(`{"tld":"com","registerFee":0,"renewalFee":10.45,"transferFee":10.45}`),
+			Zone: ".com", Want: suite.Set(".com", nil, usd(1045), usd(1045)),
 		},
 		{
-			name: "row offering nothing is left out, not skipped",
-			body: rows(`{"tld":"pl","registerFee":0,"renewalFee":"","transferFee":null}`, com),
-			zone: ".pl",
+			Name: "row offering nothing is left out, not skipped",
+			Body: rows(`{"tld":"pl","registerFee":0,"renewalFee":"","transferFee":null}`, com),
+			Zone: ".pl",
 		},
 		{
-			name: "exponent notation skips the row",
-			body: rows(`{"tld":"net","registerFee":1.23E1}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "exponent notation skips the row",
+			Body: rows(`{"tld":"net","registerFee":1.23E1}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "fractions of a cent",
-			body: rows(`{"tld":"com","registerFee":10.455,"renewalFee":"10.4549","transferFee":10.45}`),
-			zone: ".com", want: set(".com", usd(1046), usd(1045), usd(1045)),
+			Name: "fractions of a cent",
+			Body: rows(`{"tld":"com","registerFee":10.455,"renewalFee":"10.4549","transferFee":10.45}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1046), usd(1045), usd(1045)),
 		},
 		{
-			name: "row currency",
-			body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
-			zone: ".eu", want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Name: "row currency",
+			Body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
+			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
-			name: "document currency",
-			body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
-			zone: ".eu", want: set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Name: "document currency",
+			Body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
+			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
 		},
 		{
-			name: "row currency over the document's",
-			body: `{"currency":"EUR","data":[{"tld":"com","currency":"USD","registerFee":10.45}]}`,
-			zone: ".com", want: set(".com", usd(1045), nil, nil),
+			Name: "row currency over the document's",
+			Body: `{"currency":"EUR","data":[{"tld":"com","currency":"USD","registerFee":10.45}]}`,
+			Zone: ".com", Want: suite.Set(".com", usd(1045), nil, nil),
 		},
 		{
-			name: "yen have no minor unit",
-			body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
-			zone: ".jp", want: set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
+			Name: "yen have no minor unit",
+			Body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
+			Zone: ".jp", Want: suite.Set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
 		},
 		{
-			name: "unknown currency skips the row",
-			body: rows(`{"tld":"eu","currency":"EURO","registerFee":3.99}`, com),
-			zone: ".eu", skipped: 1, keep: []string{"prices.v1.openprovider.eu"},
+			Name: "unknown currency skips the row",
+			Body: rows(`{"tld":"eu","currency":"EURO","registerFee":3.99}`, com),
+			Zone: ".eu", Skipped: 1, Keep: []string{"prices.v1.openprovider.eu"},
 		},
 		{
-			name: "non-member price over the flat one",
-			body: rows(`{"tld":"com","registerFee":1,"nonMember":{"registerFee":10.45,"renewalFee":10.45},"member":{"registerFee":8}}`),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), nil),
+			Name: "non-member price over the flat one",
+			Body: rows(`{"tld":"com","registerFee":1,"nonMember":{"registerFee":10.45,"renewalFee":10.45},"member":{"registerFee":8}}`),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), nil),
 		},
 		{
-			name: "member-only row is left out",
-			body: rows(`{"tld":"shop","member":{"registerFee":1.2,"renewalFee":28.9}}`, com),
-			zone: ".shop",
+			Name: "member-only row is left out",
+			Body: rows(`{"tld":"shop","member":{"registerFee":1.2,"renewalFee":28.9}}`, com),
+			Zone: ".shop",
 		},
 		{
-			name: "non-member price that is not an object skips the row, keeping its zone",
-			body: rows(`{"tld":"net","nonMember":"12.30"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "non-member price that is not an object skips the row, keeping its zone",
+			Body: rows(`{"tld":"net","nonMember":"12.30"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "currency symbol skips the row",
-			body: rows(`{"tld":"net","registerFee":"$12.30","renewalFee":12.3}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "currency symbol skips the row",
+			Body: rows(`{"tld":"net","registerFee":"$12.30","renewalFee":12.3}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "negative price skips the row",
-			body: rows(`{"tld":"net","registerFee":-1,"renewalFee":12.3}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "negative price skips the row",
+			Body: rows(`{"tld":"net","registerFee":-1,"renewalFee":12.3}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "misplaced separator skips the row",
-			body: rows(`{"tld":"net","registerFee":"1,23.00"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "misplaced separator skips the row",
+			Body: rows(`{"tld":"net","registerFee":"1,23.00"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "price above the ceiling skips the row",
-			body: rows(`{"tld":"net","registerFee":"99999999999.99"}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "price above the ceiling skips the row",
+			Body: rows(`{"tld":"net","registerFee":"99999999999.99"}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "object price skips the row",
-			body: rows(`{"tld":"net","registerFee":{"price":12.3}}`, com),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.openprovider.net"},
+			Name: "object price skips the row",
+			Body: rows(`{"tld":"net","registerFee":{"price":12.3}}`, com),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.openprovider.net"},
 		},
 		{
-			name: "tld that is not a zone is skipped",
-			body: rows(`{"tld":"foo bar","registerFee":1}`, com),
-			zone: ".foo bar", skipped: 1,
+			Name: "tld that is not a zone is skipped",
+			Body: rows(`{"tld":"foo bar","registerFee":1}`, com),
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "row that is not an object is skipped",
-			body: rows(`"com"`, com),
-			zone: ".com", want: set(".com", usd(1045), usd(1045), usd(1045)), skipped: 1,
+			Name: "row that is not an object is skipped",
+			Body: rows(`"com"`, com),
+			Zone: ".com", Want: suite.Set(".com", usd(1045), usd(1045), usd(1045)), Skipped: 1,
 		},
 		{
-			name: "unicode tld and its A-label keep the first",
-			body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"XN--P1AI","registerFee":5.9}`),
-			zone: ".xn--p1ai", want: set(".xn--p1ai", usd(490), nil, nil), skipped: 1,
+			Name: "unicode tld and its A-label keep the first",
+			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"XN--P1AI","registerFee":5.9}`),
+			Zone: ".xn--p1ai", Want: suite.Set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode tld",
-			body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"xn--p1ai","registerFee":"TBD"}`),
-			zone: ".xn--p1ai", want: set(".xn--p1ai", usd(490), nil, nil), skipped: 1,
+			Name: "unreadable A-label beside its readable unicode tld",
+			Body: rows(`{"tld":"рф","registerFee":4.9}`, `{"tld":"xn--p1ai","registerFee":"TBD"}`),
+			Zone: ".xn--p1ai", Want: suite.Set(".xn--p1ai", usd(490), nil, nil), Skipped: 1,
 		},
-		{name: "error envelope", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "code 399: Too many requests"},
-		{name: "error message", body: `{"message":"Service unavailable"}`, wantErr: "Service unavailable"},
-		{name: "error object", body: `{"error":{"reason":"maintenance"}}`, wantErr: "maintenance"},
-		{name: "no data", body: `{}`, wantErr: "has no data"},
-		{name: "empty data", body: `{"data":[]}`, wantErr: "no zones"},
-		{name: "data is an object", body: `{"data":{"com":{}}}`, wantErr: "decode openprovider price list"},
-		{name: "only rows that cannot be used", body: rows(`{"tld":"pl","registerFee":0}`, `{"tld":"shop","member":{"registerFee":1}}`), wantErr: "no usable zone"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode openprovider price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.json")[:300]), wantErr: "decode openprovider price list"},
-		{name: "trailing garbage", body: rows(com) + `<!-- cached -->`, wantErr: "decode openprovider price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := openprovider.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	fetchOK := func(t *testing.T, api *ingesttest.API, url string, hc *http.Client, requests int) {
-		t.Helper()
-		list, err := newSource(t, url, hc).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), fixtureZones)
-		}
-		if got := api.Requests(); got != requests {
-			t.Errorf("server saw %d requests, want %d", got, requests)
-		}
-	}
-	t.Run("500s then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		fetchOK(t, api, url, nil, 3)
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Hang(t))
-		fetchOK(t, api, url, &http.Client{Timeout: 100 * time.Millisecond}, 2)
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		fetchOK(t, api, url, nil, 2)
-	})
-	t.Run("404 is not retried", func(t *testing.T) {
-		api, url := newAPI(t, good)
-		api.Serve(ingesttest.Status(http.StatusNotFound))
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusNotFound || !strings.Contains(err.Error(), "fetch openprovider price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 404", err)
-		}
-		if got := api.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "error envelope", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "code 399: Too many requests"},
+		{Name: "error message", Body: `{"message":"Service unavailable"}`, WantErr: "Service unavailable"},
+		{Name: "error object", Body: `{"error":{"reason":"maintenance"}}`, WantErr: "maintenance"},
+		{Name: "no data", Body: `{}`, WantErr: "has no data"},
+		{Name: "empty data", Body: `{"data":[]}`, WantErr: "no zones"},
+		{Name: "data is an object", Body: `{"data":{"com":{}}}`, WantErr: "decode openprovider price list"},
+		{Name: "only rows that cannot be used", Body: rows(`{"tld":"pl","registerFee":0}`, `{"tld":"shop","member":{"registerFee":1}}`), WantErr: "no usable zone"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode openprovider price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.json")[:300]), WantErr: "decode openprovider price list"},
+		{Name: "trailing garbage", Body: rows(com) + `<!-- cached -->`, WantErr: "decode openprovider price list"},
 	})
 }
 
-// TestConditionalGet checks that a second fetch asks whether the list
-// changed, and reads the remembered list when the server says it did not.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	api, url := newAPI(t, good)
-	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		ingesttest.Body(good)(w, r)
-	})
-	src := newSource(t, url, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != fixtureZones {
-			t.Errorf("fetch %d: got %d zones, want %d", i, len(list.Prices), fixtureZones)
-		}
-	}
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode openprovider price list"},
-		{"html error page with 200", `<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Back soon</body></html>`, "decode openprovider price list"},
-		{"error envelope", string(ingesttest.Fixture(t, "error.json")), "Too many requests"},
-		{"wrong shape", `{"data":{"results":[]}}`, "decode openprovider price list"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			api, url := newAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, openprovider.Name)
-			if len(before) != fixtureZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), fixtureZones)
-			}
-
-			api.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, openprovider.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	api, url := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, openprovider.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"tld":"com","registerFee":10.45`, `"tld":"com","registerFee":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com row to spoil")
-	}
-	api.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable row: %v", err)
-	}
-	after := h.Prices(t, openprovider.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable row = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable row, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	api, url := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, openprovider.Name)
-
-	api.SetBody(ingesttest.Fixture(t, "pricing_shrunk.json"))
-	h.RoundFails(t, openprovider.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
+// TestConfig checks the currency a URL asks for; Conform checks the rest.
+func TestConfigCurrency(t *testing.T) {
 	tests := []struct {
 		name    string
 		cfg     openprovider.Config
@@ -446,26 +272,22 @@ func TestConfig(t *testing.T) {
 			}
 		})
 	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := openprovider.New(openprovider.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := openprovider.New(openprovider.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := openprovider.New(openprovider.Config{}, client, nil)
-	if err != nil || src.Name() != openprovider.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
 }
 
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"currency":"JPY","data":[{"tld":"jp","registerFee":"1,500.5","nonMember":null,"member":{}}]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := openprovider.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: openprovider.Name, Registrar: openprovider.Name, Parse: openprovider.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return openprovider.New(openprovider.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return openprovider.Config{URL: url}.Validate() },
+	Path:     path, Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Conditional: true, Spoil: "data.0.registerFee",
+	Drift:    ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
+
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, openprovider.Parse, "*.json") }

@@ -1,10 +1,6 @@
 package ovhcloud
 
-import (
-	"time"
-
-	"github.com/zoneprice/zoneprice/ingest"
-)
+import "github.com/zoneprice/zoneprice/ingest"
 
 // format is the document as the package comment's Fields list it: a
 // name ending in "?" may be absent (read where present, ignored, or an
@@ -34,11 +30,4 @@ func format() *ingest.Shape {
 		"catalogId?": nil, "products?": nil, "addons?": nil, "planFamilies?": nil,
 		"class?": ingest.Scalar(), "message?": ingest.Scalar(),
 	})
-}
-
-// Parse reads a saved response as parse does, with its drift from
-// format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	list, err := parse(body, observed)
-	return ingest.CheckFormat(format(), body, list, err)
 }

@@ -113,11 +113,9 @@ package ovhcloud
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -127,6 +125,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
 
@@ -205,21 +204,22 @@ func (c Config) url() string {
 	return "https://" + host + "/1.0/order/catalog/public/domain?ovhSubsidiary=" + url.QueryEscape(sub)
 }
 
-// Source fetches OVHcloud's domain catalog.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
+// declaration is the source; its plans need code of their own (parse).
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "OVHcloud", Website: "https://www.ovhcloud.com"},
+	Kind: contracts.SourceAPI, URL: DefaultURL, What: "ovhcloud price list",
+	// The public catalog's prices are before VAT, which OVHcloud adds at
+	// checkout by the customer's country.
+	Tax: contracts.TaxExcluded,
+	Parse: func(_ *kit.Declaration, body []byte, observed time.Time) (*ingest.List, error) {
+		return parse(body, observed)
+	},
+	Shape: format(),
 }
 
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceAPI, s.url, "", contracts.TaxExcluded, Name, "OVHcloud", "https://www.ovhcloud.com")
-}
+// Source fetches OVHcloud's domain catalog, conditionally: its answer
+// depends on the URL alone.
+type Source = kit.Source
 
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
@@ -227,26 +227,13 @@ func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if client == nil {
-		return nil, errors.New("ovhcloud source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Source{url: cfg.url(), client: client, now: now}, nil
+	return kit.New(&declaration, kit.Config{URL: cfg.url()}, client, now)
 }
 
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The catalog is fetched conditionally:
-// its answer depends on the URL alone.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch ovhcloud price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
+// Parse reads one catalog body into a list of price sets observed at
+// observed, with its drift from format.
+func Parse(body []byte, observed time.Time) (*ingest.List, error) {
+	return declaration.Read(body, observed)
 }
 
 // catalog is the part of the catalog this package reads. Plans stay raw so

@@ -2,13 +2,9 @@ package ovhcloud_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,20 +70,6 @@ func status(code int) http.HandlerFunc {
 	}
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *ovhcloud.Source {
-	t.Helper()
-	src, err := ovhcloud.New(ovhcloud.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, ovhcloud.Name, ovhcloud.Name, observed)
-}
-
 func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: eur(cents)} }
@@ -106,11 +88,11 @@ func at(s string) *time.Time {
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
-	list, err := newSource(t, url, nil).Fetch(context.Background())
+	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 14 {
 		t.Errorf("got %d zones, want 14 (15 plans less the premium-only one)", len(got))
 	}
@@ -173,288 +155,147 @@ const (
 var com = plan("com", ".com", pricing("create-default", create, 12, "month", "799000000", ""))
 
 func TestParseQuirks(t *testing.T) {
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string
-		skipped int      // plans that could not be read
-		keep    []string // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "locale currency",
-			body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
+			Name: "locale currency",
+			Body: plans("GBP", plan("co.uk", ".co.uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("create-default", renew, 12, "month", "899000000", ""))),
-			zone: ".co.uk", want: set(".co.uk", gbp(699), gbp(899), nil),
+			Zone: ".co.uk", Want: suite.Set(".co.uk", gbp(699), gbp(899), nil),
 		},
 		{
-			name: "one year written as a year",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Name: "one year written as a year",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 1, "year", "1099000000", ""))),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "multi-year pricing is not a one-year price",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 24, "month", "2198000000", ""))),
-			zone: ".net",
+			Name: "multi-year pricing is not a one-year price",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 24, "month", "2198000000", ""))),
+			Zone: ".net",
 		},
 		{
-			name: "pricings that disagree leave the operation out",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+			Name: "pricings that disagree leave the operation out",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
 				pricing("create-default", create, 12, "month", "1199000000", ""),
 				pricing("create-default", renew, 12, "month", "1519000000", ""))),
-			zone: ".net", want: set(".net", nil, op(1519), nil),
+			Zone: ".net", Want: suite.Set(".net", nil, op(1519), nil),
 		},
 		{
-			name: "pricings that all disagree skip the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
+			Name: "pricings that all disagree skip the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""),
 				pricing("create-default", create, 12, "month", "1199000000", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "free transfer is kept",
-			body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
+			Name: "free transfer is kept",
+			Body: plans("EUR", plan("uk", ".uk", pricing("create-default", create, 12, "month", "699000000", ""),
 				pricing("transfer-default", create, 12, "month", "0", ""))),
-			zone: ".uk", want: set(".uk", op(699), nil, op(0)),
+			Zone: ".uk", Want: suite.Set(".uk", op(699), nil, op(0)),
 		},
 		{
-			name: "premium modes are not default prices",
-			body: plans("EUR", com, plan("game", ".game", pricing("create-premium", create, 12, "month", "1999000000", ""),
+			Name: "premium modes are not default prices",
+			Body: plans("EUR", com, plan("game", ".game", pricing("create-premium", create, 12, "month", "1999000000", ""),
 				pricing("transfer-aftermarket1", create, 12, "month", "999000000", ""))),
-			zone: ".game",
+			Zone: ".game",
 		},
 		{
-			name: "premium variant plan code",
-			body: plans("EUR", com, plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", ""))),
-			zone: ".com-premium",
+			Name: "premium variant plan code",
+			Body: plans("EUR", com, plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", ""))),
+			Zone: ".com-premium",
 		},
 		{
-			name: "plan invoiced as another zone",
-			body: plans("EUR", plan("comx", ".com", pricing("create-default", create, 12, "month", "4999000000", "")),
+			Name: "plan invoiced as another zone",
+			Body: plans("EUR", plan("comx", ".com", pricing("create-default", create, 12, "month", "4999000000", "")),
 				plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000", ""))),
-			zone: ".comx",
+			Zone: ".comx",
 		},
 		{
-			name: "unicode plan code",
-			body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
-			zone: ".xn--6frz82g", want: set(".xn--6frz82g", op(2999), nil, nil),
+			Name: "unicode plan code",
+			Body: plans("EUR", plan("移动", ".xn--6frz82g (.移动)", pricing("create-default", create, 12, "month", "2999000000", ""))),
+			Zone: ".xn--6frz82g", Want: suite.Set(".xn--6frz82g", op(2999), nil, nil),
 		},
 		{
-			name: "duplicate zone keeps the first",
-			body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 1,
+			Name: "duplicate zone keeps the first",
+			Body: plans("EUR", com, plan("COM", ".com", pricing("create-default", create, 12, "month", "999000000", ""))),
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
+			Skipped: 1,
 		},
 		{
-			name: "fractional price skips the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Name: "fractional price skips the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000.5", ""))),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "negative price skips the plan",
-			body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
-			zone: ".net", skipped: 1, keep: []string{"prices.v1.ovhcloud.net"},
+			Name: "negative price skips the plan",
+			Body: plans("EUR", com, plan("net", ".net", pricing("create-default", create, 12, "month", "-1", ""))),
+			Zone: ".net", Skipped: 1, Keep: []string{"prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "plan that is not an object is skipped",
-			body: plans("EUR", com, `"net"`),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 1,
+			Name: "plan that is not an object is skipped",
+			Body: plans("EUR", com, `"net"`),
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable plans are counted and kept, plans that are not zones are not",
-			body: plans("EUR", com,
+			Name: "unreadable plans are counted and kept, plans that are not zones are not",
+			Body: plans("EUR", com,
 				plan("com-premium", ".com-premium", pricing("create-default", create, 12, "month", "4999000000", "")),
 				plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", "")),
 				plan("net", ".net", pricing("create-default", create, 12, "month", `"TBD"`, "")),
 				plan("CO.UK", ".co.uk", pricing("create-default", create, 12, "month", "-719000000", "")),
 				`{"invoiceName":".org","pricings":[]}`,
 				plan("com", ".com", pricing("create-default", create, 12, "month", `"x"`, ""))),
-			zone: ".com", want: set(".com", op(799), nil, nil),
-			skipped: 4, keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
+			Zone: ".com", Want: suite.Set(".com", op(799), nil, nil),
+			Skipped: 4, Keep: []string{"prices.v1.ovhcloud.co_uk", "prices.v1.ovhcloud.net"},
 		},
 		{
-			name: "promotion from its discount without an end",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion from its discount without an end",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"name":"N","startDate":"2026-11-01T00:00:00+01:00","discount":{"tax":0,"value":500000000},"type":"fixed_amount"}]`))),
-			zone: ".net", want: set(".net", promo(1099, 599, nil), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", promo(1099, 599, nil), nil, nil),
 		},
 		{
-			name: "promotion not started yet is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion not started yet is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"startDate":"2026-12-01T00:00:00+01:00","endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "cheapest of two running promotions",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "cheapest of two running promotions",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","total":{"value":899000000}},{"endDate":"2026-12-31T00:00:00+01:00","total":{"value":599000000}}]`))),
-			zone: ".net", want: set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", promo(1099, 599, at("2026-12-30T23:00:00Z")), nil, nil),
 		},
 		{
-			name: "promotion that rounds to no discount is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion that rounds to no discount is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1098900000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
 		{
-			name: "promotion dearer than the price is ignored",
-			body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
+			Name: "promotion dearer than the price is ignored",
+			Body: plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
 				`,"promotions":[{"total":{"value":1299000000}}]`))),
-			zone: ".net", want: set(".net", op(1099), nil, nil),
+			Zone: ".net", Want: suite.Set(".net", op(1099), nil, nil),
 		},
-		{name: "api error", body: string(ingesttest.Fixture(t, "error.json")), wantErr: "Invalid value for ovhSubsidiary"},
-		{name: "unknown currency", body: plans("XYZ", com), wantErr: `currency "XYZ"`},
-		{name: "no locale", body: `{"plans":[` + com + `]}`, wantErr: "no locale"},
-		{name: "no plans", body: plans("EUR"), wantErr: "no plans"},
+		{Name: "api error", Body: string(ingesttest.Fixture(t, "error.json")), WantErr: "Invalid value for ovhSubsidiary"},
+		{Name: "unknown currency", Body: plans("XYZ", com), WantErr: `currency "XYZ"`},
+		{Name: "no locale", Body: `{"plans":[` + com + `]}`, WantErr: "no locale"},
+		{Name: "no plans", Body: plans("EUR"), WantErr: "no plans"},
 		{
-			name:    "only plans that cannot be used",
-			body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
-			wantErr: "no usable zone",
+			Name:    "only plans that cannot be used",
+			Body:    plans("EUR", plan("game", ".game", pricing("create-premium", create, 12, "month", "99999900000000", ""))),
+			WantErr: "no usable zone",
 		},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "catalog_fr.json")[:4000]), wantErr: "decode ovhcloud catalog"},
-		{name: "html", body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", wantErr: "decode ovhcloud catalog"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := ovhcloud.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "catalog_fr.json")[:4000]), WantErr: "decode ovhcloud catalog"},
+		{Name: "html", Body: "<html><body><h1>504 Gateway Time-out</h1></body></html>", WantErr: "decode ovhcloud catalog"},
+	})
 }
 
 func gbp(pence int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: pence, Currency: "GBP"}}
 }
 
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: ovhcloud.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: ovhcloud.Name,
-		Tax: contracts.TaxExcluded,
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "catalog_fr.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(status(http.StatusInternalServerError), status(http.StatusServiceUnavailable))
-		list, err := newSource(t, url, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 3 {
-			t.Errorf("server saw %d requests, want 3", n)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, url, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 2 {
-			t.Errorf("server saw %d requests, want 2", n)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"class":"Client::TooManyRequests","message":"Too many requests"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, url, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 14 {
-			t.Errorf("got %d zones, want 14", len(list.Prices))
-		}
-		if n := f.Requests(); n != 2 {
-			t.Errorf("server saw %d requests, want 2", n)
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, string(ingesttest.Fixture(t, "error.json")), http.StatusBadRequest)
-		})
-		_, err := newSource(t, url, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch ovhcloud price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
-		}
-		if n := f.Requests(); n != 1 {
-			t.Errorf("server saw %d requests, want 1", n)
-		}
-	})
-	t.Run("unchanged catalog answers 304", func(t *testing.T) {
-		f, url := newFakeAPI(t, good)
-		src := newSource(t, url, nil)
-		first, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, nm := f.Requests(), f.notModified.Load(); n != 2 || nm != 1 {
-			t.Errorf("server saw %d requests, %d answered 304; want 2 and 1", n, nm)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Error("the list read from a 304 differs from the first")
-		}
-	})
-}
-
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "catalog_fr.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode ovhcloud catalog"},
-		{"malformed", `{"catalogId":2387,"locale":{"currencyCode":"EUR"},"plans":{"com":{}}}`, "decode ovhcloud catalog"},
-		{"api error", string(ingesttest.Fixture(t, "error.json")), "Client::BadRequest"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, url := newFakeAPI(t, good)
-			src := newSource(t, url, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, ovhcloud.Name)
-			if len(before) != 14 {
-				t.Fatalf("first round published %d zones, want 14", len(before))
-			}
-
-			f.serve([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, ovhcloud.Name, before, nil)
-		})
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
-	h := ingesttest.New(t, newSource(t, url, nil))
-	before := h.Round(t, ovhcloud.Name)
-
-	f.serve(ingesttest.Fixture(t, "catalog_shrunk.json"))
-	h.RoundFails(t, ovhcloud.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
+func TestConfigSubsidiary(t *testing.T) {
 	tests := []struct {
 		name    string
 		cfg     ovhcloud.Config
@@ -492,47 +333,22 @@ func TestConfig(t *testing.T) {
 			}
 		})
 	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := ovhcloud.New(ovhcloud.Config{Subsidiary: "ZZ"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := ovhcloud.New(ovhcloud.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := ovhcloud.New(ovhcloud.Config{}, client, nil)
-	if err != nil || src.Name() != ovhcloud.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
 }
 
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no fixtures: %v", err)
-	}
-	// A whole catalog is slow to mutate and slower to minimise (each new
-	// find is minimised for up to a minute), so a large fixture is seeded
-	// plan by plan, each plan alone in a catalog; small ones whole.
-	for _, name := range files {
-		body := ingesttest.Fixture(f, filepath.Base(name))
-		if len(body) < 4096 {
-			f.Add(body)
-			continue
-		}
-		var cat struct{ Plans []json.RawMessage }
-		if err := json.Unmarshal(body, &cat); err != nil {
-			f.Fatal(err)
-		}
-		for _, p := range cat.Plans {
-			f.Add([]byte(plans("EUR", string(p))))
-		}
-	}
-	f.Add([]byte(plans("EUR", plan("net", ".net", pricing("create-default", create, 12, "month", "1099000000",
-		`,"promotions":[{"endDate":"2027-01-31T00:00:00+01:00","discount":{"value":99000000}}]`)))))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := ovhcloud.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return ovhcloud.New(ovhcloud.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return ovhcloud.Config{URL: url}.Validate() },
+	Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
+	Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
+	Drift:    ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
+	Observed: observed, Tax: contracts.TaxExcluded,
 }
+
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
+
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, ovhcloud.Parse, "*.json") }

@@ -1,10 +1,6 @@
 package porkbun
 
-import (
-	"time"
-
-	"github.com/zoneprice/zoneprice/ingest"
-)
+import "github.com/zoneprice/zoneprice/ingest"
 
 // format is the document as the package comment's Fields list it: what a
 // response that drifted from it has, the runner reports (ingest.Drift).
@@ -20,11 +16,4 @@ func format() *ingest.Shape {
 		"status": ingest.Scalar(), "message?": ingest.Scalar(), "code?": ingest.Scalar(),
 		"pricing": ingest.Object(map[string]*ingest.Shape{"*": entry}),
 	})
-}
-
-// Parse reads one response body of the pricing endpoint into a list of
-// price sets observed at observed, with its drift from format.
-func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	list, err := parse(body, observed)
-	return ingest.CheckFormat(format(), body, list, err)
 }

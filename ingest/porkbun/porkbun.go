@@ -90,21 +90,16 @@
 package porkbun
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
 
@@ -117,254 +112,74 @@ const DefaultURL = "https://api.porkbun.com/api/json/v3/pricing/get"
 // currency is the only currency Porkbun prices in.
 const currency = "USD"
 
-// Config configures a Source.
-type Config struct {
-	// URL is the pricing endpoint; empty means DefaultURL.
-	URL string
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
+
+// declaration is the source, as the package comment reads it.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Porkbun", Website: "https://porkbun.com"},
+	Kind: contracts.SourceAPI, URL: DefaultURL, What: "porkbun price list", Currency: currency,
+	// The documented request: a POST of "{}", not conditional.
+	Request: kit.Request{Method: http.MethodPost, Body: []byte("{}"),
+		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}},
+	Table: &kit.Table{
+		Rows:     "pricing.*",
+		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewal"},
+		Transfer: kit.Op{Price: "transfer", ZeroFree: true},
+		Check:    status, Prepare: specialType, Finish: applyCoupons,
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field.
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return fmt.Errorf("porkbun URL %w", err)
+// status fails a response whose "status" is not "SUCCESS", naming its
+// message.
+func status(doc *kit.Doc) error {
+	status, _ := kit.String(doc.Get("status"))
+	if status == "SUCCESS" {
+		if kit.IsNull(doc.Get("pricing")) {
+			return errors.New("porkbun price list has no zones")
+		}
+		return nil
+	}
+	msg, _ := kit.String(doc.Get("message"))
+	if code, _ := kit.String(doc.Get("code")); code != "" {
+		msg = code + ": " + msg
+	}
+	if status == "" && msg == "" {
+		return errors.New("porkbun price list has no status")
+	}
+	return fmt.Errorf("porkbun answered status %q: %s", status, msg)
+}
+
+// specialType leaves out an entry whose "specialType" is set (a
+// Handshake name), and skips one whose marker is not a string.
+func specialType(r *kit.Row) error {
+	raw := r.Get("specialType")
+	if kit.IsNull(raw) {
+		return nil
+	}
+	special, ok := kit.String(raw)
+	switch {
+	case !ok:
+		return fmt.Errorf("special type %s is not a string", kit.Snippet(raw))
+	case special != "":
+		return ingest.LeftOut(fmt.Sprintf("special type %q is not a DNS zone", special))
 	}
 	return nil
-}
-
-// Source fetches Porkbun's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceAPI, s.url, currency, contracts.TaxUnknown, Name, "Porkbun", "https://porkbun.com")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("porkbun source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Do(ctx, fetch.Request{
-		Method: http.MethodPost,
-		URL:    s.url,
-		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}},
-		Body:   []byte("{}"),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("fetch porkbun price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// response is the envelope of /pricing/get. Entries stay raw so that one
-// odd entry costs only its zone.
-type response struct {
-	Status  string                     `json:"status"`
-	Message string                     `json:"message"`
-	Code    string                     `json:"code"`
-	Pricing map[string]json.RawMessage `json:"pricing"`
-}
-
-type entry struct {
-	Registration json.RawMessage `json:"registration"`
-	Renewal      json.RawMessage `json:"renewal"`
-	Transfer     json.RawMessage `json:"transfer"`
-	SpecialType  json.RawMessage `json:"specialType"`
-	Coupons      json.RawMessage `json:"coupons"`
-}
-
-type coupon struct {
-	Type   json.RawMessage `json:"type"`
-	Amount json.RawMessage `json:"amount"`
-}
-
-// parse reads one response body of the pricing endpoint into a list of
-// price sets observed at observed. See the package comment for how each
-// quirk of the format is read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("decode porkbun price list: %w", err)
-	}
-	if r.Status != "SUCCESS" {
-		msg := r.Message
-		if r.Code != "" {
-			msg = r.Code + ": " + msg
-		}
-		if r.Status == "" && msg == "" {
-			return nil, errors.New("porkbun price list has no status")
-		}
-		return nil, fmt.Errorf("porkbun answered status %q: %s", r.Status, msg)
-	}
-	if len(r.Pricing) == 0 {
-		return nil, errors.New("porkbun price list has no zones")
-	}
-	keys := make([]string, 0, len(r.Pricing))
-	for k := range r.Pricing {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-
-	var t ingest.Tally
-	for _, key := range keys {
-		ps, err := parseEntry(key, r.Pricing[key], observed)
-		t.Add(strconv.Quote(key), ps, err)
-	}
-	return t.List("porkbun price list")
-}
-
-// parseEntry turns one entry of "pricing" into a price set, or says why it
-// cannot: a ingest.LeftOut for an entry that is not a zone Porkbun sells, another
-// error for one that cannot be read. With an error the set still names the
-// zone when the key is one, so that its last good price can be kept.
-func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name,
-	}
-	z, zerr := contracts.NormalizeZone(key)
-	if zerr == nil {
-		ps.Zone = z.ASCII
-	}
-	var e entry
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return ps, fmt.Errorf("entry does not decode: %w", err)
-	}
-	special, err := specialType(e.SpecialType)
-	if err != nil {
-		return ps, err
-	}
-	if special != "" {
-		return ps, ingest.LeftOut(fmt.Sprintf("special type %q is not a DNS zone", special))
-	}
-	if zerr != nil {
-		return ps, zerr
-	}
-	for _, f := range []struct {
-		name       string
-		raw        json.RawMessage
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"registration", e.Registration, &ps.Register, false},
-		{"renewal", e.Renewal, &ps.Renew, false},
-		{"transfer", e.Transfer, &ps.Transfer, true},
-	} {
-		op, err := opPrice(f.raw)
-		if err != nil {
-			return ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		if op != nil && op.Regular.Amount == 0 && !f.zeroIsFree {
-			op = nil
-		}
-		*f.dst = op
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, ingest.LeftOut("no operation priced")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, ingest.LeftOut("nothing priced but a free transfer: a zone porkbun does not sell")
-	}
-	applyCoupons(&ps, e.Coupons)
-	return ps, nil
-}
-
-// specialType reads "specialType": a string, or null or absent for a
-// normal zone. Anything else is an unknown marker, not a zone to trust.
-func specialType(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("special type %s is not a string", raw)
-	}
-	return strings.TrimSpace(s), nil
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// decimalText returns the decimal a JSON string or number holds, as text.
-// Absent and null give money.ErrNoPrice.
-func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return "", err
-		}
-		return n.String(), nil
-	}
-	return "", fmt.Errorf("%s is neither a string nor a number", raw)
-}
-
-// opPrice reads one operation's price; nil when it is not offered.
-func opPrice(raw json.RawMessage) (*contracts.OpPrice, error) {
-	text, err := decimalText(raw)
-	if err == nil {
-		var amount int64
-		amount, err = money.Parse(text, currency)
-		if err == nil {
-			return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}, nil
-		}
-	}
-	if errors.Is(err, money.ErrNoPrice) {
-		return nil, nil
-	}
-	return nil, err
 }
 
 // applyCoupons turns the coupons Porkbun lists for a zone into promotions,
 // as the package comment describes; a coupon it cannot read exactly leaves
 // the regular price alone.
-func applyCoupons(ps *contracts.PriceSet, raw json.RawMessage) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return // [] when there is none
+func applyCoupons(r *kit.Row, ps *contracts.PriceSet) error {
+	raw := r.Get("coupons")
+	if !kit.IsObject(raw) {
+		return nil // [] when there is none
 	}
 	var coupons map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &coupons); err != nil {
-		return
+		return nil
 	}
 	for key, dst := range map[string]*contracts.OpPrice{
 		"registration": ps.Register, "renewal": ps.Renew, "transfer": ps.Transfer,
@@ -377,25 +192,22 @@ func applyCoupons(ps *contracts.PriceSet, raw json.RawMessage) {
 			dst.Promo = &contracts.Promo{Price: contracts.Price{Amount: price, Currency: currency}}
 		}
 	}
+	return nil
 }
 
 // couponPrice is the price of an operation costing regular cents once the
 // coupon is applied, if that can be known exactly and is a discount.
 func couponPrice(regular int64, raw json.RawMessage) (int64, bool) {
-	var c coupon
-	if err := json.Unmarshal(raw, &c); err != nil {
+	typ, ok := kit.String(kit.Get(raw, "type"))
+	if !ok {
 		return 0, false
 	}
-	var typ string
-	if err := json.Unmarshal(c.Type, &typ); err != nil {
-		return 0, false
-	}
-	text, err := decimalText(c.Amount)
+	text, err := kit.DecimalText(kit.Get(raw, "amount"))
 	if err != nil {
 		return 0, false
 	}
 	var discount int64
-	switch strings.ToLower(strings.TrimSpace(typ)) {
+	switch strings.ToLower(typ) {
 	case "amount":
 		discount, err = money.Parse(text, currency)
 		if err != nil {

@@ -2,14 +2,10 @@ package porkbun_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
 
@@ -38,35 +35,21 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *porkbun.Source {
-	t.Helper()
-	src, err := porkbun.New(porkbun.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, porkbun.Name, porkbun.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != 19 {
 		t.Errorf("got %d zones, want 19 (23 entries less 2 Handshake names and 2 all-zero stand-ins)", len(got))
 	}
@@ -109,348 +92,168 @@ func TestFetch(t *testing.T) {
 
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "prices as JSON numbers",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "prices as JSON numbers",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":11.08,"renewal":11.08,"transfer":11.08,"coupons":[]}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "missing operation",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+			Name: "missing operation",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08"}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), nil),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
-			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
+			Name: "zero registration is not offered",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08"},"net":{"registration":"1.00","renewal":"1.00","transfer":"1.00"}}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1108), op(1108)),
 		},
 		{
-			name: "zero renewal is not offered",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), nil, op(1108)),
+			Name: "zero renewal is not offered",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":0,"transfer":"11.08"}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), nil, op(1108)),
 		},
 		{
-			name: "zero registration and renewal leave the transfer",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", nil, nil, op(1108)),
+			Name: "zero registration and renewal leave the transfer",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00","transfer":"11.08"}}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, nil, op(1108)),
 		},
 		{
-			name: "zero transfer is a free transfer",
-			body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
-			zone: ".uk", want: set(".uk", op(432), op(566), op(0)),
+			Name: "zero transfer is a free transfer",
+			Body: `{"status":"SUCCESS","pricing":{"uk":{"registration":"4.32","renewal":"5.66","transfer":"0.00"}}}`,
+			Zone: ".uk", Want: suite.Set(".uk", op(432), op(566), op(0)),
 		},
 		{
-			name: "zero registration and renewal with no transfer is left out, not skipped",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com",
+			Name: "zero registration and renewal with no transfer is left out, not skipped",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"0.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com",
 		},
 		{
-			name: "coupon on a zero registration is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", nil, op(1108), op(1108)),
+			Name: "coupon on a zero registration is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"0.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1108), op(1108)),
 		},
 		{
-			name: "upper-case key",
-			body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "upper-case key",
+			Body: `{"status":"SUCCESS","pricing":{"COM":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "unicode key",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Name: "unicode key",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
 		},
 		{
-			name: "unicode key and its A-label keep the first",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
-			skipped: 1,
+			Name: "unicode key and its A-label keep the first",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"9.99","renewal":"9.99","transfer":"9.99"},"xn--q9jyb4c":{"registration":"8.61","renewal":"28.58","transfer":"28.58"}}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable A-label beside its readable unicode key",
-			body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
-			skipped: 1,
+			Name: "unreadable A-label beside its readable unicode key",
+			Body: `{"status":"SUCCESS","pricing":{"みんな":{"registration":"8.61","renewal":"28.58","transfer":"28.58"},"xn--q9jyb4c":{"registration":"TBD"}}}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(861), op(2858), op(2858)),
+			Skipped: 1,
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"TBD","renewal":"11.08","transfer":"11.08"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "unknown special type skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "unknown special type skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"1.00","transfer":"1.00","specialType":{"kind":"x"}},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "entry that is not an object skips the zone",
-			body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.porkbun.com"},
+			Name: "entry that is not an object skips the zone",
+			Body: `{"status":"SUCCESS","pricing":{"com":"11.08","net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.porkbun.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"status":"SUCCESS","pricing":{"foo bar":{"registration":"1.00"},"net":{"registration":"12.52","renewal":"12.52","transfer":"12.52"}}}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "unreadable entries are counted and kept, zones not sold are not",
-			body: `{"status":"SUCCESS","pricing":{` +
+			Name: "unreadable entries are counted and kept, zones not sold are not",
+			Body: `{"status":"SUCCESS","pricing":{` +
 				`"0z":{"registration":"42.52","specialType":"handshake"},` +
 				`"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"},` +
 				`"es":{"registration":"n/a","renewal":null},` +
 				`"CO.UK":{"registration":"4,32,1","renewal":"5.66","transfer":"0.00"},` +
 				`"io":{"registration":"28.12","renewal":"51.80","transfer":[]},` +
 				`"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08"}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
-			skipped: 2, keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
+			Skipped: 2, Keep: []string{"prices.v1.porkbun.co_uk", "prices.v1.porkbun.io"},
 		},
 		{
-			name: "amount coupon as a string",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
-			zone: ".com", want: set(".com", promo(1108, 858), op(1108), op(1108)),
+			Name: "amount coupon as a string",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"code":"X","max_per_user":"1","first_year_only":"no","type":"amount","amount":"2.50"}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", promo(1108, 858), op(1108), op(1108)),
 		},
 		{
-			name: "coupon that makes the name free",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", promo(100, 0), op(1108), op(1108)),
+			Name: "coupon that makes the name free",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"1.00","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", promo(100, 0), op(1108), op(1108)),
 		},
 		{
-			name: "transfer coupon",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), promo(1108, 1008)),
+			Name: "transfer coupon",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), promo(1108, 1008)),
 		},
 		{
-			name: "inexact percent coupon is left out",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "inexact percent coupon is left out",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"percent","amount":15}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "unknown coupon type is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "unknown coupon type is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":{"registration":{"type":"bogo","amount":1}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name: "coupon for an operation not offered is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), nil),
+			Name: "coupon for an operation not offered is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","coupons":{"transfer":{"type":"amount","amount":1}}}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), nil),
 		},
 		{
-			name: "populated coupon array is ignored",
-			body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
-			zone: ".com", want: set(".com", op(1108), op(1108), op(1108)),
+			Name: "populated coupon array is ignored",
+			Body: `{"status":"SUCCESS","pricing":{"com":{"registration":"11.08","renewal":"11.08","transfer":"11.08","coupons":[{"type":"amount","amount":1}]}}}`,
+			Zone: ".com", Want: suite.Set(".com", op(1108), op(1108), op(1108)),
 		},
 		{
-			name:    "error status names the message",
-			body:    string(ingesttest.Fixture(t, "error.json")),
-			wantErr: "Too many requests",
+			Name:    "error status names the message",
+			Body:    string(ingesttest.Fixture(t, "error.json")),
+			WantErr: "Too many requests",
 		},
 		{
-			name:    "only zones that cannot be used",
-			body:    `{"status":"SUCCESS","pricing":{"0z":{"registration":"1.00","specialType":"handshake"},"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"}}}`,
-			wantErr: "no usable zone",
+			Name:    "only zones that cannot be used",
+			Body:    `{"status":"SUCCESS","pricing":{"0z":{"registration":"1.00","specialType":"handshake"},"pl":{"registration":"0.00","renewal":"0.00","transfer":"0.00"}}}`,
+			WantErr: "no usable zone",
 		},
-		{name: "no pricing", body: `{"status":"SUCCESS"}`, wantErr: "no zones"},
-		{name: "no status", body: `{"pricing":{"com":{"registration":"1.00"}}}`, wantErr: "no status"},
-		{name: "html", body: `<html><body>502 Bad Gateway</body></html>`, wantErr: "decode porkbun price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricing.json")[:300]), wantErr: "decode porkbun price list"},
-		{name: "pricing is a list", body: `{"status":"SUCCESS","pricing":[]}`, wantErr: "decode porkbun price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := porkbun.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: porkbun.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: porkbun.Name,
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusBadGateway))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		src := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond})
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"status":"ERROR","message":"rate limited"}`, http.StatusTooManyRequests)
-		})
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != 19 {
-			t.Errorf("got %d zones, want 19", len(list.Prices))
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, `{"status":"ERROR","code":"INVALID_TLD","message":"none of the requested TLDs is sold"}`, http.StatusBadRequest)
-		})
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusBadRequest || !strings.Contains(err.Error(), "fetch porkbun price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 400", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "no pricing", Body: `{"status":"SUCCESS"}`, WantErr: "no zones"},
+		{Name: "no status", Body: `{"pricing":{"com":{"registration":"1.00"}}}`, WantErr: "no status"},
+		{Name: "html", Body: `<html><body>502 Bad Gateway</body></html>`, WantErr: "decode porkbun price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricing.json")[:300]), WantErr: "decode porkbun price list"},
+		{Name: "pricing is a list", Body: `{"status":"SUCCESS","pricing":[]}`, WantErr: "decode porkbun price list"},
 	})
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode porkbun price list"},
-		{"malformed", `<html><head><title>503</title></head></html>`, "decode porkbun price list"},
-		{"error status", string(ingesttest.Fixture(t, "error.json")), "RATE_LIMITED"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, porkbun.Name)
-			if len(before) != 19 {
-				t.Fatalf("first round published %d zones, want 19", len(before))
-			}
-
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, porkbun.Name, before, nil)
-		})
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(porkbun.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
+	Check: checkRequest, Spoil: "pricing.com.renewal",
+	Drift:    ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
+	Observed: observed,
 }
 
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricing.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, porkbun.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-	bad := strings.Replace(string(good), `"com":{"registration":"11.08"`, `"com":{"registration":"TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, porkbun.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, porkbun.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricing_shrunk.json"))
-	h.RoundFails(t, porkbun.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     porkbun.Config
-		wantErr bool
-	}{
-		{"default", porkbun.Config{}, false},
-		{"https", porkbun.Config{URL: porkbun.DefaultURL}, false},
-		{"relative", porkbun.Config{URL: "/pricing/get"}, true},
-		{"ftp", porkbun.Config{URL: "ftp://api.porkbun.com/"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), "URL") {
-				t.Errorf("error %q does not name the field", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := porkbun.New(porkbun.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := porkbun.New(porkbun.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := porkbun.New(porkbun.Config{}, client, nil)
-	if err != nil || src.Name() != porkbun.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"status":"SUCCESS","pricing":{"com":{"registration":"1","coupons":{"registration":{"type":"percent","amount":"100"}}}}}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := porkbun.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, porkbun.Declaration().Read, "*.json") }

@@ -81,21 +81,13 @@
 package tierra
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
-	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and TierraNet's registrar id.
@@ -104,236 +96,40 @@ const Name = "tierra"
 // DefaultURL is TierraNet's public price list.
 const DefaultURL = "https://registry.tierra.net:8443/pricingData"
 
-// currency is the currency the list is read in; see the package comment.
-const currency = "USD"
+// Declaration is the source, as the package comment reads it: what
+// --sources registers, --file imports (Read) and its tests check.
+func Declaration() *kit.Declaration { return &declaration }
 
-// Config configures a Source.
-type Config struct {
-	// URL is the price list; empty means DefaultURL.
-	URL string
+// declaration is the source, as the package comment reads it: each entry
+// an array of register, renew, transfer, sale price and type.
+var declaration = kit.Declaration{
+	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "TierraNet", Website: "https://www.tierra.net"},
+	Kind: contracts.SourceSite, URL: DefaultURL, What: "tierra price list", Currency: "USD", Tax: contracts.TaxUnknown,
+	Table: &kit.Table{
+		Rows: "*", Errors: []string{"error", "message"}, Prepare: kind,
+		Register: kit.Op{Price: "0", Sale: "3"}, Renew: kit.Op{Price: "1"}, Transfer: kit.Op{Price: "2", ZeroFree: true},
+		Symbols: true,
+	},
+	Shape: format(),
 }
 
-// Validate reports a configuration that cannot work, naming the field
-// (contracts.ValidationError).
-func (c Config) Validate() error {
-	if err := fetch.CheckURL(c.URL); err != nil {
-		return contracts.Invalid("URL", "tierra URL %v", err)
-	}
-	return nil
-}
-
-// Source fetches TierraNet's price list.
-type Source struct {
-	url    string
-	client *fetch.Client
-	now    func() time.Time
-}
-
-var _ ingest.Source = (*Source)(nil)
-
-var _ ingest.Describer = (*Source)(nil)
-
-// Describe implements ingest.Describer.
-func (s *Source) Describe() ingest.Description {
-	return ingest.OneRegistrar(contracts.SourceSite, s.url, currency, contracts.TaxUnknown, Name, "TierraNet", "https://www.tierra.net")
-}
-
-// New returns a Source that fetches with client and stamps what it observes
-// with now() (time.Now when nil).
-func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("tierra source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	u := cfg.URL
-	if u == "" {
-		u = DefaultURL
-	}
-	return &Source{url: u, client: client, now: now}, nil
-}
-
-// Name implements ingest.Source.
-func (s *Source) Name() string { return Name }
-
-// Fetch implements ingest.Source. The document depends on its URL alone,
-// so the request is conditional.
-func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
-	resp, err := s.client.Get(ctx, s.url, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		return nil, fmt.Errorf("fetch tierra price list: %w", err)
-	}
-	return Parse(resp.Body, s.now())
-}
-
-// The positions of an entry's values.
-const (
-	posRegister = iota
-	posRenew
-	posTransfer
-	posSale
-	posType
-	positions
-)
-
-// parse reads one response body of the price list into price sets observed
-// at observed. See the package comment for how each quirk of the format is
-// read.
-func parse(body []byte, observed time.Time) (*ingest.List, error) {
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(body, &entries); err != nil {
-		return nil, fmt.Errorf("decode tierra price list: %w", err)
-	}
-	if entries == nil {
-		return nil, errors.New("decode tierra price list: null")
-	}
-	for _, key := range []string{"error", "message"} {
-		var msg string
-		if json.Unmarshal(entries[key], &msg) == nil && strings.TrimSpace(msg) != "" {
-			return nil, fmt.Errorf("tierra answered %s %q", key, strings.TrimSpace(msg))
-		}
-	}
-	if len(entries) == 0 {
-		return nil, errors.New("tierra price list has no zones")
-	}
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-
-	var t ingest.Tally
-	for _, key := range keys {
-		ps, err := parseEntry(key, entries[key], observed)
-		t.Add(strconv.Quote(key), ps, err)
-	}
-	return t.List("tierra price list")
-}
-
-// parseEntry turns one entry into a price set, or says why it cannot: an
-// ingest.LeftOut for an entry that is not a zone priced here, another error
-// for one that cannot be read. With an error the set still names the zone
-// when the key is one, so that its last good price can be kept.
-func parseEntry(key string, raw json.RawMessage, observed time.Time) (contracts.PriceSet, error) {
-	ps := contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: Name,
-		ObservedAt: observed, Source: Name, Tax: contracts.TaxUnknown,
-	}
-	z, zerr := contracts.NormalizeZone(strings.TrimSpace(key))
-	if zerr == nil {
-		ps.Zone = z.ASCII
-	}
-	var values []json.RawMessage
-	if err := json.Unmarshal(raw, &values); err != nil {
-		return ps, fmt.Errorf("entry %s is not an array", snippet(raw))
-	}
-	values = append(values, make([]json.RawMessage, positions-min(len(values), positions))...)
-	if typ, err := kind(values[posType]); err != nil {
-		return ps, err
-	} else if typ != "" {
-		return ps, ingest.LeftOut(fmt.Sprintf("type %q is not a DNS zone", typ))
-	}
-	if zerr != nil {
-		return ps, zerr
-	}
-	for _, f := range []struct {
-		name       string
-		pos        int
-		dst        **contracts.OpPrice
-		zeroIsFree bool // false: a zero price means the operation is missing
-	}{
-		{"register", posRegister, &ps.Register, false},
-		{"renew", posRenew, &ps.Renew, false},
-		{"transfer", posTransfer, &ps.Transfer, true},
-	} {
-		amount, ok, err := price(values[f.pos])
-		if err != nil {
-			return ps, fmt.Errorf("%s: %w", f.name, err)
-		}
-		if ok && (amount > 0 || f.zeroIsFree) {
-			*f.dst = &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}
-		}
-	}
-	ops := ps.Ops()
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil }) {
-		return ps, ingest.LeftOut("no operation offered")
-	}
-	if !slices.ContainsFunc(ops[:], func(o *contracts.OpPrice) bool { return o != nil && o.Regular.Amount > 0 }) {
-		return ps, ingest.LeftOut("nothing priced but a free transfer: a zone tierra does not sell")
-	}
-	if sale, ok, err := price(values[posSale]); err == nil && ok && sale > 0 && ps.Register != nil && sale < ps.Register.Regular.Amount {
-		ps.Register.Promo = &contracts.Promo{Price: contracts.Price{Amount: sale, Currency: currency}}
-	}
-	if err := ps.Validate(); err != nil {
-		return ps, err
-	}
-	return ps, nil
-}
-
-// kind reads an entry's type: "" for a DNS zone priced here, the type
-// itself for a name outside the ICANN root, an error for a type not
+// kind reads an entry's type: nothing for a DNS zone priced here, a
+// left-out name outside the ICANN root, an error for a type not
 // understood.
-func kind(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", nil
+func kind(r *kit.Row) error {
+	raw := r.Get("4")
+	if kit.IsNull(raw) {
+		return nil
 	}
 	var typ string
 	if err := json.Unmarshal(raw, &typ); err != nil {
-		return "", fmt.Errorf("type %s is not a string", snippet(raw))
+		return fmt.Errorf("type %s is not a string", kit.Snippet(raw))
 	}
 	switch strings.ToLower(strings.TrimSpace(typ)) {
 	case "", "icann", "dns", "gtld", "cctld", "ngtld", "newgtld", "sld", "generic", "sponsored", "country", "country-code", "idn":
-		return "", nil
+		return nil
 	case "handshake", "hns", "web3", "blockchain", "crypto", "ens", "alt", "altroot":
-		return typ, nil
+		return ingest.LeftOut(fmt.Sprintf("type %q is not a DNS zone", typ))
 	}
-	return "", fmt.Errorf("type %q is not understood", typ)
-}
-
-// price reads one price in cents; ok is false when none is given.
-func price(raw json.RawMessage) (amount int64, ok bool, err error) {
-	if isNull(raw) {
-		return 0, false, nil
-	}
-	var text string
-	switch t := bytes.TrimSpace(raw); {
-	case t[0] == '"':
-		if err := json.Unmarshal(t, &text); err != nil {
-			return 0, false, err
-		}
-		text = strings.TrimPrefix(strings.TrimSpace(text), "$")
-	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
-		// Kept as its literal digits: a float64 would round them.
-		var n json.Number
-		if err := json.Unmarshal(t, &n); err != nil {
-			return 0, false, err
-		}
-		text = n.String()
-	default:
-		return 0, false, fmt.Errorf("%s is neither a string nor a number", snippet(raw))
-	}
-	amount, err = money.Parse(text, currency)
-	if errors.Is(err, money.ErrNoPrice) {
-		return 0, false, nil
-	}
-	return amount, err == nil, err
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// snippet is raw JSON for an error message, shortened.
-func snippet(raw json.RawMessage) string {
-	const max = 40
-	t := bytes.TrimSpace(raw)
-	if len(t) > max {
-		return string(bytes.ToValidUTF8(t[:max], []byte("?"))) + "…"
-	}
-	return string(bytes.ToValidUTF8(t, []byte("?")))
+	return fmt.Errorf("type %q is not understood", typ)
 }

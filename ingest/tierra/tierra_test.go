@@ -2,13 +2,9 @@ package tierra_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +12,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
 
@@ -39,35 +36,21 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func newSource(t testing.TB, url string, hc *http.Client) *tierra.Source {
-	t.Helper()
-	src, err := tierra.New(tierra.Config{URL: url}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-func byZone(t testing.TB, list *ingest.List) map[string]contracts.PriceSet {
-	t.Helper()
-	return ingesttest.CheckList(t, list, tierra.Name, tierra.Name, observed)
-}
-
 func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
 
 func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
 
 func promo(cents, promoCents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: usd(cents), Promo: &contracts.Promo{Price: usd(promoCents)}}
+	return ingesttest.Promo(cents, promoCents, "USD")
 }
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
-	list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byZone(t, list)
+	got := suite.ByZone(t, list)
 	if len(got) != wantZones {
 		t.Errorf("got %d zones, want %d", len(got), wantZones)
 	}
@@ -119,328 +102,122 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `"net":["12.00","12.00","12.00","",""]`
-	tests := []struct {
-		name    string
-		body    string
-		zone    string
-		want    *contracts.PriceSet // nil: the zone must be absent
-		wantErr string              // non-empty: Parse fails with this in the message
-		skipped int                 // entries that could not be read
-		keep    []string            // zones whose last good price stays
-	}{
+	suite.Quirks(t, []ingesttest.Quirk{
 		{
-			name: "types in any case",
-			body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
-			zone: ".io", want: set(".io", op(4000), op(4000), op(4000)),
+			Name: "types in any case",
+			Body: `{"com":["10.00","10.00","10.00","","GTLD"],"io":["40.00","40.00","40.00",""," ccTld "]}`,
+			Zone: ".io", Want: suite.Set(".io", op(4000), op(4000), op(4000)),
 		},
 		{
-			name: "null type and sale",
-			body: `{"com":["10.00","10.00","10.00",null,null]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "null type and sale",
+			Body: `{"com":["10.00","10.00","10.00",null,null]}`,
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "sale on a zone without registration is ignored",
-			body: `{"com":["","10.00","10.00","1.00",""]}`,
-			zone: ".com", want: set(".com", nil, op(1000), op(1000)),
+			Name: "sale on a zone without registration is ignored",
+			Body: `{"com":["","10.00","10.00","1.00",""]}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
-			name: "sale equal to the price is no promotion",
-			body: `{"com":["10.00","10.00","10.00","10.00",""]}`,
-			zone: ".com", want: set(".com", op(1000), op(1000), op(1000)),
+			Name: "sale equal to the price is no promotion",
+			Body: `{"com":["10.00","10.00","10.00","10.00",""]}`,
+			Zone: ".com", Want: suite.Set(".com", op(1000), op(1000), op(1000)),
 		},
 		{
-			name: "sale as a JSON number",
-			body: `{"com":["10.00","10.00","10.00",4.5,""]}`,
-			zone: ".com", want: set(".com", promo(1000, 450), op(1000), op(1000)),
+			Name: "sale as a JSON number",
+			Body: `{"com":["10.00","10.00","10.00",4.5,""]}`,
+			Zone: ".com", Want: suite.Set(".com", promo(1000, 450), op(1000), op(1000)),
 		},
 		{
-			name: "zero registration is not offered",
-			body: `{"com":["0.00","10.00","10.00","",""]}`,
-			zone: ".com", want: set(".com", nil, op(1000), op(1000)),
+			Name: "zero registration is not offered",
+			Body: `{"com":["0.00","10.00","10.00","",""]}`,
+			Zone: ".com", Want: suite.Set(".com", nil, op(1000), op(1000)),
 		},
 		{
-			name: "web3 name left out",
-			body: `{"crypto":["5.00","5.00","","","web3"],` + net + `}`,
-			zone: ".crypto",
+			Name: "web3 name left out",
+			Body: `{"crypto":["5.00","5.00","","","web3"],` + net + `}`,
+			Zone: ".crypto",
 		},
 		{
-			name: "non-DNS key left out without being read as a zone",
-			body: `{"foo bar":["5.00","5.00","","","handshake"],` + net + `}`,
-			zone: ".foo bar",
+			Name: "non-DNS key left out without being read as a zone",
+			Body: `{"foo bar":["5.00","5.00","","","handshake"],` + net + `}`,
+			Zone: ".foo bar",
 		},
 		{
-			name: "unknown type skips the entry and keeps its last price",
-			body: `{"com":["10.00","10.00","10.00","","premium"],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "unknown type skips the entry and keeps its last price",
+			Body: `{"com":["10.00","10.00","10.00","","premium"],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "type that is not a string skips the entry",
-			body: `{"com":["10.00","10.00","10.00","",1],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "type that is not a string skips the entry",
+			Body: `{"com":["10.00","10.00","10.00","",1],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "unreadable price skips the zone",
-			body: `{"com":["TBD","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "unreadable price skips the zone",
+			Body: `{"com":["TBD","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "euro sign skips the zone",
-			body: `{"com":["€10.00","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "euro sign skips the zone",
+			Body: `{"com":["€10.00","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "price over the ceiling skips the zone",
-			body: `{"com":["99999999999999","10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "price over the ceiling skips the zone",
+			Body: `{"com":["99999999999999","10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "price that is a boolean skips the zone",
-			body: `{"com":[true,"10.00","10.00","",""],` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "price that is a boolean skips the zone",
+			Body: `{"com":[true,"10.00","10.00","",""],` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "entry that is not an array is skipped",
-			body: `{"com":{"register":"10.00"},` + net + `}`,
-			zone: ".com", skipped: 1, keep: []string{"prices.v1.tierra.com"},
+			Name: "entry that is not an array is skipped",
+			Body: `{"com":{"register":"10.00"},` + net + `}`,
+			Zone: ".com", Skipped: 1, Keep: []string{"prices.v1.tierra.com"},
 		},
 		{
-			name: "key that is not a zone is skipped",
-			body: `{"foo bar":["10.00","10.00","10.00","",""],` + net + `}`,
-			zone: ".foo bar", skipped: 1,
+			Name: "key that is not a zone is skipped",
+			Body: `{"foo bar":["10.00","10.00","10.00","",""],` + net + `}`,
+			Zone: ".foo bar", Skipped: 1,
 		},
 		{
-			name: "unicode key and its A-label keep the first in key order",
-			body: `{"xn--q9jyb4c":["8.00","8.00","8.00","",""],"みんな":["9.00","9.00","9.00","",""]}`,
-			zone: ".xn--q9jyb4c", want: set(".xn--q9jyb4c", op(800), op(800), op(800)), skipped: 1,
+			Name: "unicode key and its A-label keep the first in key order",
+			Body: `{"xn--q9jyb4c":["8.00","8.00","8.00","",""],"みんな":["9.00","9.00","9.00","",""]}`,
+			Zone: ".xn--q9jyb4c", Want: suite.Set(".xn--q9jyb4c", op(800), op(800), op(800)), Skipped: 1,
 		},
 		{
-			name: "empty array offers nothing",
-			body: `{"com":[],` + net + `}`,
-			zone: ".com",
+			Name: "empty array offers nothing",
+			Body: `{"com":[],` + net + `}`,
+			Zone: ".com",
 		},
-		{name: "only names not sold", body: `{"c":["1.00","1.00","","","handshake"],"pl":["0","0","0","",""]}`, wantErr: "no usable zone"},
-		{name: "error envelope", body: `{"error":"pricing temporarily unavailable"}`, wantErr: `tierra answered error "pricing temporarily unavailable"`},
-		{name: "message envelope", body: `{"message":"Unauthorized"}`, wantErr: `tierra answered message "Unauthorized"`},
-		{name: "empty object", body: `{}`, wantErr: "no zones"},
-		{name: "null", body: `null`, wantErr: "decode tierra price list"},
-		{name: "array", body: `[["com","10.00"]]`, wantErr: "decode tierra price list"},
-		{name: "html page", body: `<html><body><h1>502 Bad Gateway</h1></body></html>`, wantErr: "decode tierra price list"},
-		{name: "truncated", body: string(ingesttest.Fixture(t, "pricingData.json")[:200]), wantErr: "decode tierra price list"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			list, err := tierra.Parse([]byte(tt.body), observed)
-			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
-				ingesttest.CheckZone(t, byZone(t, list), tt.zone, tt.want)
-			}
-		})
-	}
-}
-
-func set(zone string, register, renew, transfer *contracts.OpPrice) *contracts.PriceSet {
-	return &contracts.PriceSet{
-		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: tierra.Name, Zone: zone,
-		Register: register, Renew: renew, Transfer: transfer, ObservedAt: observed, Source: tierra.Name,
-		Tax: contracts.TaxUnknown,
-	}
-}
-
-func TestRetries(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	t.Run("500s then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusInternalServerError), ingesttest.Status(http.StatusServiceUnavailable))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 3 {
-			t.Errorf("server saw %d requests, want 3", got)
-		}
-	})
-	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusTooManyRequests, "Retry-After", "1"))
-		list, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-		if got := f.Requests(); got != 2 {
-			t.Errorf("server saw %d requests, want 2", got)
-		}
-	})
-	t.Run("timeout then success", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Hang(t))
-		list, err := newSource(t, srv.URL, &http.Client{Timeout: 100 * time.Millisecond}).Fetch(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Prices) != wantZones {
-			t.Errorf("got %d zones, want %d", len(list.Prices), wantZones)
-		}
-	})
-	t.Run("403 is not retried", func(t *testing.T) {
-		f, srv := newAPI(t, good)
-		f.Serve(ingesttest.Status(http.StatusForbidden))
-		_, err := newSource(t, srv.URL, nil).Fetch(context.Background())
-		var se *fetch.StatusError
-		if !errors.As(err, &se) || se.Status != http.StatusForbidden || !strings.Contains(err.Error(), "fetch tierra price list") {
-			t.Fatalf("Fetch error = %v, want a wrapped HTTP 403", err)
-		}
-		if got := f.Requests(); got != 1 {
-			t.Errorf("server saw %d requests, want 1", got)
-		}
+		{Name: "only names not sold", Body: `{"c":["1.00","1.00","","","handshake"],"pl":["0","0","0","",""]}`, WantErr: "no usable zone"},
+		{Name: "error envelope", Body: `{"error":"pricing temporarily unavailable"}`, WantErr: `tierra answered error: "pricing temporarily unavailable"`},
+		{Name: "message envelope", Body: `{"message":"Unauthorized"}`, WantErr: `tierra answered message: "Unauthorized"`},
+		{Name: "empty object", Body: `{}`, WantErr: "no zones"},
+		{Name: "null", Body: `null`, WantErr: "decode tierra price list"},
+		{Name: "array", Body: `[["com","10.00"]]`, WantErr: "decode tierra price list"},
+		{Name: "html page", Body: `<html><body><h1>502 Bad Gateway</h1></body></html>`, WantErr: "decode tierra price list"},
+		{Name: "truncated", Body: string(ingesttest.Fixture(t, "pricingData.json")[:200]), WantErr: "decode tierra price list"},
 	})
 }
 
-// TestConditionalGet checks that the document is asked for again with the
-// validators the server sent, and that a 304 is read as the same list.
-func TestConditionalGet(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	const stamp = "Fri, 20 Nov 2026 06:00:00 GMT"
-	var since []string
-	f, srv := newAPI(t, good)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		since = append(since, r.Header.Get("If-Modified-Since"))
-		if r.Header.Get("If-Modified-Since") == stamp {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Last-Modified", stamp)
-		_, _ = w.Write(good)
-	})
-	src := newSource(t, srv.URL, nil)
-	first, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := src.Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"", stamp}; !reflect.DeepEqual(since, want) {
-		t.Errorf("If-Modified-Since sent = %q, want %q", since, want)
-	}
-	if !reflect.DeepEqual(first, second) {
-		t.Error("the list read from a 304 differs from the first")
-	}
+// suite is the source, for the conformance suite and the tests below.
+var suite = ingesttest.Suite{
+	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Declaration().Read,
+	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return kit.New(tierra.Declaration(), kit.Config{URL: url}, client, now)
+	},
+	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
+	Check: checkRequest, Conditional: true, Spoil: "com.1",
+	Drift:    ingesttest.DriftPaths{Shape: "*"},
+	Observed: observed, Tax: contracts.TaxUnknown,
 }
 
-func TestBadBodyKeepsLastPrices(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	for _, tt := range []struct {
-		name, body, wantErr string
-	}{
-		{"truncated", string(good[:len(good)/2]), "decode tierra price list"},
-		{"html page with 200", `<!DOCTYPE html><html><head><title>Maintenance</title></head></html>`, "decode tierra price list"},
-		{"error envelope", `{"error":"database unavailable"}`, "database unavailable"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newAPI(t, good)
-			src := newSource(t, srv.URL, nil)
-			h := ingesttest.New(t, src)
-			before := h.Round(t, tierra.Name)
-			if len(before) != wantZones {
-				t.Fatalf("first round published %d zones, want %d", len(before), wantZones)
-			}
+// TestConform runs the behaviour tests every source passes.
+func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }
 
-			f.SetBody([]byte(tt.body))
-			if _, err := src.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			h.RoundFails(t, tierra.Name, before, nil)
-		})
-	}
-}
-
-func TestUnreadableZoneKeepsLastPrice(t *testing.T) {
-	good := ingesttest.Fixture(t, "pricingData.json")
-	f, srv := newAPI(t, good)
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, tierra.Name)
-	if before[".com"] == nil {
-		t.Fatal("first round did not publish .com")
-	}
-
-	bad := strings.Replace(string(good), `"com":["10.99"`, `"com":["TBD"`, 1)
-	if bad == string(good) {
-		t.Fatal("the fixture has no .com entry to spoil")
-	}
-	f.SetBody([]byte(bad))
-	if err := h.Once(t); err != nil {
-		t.Fatalf("second round with one unreadable entry: %v", err)
-	}
-	after := h.Prices(t, tierra.Name)
-	if !reflect.DeepEqual(after[".com"], before[".com"]) {
-		t.Errorf(".com after an unreadable entry = %+v, want the first round's %+v", after[".com"], before[".com"])
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d zones after an unreadable entry, want %d", len(after), len(before))
-	}
-	if got := h.Counter(t, "zoneprice_ingest_rows_skipped_total"); got != 1 {
-		t.Errorf("zoneprice_ingest_rows_skipped_total = %v, want 1", got)
-	}
-}
-
-func TestShrunkListRefused(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
-	h := ingesttest.New(t, newSource(t, srv.URL, nil))
-	before := h.Round(t, tierra.Name)
-
-	f.SetBody(ingesttest.Fixture(t, "pricingData_shrunk.json"))
-	h.RoundFails(t, tierra.Name, before, ingest.ErrShrunk)
-}
-
-func TestConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     tierra.Config
-		wantErr bool
-	}{
-		{"default", tierra.Config{}, false},
-		{"https with a port", tierra.Config{URL: tierra.DefaultURL}, false},
-		{"relative", tierra.Config{URL: "/pricingData"}, true},
-		{"no scheme", tierra.Config{URL: "registry.tierra.net:8443/pricingData"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.Validate()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Validate() = %v, want error %v", err, tt.wantErr)
-			}
-			var ve *contracts.ValidationError
-			if err != nil && (!errors.As(err, &ve) || ve.Field != "URL") {
-				t.Errorf("error %v does not name the field URL", err)
-			}
-		})
-	}
-	client := fetch.New(fetch.Config{}, nil, slog.New(slog.DiscardHandler))
-	if _, err := tierra.New(tierra.Config{URL: "nope"}, client, nil); err == nil {
-		t.Error("New accepted an invalid config")
-	}
-	if _, err := tierra.New(tierra.Config{}, nil, nil); err == nil {
-		t.Error("New accepted a nil client")
-	}
-	src, err := tierra.New(tierra.Config{}, client, nil)
-	if err != nil || src.Name() != tierra.Name {
-		t.Errorf("New(default) = %v, %v", src, err)
-	}
-}
-
-// FuzzParse checks that Parse never panics and that whatever it returns is
-// valid: a list is whole or there is an error.
-func FuzzParse(f *testing.F) {
-	ingesttest.Seed(f, "*.json")
-	f.Add([]byte(`{"com":["$1,000.5","0","-","$0.99","ICANN"],"c":["1","1","1","1","hns"]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		list, err := tierra.Parse(body, observed)
-		ingesttest.CheckParsed(t, list, err)
-	})
-}
+func FuzzParse(f *testing.F) { ingesttest.Fuzz(f, tierra.Declaration().Read, "*.json") }

@@ -37,11 +37,14 @@ func BenchmarkCatchUp(b *testing.B) {
 	publishAll(b, js, events)
 
 	b.Run("bare", func(b *testing.B) {
+		cpu := replay.CPUTime()
 		for b.Loop() {
 			bareCatchUp(b, js)
 		}
+		b.ReportMetric((replay.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 	b.Run("query", func(b *testing.B) {
+		cpu := replay.CPUTime()
 		for b.Loop() {
 			c, err := replay.New(bus.NewStreams(js), replay.DefaultConfig(), slog.New(slog.DiscardHandler), prometheus.NewRegistry(), time.Now)
 			if err != nil {
@@ -59,6 +62,7 @@ func BenchmarkCatchUp(b *testing.B) {
 			<-done
 			b.StartTimer()
 		}
+		b.ReportMetric((replay.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 }
 

@@ -210,9 +210,11 @@ func (c *Consumer) Run(ctx context.Context) error {
 
 	idx := cache.NewIndex(c.cfg.Currency)
 	if !r.CaughtUp() {
+		idx.Expect(int(head.Msgs))
 		if done, err := c.catchUp(ctx, r, idx); done || err != nil {
 			return err
 		}
+		idx.Expect(0)
 	}
 	// A catch-up short of the stream's end found messages lost there,
 	// which the stream's state never tells: the pod says so for as long
@@ -369,9 +371,16 @@ func (c *Consumer) catchUp(ctx context.Context, r Reader, idx *cache.Index) (don
 			}
 			return false, fmt.Errorf("consume %s: %w", contracts.StateStream, b.err)
 		}
+		// Counted once per batch: a counter's atomic add per message was a
+		// measurable share of a replay (BenchmarkCatchUp).
+		var n tally
 		for i := range b.items {
-			c.apply(idx, &b.items[i])
+			c.apply(idx, &b.items[i], &n)
 		}
+		if len(b.items) > 0 {
+			c.m.lastSeq.Set(float64(b.items[len(b.items)-1].msg.Seq))
+		}
+		c.m.count(&n)
 		if b.last {
 			return false, nil
 		}
@@ -511,7 +520,11 @@ func (c *Consumer) follow(ctx context.Context, r Reader, idx *cache.Index) error
 		c.m.pending.Set(float64(msg.Pending))
 		in := item{msg: msg}
 		in.ev, in.err = dec.Decode(msg.Data)
-		if c.apply(idx, &in) && dirtySince.IsZero() {
+		var n tally
+		dirty := c.apply(idx, &in, &n)
+		c.m.lastSeq.Set(float64(msg.Seq))
+		c.m.count(&n)
+		if dirty && dirtySince.IsZero() {
 			dirtySince = time.Now()
 		}
 		now := c.now()
@@ -548,10 +561,10 @@ func (c *Consumer) wait(dirtySince, nextExpiry time.Time) (time.Duration, bool) 
 }
 
 // apply applies one decoded message, reporting whether the index has
-// changes to render. A message that cannot be applied is counted by reason,
-// logged with its subject and sequence, and skipped.
-func (c *Consumer) apply(idx *cache.Index, in *item) bool {
-	c.m.lastSeq.Set(float64(in.msg.Seq))
+// changes to render; n counts its outcome, for the caller to add to the
+// metrics. A message that cannot be applied is counted by reason, logged
+// with its subject and sequence, and skipped.
+func (c *Consumer) apply(idx *cache.Index, in *item, n *tally) bool {
 	if in.err != nil {
 		reason := "invalid"
 		switch {
@@ -584,7 +597,7 @@ func (c *Consumer) apply(idx *cache.Index, in *item) bool {
 		c.reject(in.msg.Subject, in.msg.Seq, in.ev, "source_full", fmt.Errorf("the source already prices %d registrars of the zone", contracts.MaxRegistrarsPerSource))
 		return idx.Dirty()
 	}
-	c.m.outcome(out).Inc()
+	n[out]++
 	return idx.Dirty()
 }
 
@@ -766,8 +779,14 @@ func newConsumerMetrics(reg prometheus.Registerer) (*consumerMetrics, error) {
 	return m, nil
 }
 
-// outcome is the counter of one apply outcome, resolved once rather than per
-// message.
-func (m *consumerMetrics) outcome(o cache.Outcome) prometheus.Counter {
-	return m.outcomes[o]
+// tally counts apply outcomes between two updates of the metrics.
+type tally [cache.NumOutcomes]int
+
+// count adds n to the applied counters.
+func (m *consumerMetrics) count(n *tally) {
+	for o, k := range n {
+		if k > 0 && m.outcomes[o] != nil {
+			m.outcomes[o].Add(float64(k))
+		}
+	}
 }

@@ -30,10 +30,12 @@ func BenchmarkReplayCPU(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
+	cpu := CPUTime()
 	for b.Loop() {
 		dec := &contracts.Decoder{}
 		var slot contracts.Slot
 		idx := cache.NewIndex("USD")
+		idx.Expect(len(docs))
 		for i, doc := range docs {
 			ev, err := dec.DecodeInto(doc, &slot)
 			if err != nil {
@@ -48,4 +50,5 @@ func BenchmarkReplayCPU(b *testing.B) {
 			b.Fatalf("%d prices, want %d", s.Prices, len(docs))
 		}
 	}
+	b.ReportMetric((CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 }

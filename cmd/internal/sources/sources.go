@@ -24,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/inwx"
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
@@ -65,6 +66,19 @@ func urlSource[S ingest.Source](env string, build func(url string, d app.Deps) (
 	}
 }
 
+// declared is the registration of a source the adapter kit reads from a
+// URL, which ZONEPRICE_<NAME>_URL may replace; a site's document is
+// fetched as siteInterval says, an API's at the runner's interval.
+func declared(env string, decl *kit.Declaration) app.SourceSpec {
+	spec := urlSource(env, func(url string, d app.Deps) (*kit.Source, error) {
+		return kit.New(decl, kit.Config{URL: url}, d.Client, d.Now)
+	}, decl.Read)
+	if decl.Kind == contracts.SourceAPI {
+		spec.Interval = 0
+	}
+	return spec
+}
+
 // Registry returns every source by name.
 func Registry() map[string]app.SourceSpec {
 	// The environment variables the credentialed sources and the price
@@ -80,49 +94,26 @@ func Registry() map[string]app.SourceSpec {
 		openprovider.Name: urlSource("ZONEPRICE_OPENPROVIDER_URL", func(url string, d app.Deps) (*openprovider.Source, error) {
 			return openprovider.New(openprovider.Config{URL: url}, d.Client, d.Now)
 		}, openprovider.Parse),
-		inwx.Name: urlSource("ZONEPRICE_INWX_URL", func(url string, d app.Deps) (*inwx.Source, error) {
-			return inwx.New(inwx.Config{URL: url}, d.Client, d.Now)
-		}, inwx.Parse),
-		dynadot.Name: urlSource("ZONEPRICE_DYNADOT_URL", func(url string, d app.Deps) (*dynadot.Source, error) {
-			return dynadot.New(dynadot.Config{URL: url}, d.Client, d.Now)
-		}, dynadot.Parse),
-		nicnames.Name: urlSource("ZONEPRICE_NICNAMES_URL", func(url string, d app.Deps) (*nicnames.Source, error) {
-			return nicnames.New(nicnames.Config{URL: url}, d.Client, d.Now)
-		}, nicnames.Parse),
-		tierra.Name: urlSource("ZONEPRICE_TIERRA_URL", func(url string, d app.Deps) (*tierra.Source, error) {
-			return tierra.New(tierra.Config{URL: url}, d.Client, d.Now)
-		}, tierra.Parse),
-		joker.Name: urlSource("ZONEPRICE_JOKER_URL", func(url string, d app.Deps) (*joker.Source, error) {
-			return joker.New(joker.Config{URL: url}, d.Client, d.Now)
-		}, joker.Parse),
-		epik.Name: urlSource("ZONEPRICE_EPIK_URL", func(url string, d app.Deps) (*epik.Source, error) {
-			return epik.New(epik.Config{URL: url}, d.Client, d.Now)
-		}, epik.Parse),
-		iwantmyname.Name: urlSource("ZONEPRICE_IWANTMYNAME_URL", func(url string, d app.Deps) (*iwantmyname.Source, error) {
-			return iwantmyname.New(iwantmyname.Config{URL: url}, d.Client, d.Now)
-		}, iwantmyname.Parse),
+		inwx.Name:        declared("ZONEPRICE_INWX_URL", inwx.Declaration()),
+		dynadot.Name:     declared("ZONEPRICE_DYNADOT_URL", dynadot.Declaration()),
+		nicnames.Name:    declared("ZONEPRICE_NICNAMES_URL", nicnames.Declaration()),
+		tierra.Name:      declared("ZONEPRICE_TIERRA_URL", tierra.Declaration()),
+		joker.Name:       declared("ZONEPRICE_JOKER_URL", joker.Declaration()),
+		epik.Name:        declared("ZONEPRICE_EPIK_URL", epik.Declaration()),
+		iwantmyname.Name: declared("ZONEPRICE_IWANTMYNAME_URL", iwantmyname.Declaration()),
 		gname.Name: urlSource("ZONEPRICE_GNAME_URL", func(url string, d app.Deps) (*gname.Source, error) {
 			return gname.New(gname.Config{URL: url}, d.Client, d.Now)
 		}, gname.Parse),
-		cloudflare.ListSource: urlSource("ZONEPRICE_CFDOMAINPRICING_URL", func(url string, d app.Deps) (*cloudflare.Source, error) {
-			return cloudflare.New(cloudflare.Config{URL: url}, d.Client, d.Now)
-		}, cloudflare.Parse),
+		cloudflare.ListSource: declared("ZONEPRICE_CFDOMAINPRICING_URL", cloudflare.Declaration()),
 		namecheaplist.Name: func() app.SourceSpec {
 			// Namecheap's keyless list speaks for the registrar the
 			// credentialed adapter does: it runs only where that one is
 			// not configured, so the two never run together.
-			spec := urlSource("ZONEPRICE_NAMECHEAP_LIST_URL", func(url string, d app.Deps) (*namecheaplist.Source, error) {
-				return namecheaplist.New(namecheaplist.Config{URL: url}, d.Client, d.Now)
-			}, namecheaplist.Parse)
+			spec := declared("ZONEPRICE_NAMECHEAP_LIST_URL", namecheaplist.Declaration())
 			spec.Unless = []string{namecheapEnv["APIKey"]}
 			return spec
 		}(),
-		porkbun.Name: {
-			New: func(d app.Deps) (ingest.Source, error) {
-				return porkbun.New(porkbun.Config{URL: d.Getenv("ZONEPRICE_PORKBUN_URL")}, d.Client, d.Now)
-			},
-			Parse: porkbun.Parse, Auto: true,
-		},
+		porkbun.Name: declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{

@@ -1,0 +1,75 @@
+package ingesttest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/zoneprice/zoneprice/ingest"
+)
+
+// BenchParse measures parse reading body into zones price sets: an
+// adapter's BenchmarkParse, which make bench-ingest sets against
+// BenchDecode of the same bytes in the same run.
+func BenchParse(b *testing.B, parse ingest.ParseFunc, body []byte, zones int) {
+	b.Helper()
+	observed := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := parse(body, observed)
+		if err != nil || len(l.Prices) != zones {
+			b.Fatalf("parse: %v, %v; want %d prices", l, err, zones)
+		}
+	}
+}
+
+// BenchDecode is a parse's baseline: encoding/json decoding body into
+// generic values, which any reader of the format pays at least.
+func BenchDecode(b *testing.B, body []byte) {
+	b.Helper()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchRoundUnchanged measures one runner round on an unchanged list
+// against a real in-process JetStream server: parse, read the
+// registrar's subjects back from the stream, diff, publish nothing. It
+// is what a source costs every interval when prices did not move.
+func BenchRoundUnchanged(b *testing.B, name string, parse ingest.ParseFunc, body []byte) {
+	b.Helper()
+	h := New(b, &bodySource{name: name, parse: parse, body: body})
+	if err := h.Once(b); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Once(b); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bodySource parses the same saved body on every fetch, as an offline
+// import does, so a round measures parsing and diffing, not HTTP.
+type bodySource struct {
+	name  string
+	parse ingest.ParseFunc
+	body  []byte
+}
+
+func (s *bodySource) Name() string { return s.name }
+
+func (s *bodySource) Fetch(ctx context.Context) (*ingest.List, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.parse(s.body, time.Now())
+}

@@ -1,0 +1,111 @@
+package kit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/ingest/money"
+)
+
+// marks are the currency marks registrars write before a price, longest
+// first so that "C$" is not read as "$". "$" alone is the US dollar:
+// the registrars that show other dollars write them with their prefix.
+var marks = []struct{ mark, code string }{
+	{"US$", "USD"}, {"CA$", "CAD"}, {"MX$", "MXN"}, {"AU$", "AUD"}, {"NZ$", "NZD"}, {"A$", "AUD"},
+	{"C$", "CAD"}, {"R$", "BRL"}, {"Rs.", "INR"}, {"Rs", "INR"}, {"₹", "INR"}, {"€", "EUR"},
+	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"},
+}
+
+// Marked splits a price as shown into its currency ("" when it shows
+// none) and its decimal text: a mark before it ("$10.88", "C$12.00",
+// "€9,99" stays a decimal comma for money.Parse to refuse) or an ISO code
+// before or after it ("USD 10.88", "10.88 EUR"). Non-breaking spaces are
+// spaces.
+func Marked(s string) (cur, text string) {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
+	for _, m := range marks {
+		if rest, ok := strings.CutPrefix(s, m.mark); ok {
+			return m.code, strings.TrimSpace(rest)
+		}
+	}
+	if len(s) > 3 {
+		if _, ok := contracts.CurrencyExponent(s[:3]); ok {
+			return s[:3], strings.TrimSpace(s[3:])
+		}
+		if _, ok := contracts.CurrencyExponent(s[len(s)-3:]); ok {
+			return s[len(s)-3:], strings.TrimSpace(s[:len(s)-3])
+		}
+	}
+	return "", s
+}
+
+// Currency reads a currency code field: upper case, "" for an absent,
+// null or empty one, an error for one that is no ISO 4217 code this
+// service knows.
+func Currency(raw json.RawMessage) (string, error) {
+	if IsNull(raw) {
+		return "", nil
+	}
+	s, ok := String(raw)
+	if !ok {
+		return "", fmt.Errorf("currency %s is not a string", Snippet(raw))
+	}
+	s = strings.ToUpper(s)
+	if s == "" {
+		return "", nil
+	}
+	if _, ok := contracts.CurrencyExponent(s); !ok {
+		return "", fmt.Errorf("unknown currency %q", s)
+	}
+	return s, nil
+}
+
+// A price is one amount as a row shows it, before its currency is known.
+type price struct {
+	text string // decimal text; "" for no price
+	cur  string // the currency it shows, "" for none
+}
+
+// readPrice reads a JSON price field as t declares prices are written:
+// "" text for a field that says there is none.
+func (t *Table) readPrice(raw json.RawMessage) (price, error) {
+	text, err := DecimalText(raw)
+	if errors.Is(err, money.ErrNoPrice) {
+		return price{}, nil
+	}
+	if err != nil {
+		return price{}, err
+	}
+	var p price
+	if t.Symbols {
+		p.cur, text = Marked(text)
+	}
+	text = strings.TrimSpace(text)
+	if t.NotOffered != nil && t.NotOffered(text) {
+		return p, nil
+	}
+	if t.AmbiguousComma && strings.Contains(text, ",") && !strings.Contains(text, ".") {
+		return p, fmt.Errorf("%q is ambiguous: a thousands separator or a decimal comma", text)
+	}
+	if money.NoPrice(text) {
+		return p, nil
+	}
+	p.text = text
+	return p, nil
+}
+
+// minor reads p in cur into minor units, refusing an amount above the
+// ceiling of contracts.MaxAmount.
+func (p price) minor(cur string) (int64, error) {
+	a, err := money.Parse(p.text, cur)
+	switch {
+	case err != nil:
+		return 0, err
+	case a > contracts.MaxAmount:
+		return 0, fmt.Errorf("%q is above the ceiling of %d minor units", p.text, contracts.MaxAmount)
+	}
+	return a, nil
+}

@@ -1,0 +1,153 @@
+package kit
+
+import "bytes"
+
+// The kit finds a row's fields by scanning the document's bytes, which
+// json.Valid has checked, rather than decoding every row into a map: a
+// field is a slice of the document, and reading a list costs about what
+// decoding it once does.
+
+// skipSpace returns the index of the first byte at or after i that is no
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just after the valid JSON value starting
+// at i.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return i
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\t' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// eachField calls fn with every key (its raw JSON string) and value of
+// the JSON object raw, until fn returns false; it reports whether raw is
+// an object.
+func eachField(raw []byte, fn func(key, value []byte) bool) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
+		k := skipValue(raw, i)
+		key := raw[i:k]
+		v := skipSpace(raw, skipSpace(raw, k)+1) // past the colon
+		e := skipValue(raw, v)
+		if !fn(key, raw[v:e]) {
+			return true
+		}
+		i = skipSpace(raw, e)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return true
+}
+
+// eachElem calls fn with every element of the JSON array raw; it reports
+// whether raw is an array.
+func eachElem(raw []byte, fn func(value []byte)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
+		e := skipValue(raw, i)
+		if e == i {
+			break // no JSON
+		}
+		fn(raw[i:e])
+		i = skipSpace(raw, e)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return true
+}
+
+// keyIs reports whether a raw JSON key is name.
+func keyIs(key []byte, name string) bool {
+	if len(key) == len(name)+2 && bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1:len(key)-1]) == name
+	}
+	s, err := unquote(key)
+	return err == nil && s == name
+}
+
+// member returns the value of the field name of the JSON object raw, or
+// of the element name (a number) of the array raw.
+func member(raw []byte, name string) ([]byte, bool) {
+	var out []byte
+	found := false
+	if eachField(raw, func(k, v []byte) bool {
+		if keyIs(k, name) {
+			out, found = v, true
+			return false
+		}
+		return true
+	}) {
+		return out, found
+	}
+	n, ok := index(name)
+	if !ok {
+		return nil, false
+	}
+	i := 0
+	eachElem(raw, func(v []byte) {
+		if i == n {
+			out, found = v, true
+		}
+		i++
+	})
+	return out, found
+}
+
+// index reads an array index.
+func index(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
