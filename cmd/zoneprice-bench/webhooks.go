@@ -583,6 +583,10 @@ func (b *bench) profileSelf(wr *webhookResult) (stop func()) {
 		return func() {}
 	}
 	path := filepath.Join(b.profileDir(), "cpu-bench-deliveries.pb.gz")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		wr.benchProfile = "not taken: " + err.Error()
