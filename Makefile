@@ -20,9 +20,11 @@ test: lint test-unit test-integration
 
 ## test-unit: the tests that need no Docker: go test -race ./... (after
 ## tools-test, since deploy's tests evaluate the alert rules with promtool,
-## and tools-browser, since the pages' browser test drives chromium)
+## and tools-browser, since the pages' browser test drives chromium). The
+## timeout is per package: query/api also builds the two OpenAPI client
+## generators and their clients, about 5 minutes on a cold cache
 test-unit: tools-test tools-browser
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 
 ## tools-test: promtool, from Debian's prometheus package when it is not on
 ## PATH; without recommends (no node exporter), and the package's daemon is
@@ -62,13 +64,16 @@ bench: tools-bench build
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-ingest: parsing the largest price list (INWX's, 2,200 zones) and
-## Porkbun's 1,000 (with a whole unchanged round on JetStream), each against
-## a plain encoding/json decode of the same bytes in the same run; prints
-## each parse's median time as a ratio of its decode's (target: <= 4)
+## bench-ingest: every adapter's parse of its fixture (INWX's 2,200 zones,
+## Porkbun's 1,000 with a whole unchanged round on JetStream, each declared
+## registrar's; by package: rebel.BenchmarkParse471) against a plain decode of
+## the same bytes in the same run (encoding/json; an HTML page's: an
+## x/net/html parse, ingesttest.BenchDecodeHTML); prints each parse's median
+## time as a ratio of its decode's (target: <= 4)
 bench-ingest:
-	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/inwx/ ./ingest/porkbun/ | tee $(BIN)/bench-ingest.txt
-	@awk '/^Benchmark(Parse|Decode)[0-9]/ { name=$$1; sub(/-[0-9]+$$/, "", name); v[name]=v[name] " " $$3 } \
+	@$(GO) test -run '^$$' -bench . -benchmem -count 5 ./ingest/... | tee $(BIN)/bench-ingest.txt
+	@awk '/^pkg: / { pkg=$$2; sub(/.*\//, "", pkg) } \
+		/^Benchmark(Parse|Decode)[0-9]/ { name=$$1; sub(/-[0-9]+$$/, "", name); name=pkg "." name; v[name]=v[name] " " $$3 } \
 		END { for (n in v) if (n ~ /Parse/) { d=n; sub(/Parse/, "Decode", d); \
 			printf "%s: median %.2f ms, %s median %.2f ms, ratio %.2f (target <= 4)\n", n, med(v[n])/1e6, d, med(v[d])/1e6, med(v[n])/med(v[d]) } } \
 		function med(s,   a, n, i, j, t) { n=split(s, a, " "); for (i=1;i<=n;i++) for (j=i+1;j<=n;j++) if (a[j]+0 < a[i]+0) { t=a[i]; a[i]=a[j]; a[j]=t }; return a[int((n+1)/2)] }' $(BIN)/bench-ingest.txt

@@ -36,6 +36,10 @@ type Body struct {
 
 	gzipOnce sync.Once
 	gzip     []byte
+
+	csvOnce sync.Once
+	csv     *Body
+	csvErr  error
 }
 
 // NewBody wraps rendered bytes with their ETag: a 64-bit xxHash of the body
@@ -90,4 +94,14 @@ func (b *Body) Gzip() []byte {
 		b.gzip = buf.Bytes()
 	})
 	return b.gzip
+}
+
+// CSV returns the body's CSV form, made by render from the body the first
+// time a client asks for it and kept with it, like its gzip form: at most
+// once per body, so once per data version and options, and never for a
+// body no client wants as CSV. A body always stands for one resource, so
+// every caller passes a render that makes the same table of it.
+func (b *Body) CSV(render func(*Body) (*Body, error)) (*Body, error) {
+	b.csvOnce.Do(func() { b.csv, b.csvErr = render(b) })
+	return b.csv, b.csvErr
 }

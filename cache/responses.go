@@ -119,6 +119,8 @@ const entryOverhead = 512
 
 // cost is what a body may come to hold: its JSON, the gzip form a client
 // may add later (about a quarter of JSON's size) and the entry's overhead.
+// A catalog's or a comparison's CSV form, which a client may also add
+// (Body.CSV, about half the JSON), is not counted: few bodies get one.
 func cost(b *Body) int64 {
 	return int64(len(b.JSON)+len(b.JSON)/4+len(b.Next)) + entryOverhead
 }

@@ -330,7 +330,10 @@ func checkExample(t *testing.T, d *openapitest.Doc, schemaRef, at string, exampl
 
 // TestOpenAPIProblemCodes checks that the document's problem codes are
 // exactly the Code constants of problem.go, so a new code cannot go
-// undocumented.
+// undocumented. ProblemCode is one string with a pattern, which both client
+// generators take (an enum beside a second pattern is a union neither
+// does): its examples list the codes, and its pattern must take exactly
+// those and the HTTP layer's http-4xx.
 func TestOpenAPIProblemCodes(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "problem.go", nil, 0)
 	if err != nil {
@@ -360,11 +363,30 @@ func TestOpenAPIProblemCodes(t *testing.T) {
 	if len(want) < 9 {
 		t.Fatalf("found %d Code constants in problem.go, want at least 9: did the parse break?", len(want))
 	}
-	got := enum(t, openapitest.Load(t), "#/components/schemas/ProblemCode/anyOf/0")
+	d := openapitest.Load(t)
+	v, err := d.Resolve("#/components/schemas/ProblemCode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := v.(map[string]any)
+	var got, http []string
+	for _, e := range schema["examples"].([]any) {
+		if c := e.(string); strings.HasPrefix(c, "http-") {
+			http = append(http, c)
+		} else {
+			got = append(got, c)
+		}
+	}
+	if len(http) == 0 {
+		t.Errorf("ProblemCode examples: none of the HTTP layer's http-4xx")
+	}
+	if want := "^(?:" + strings.Join(got, "|") + "|http-4[0-9]{2})$"; schema["pattern"] != want {
+		t.Errorf("ProblemCode pattern: got %v, want %s: the codes of its examples and http-4xx", schema["pattern"], want)
+	}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("ProblemCode enum: got %v, want the Code constants %v", got, want)
+		t.Errorf("ProblemCode examples: got %v, want the Code constants %v", got, want)
 	}
 }
 

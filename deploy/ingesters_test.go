@@ -65,6 +65,10 @@ var sourceInputs = map[string]struct {
 	"tierra":          {files: []string{"tierra/testdata/pricingData.json"}},
 	"gname":           {files: []string{"gname/testdata/page1.json", "gname/testdata/page2.json"}},
 	"cfdomainpricing": {files: []string{"cloudflare/testdata/prices.json"}},
+	"rebel":           {files: []string{"rebel/testdata/allTLDPrices.json"}},
+	"internetbs":      {files: []string{"internetbs/testdata/pricelist.html"}},
+	"register4less":   {files: []string{"register4less/testdata/pricing.html"}},
+	"onlydomains":     {files: []string{"onlydomains/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

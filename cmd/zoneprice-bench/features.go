@@ -24,16 +24,19 @@ type featureResult struct {
 	ratios                   []float64 // real/base req/s, per run
 }
 
-// wrkTarget is one side of a comparison: a server, a path and the request
-// headers wrk sends.
+// wrkTarget is one side of a comparison: a server, a path, the request
+// headers wrk sends and the Lua script it runs (-s; "" for none), which
+// makes a POST with content.
 type wrkTarget struct {
 	url     string
 	headers []string
+	script  string
 }
 
-// features measures the catalog as clients that use HTTP well fetch it:
-// compressed, and revalidated with its ETag.
-func (b *bench) features(ctx context.Context, q, bare *child, res *results) error {
+// features measures the catalog as clients that use HTTP well fetch it,
+// compressed and revalidated with its ETag; and an MCP tools/call
+// (mcpCall) against the MCP SDK's bare handler (mcp.go).
+func (b *bench) features(ctx context.Context, q, bare *child, mcpCall string, res *results) error {
 	const path = "/api/domains"
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()
@@ -48,17 +51,33 @@ func (b *bench) features(ctx context.Context, q, bare *child, res *results) erro
 	if err := expect(ctx, client, q.url+path, http.StatusNotModified, "", "If-None-Match", etag); err != nil {
 		return err
 	}
+	bareMCP, err := b.startBareMCP(ctx, q, mcpCall)
+	if err != nil {
+		return err
+	}
+	defer bareMCP.stop()
+	if _, err := sameMCP(ctx, client, q.url, bareMCP.url, mcpCall); err != nil {
+		return fmt.Errorf("the bare MCP handler does not answer the same: %w", err)
+	}
+	script, err := b.mcpScript(mcpCall)
+	if err != nil {
+		return err
+	}
 	comparisons := []struct {
 		f          *featureResult
 		real, base wrkTarget
 	}{
 		{
 			&featureResult{name: "gzip", measured: "real, `Accept-Encoding: gzip`", baseline: "bare, uncompressed", target: targetGzipRatio},
-			wrkTarget{q.url + path, []string{"Accept-Encoding: gzip"}}, wrkTarget{bare.url + path, nil},
+			wrkTarget{url: q.url + path, headers: []string{"Accept-Encoding: gzip"}}, wrkTarget{url: bare.url + path},
 		},
 		{
 			&featureResult{name: "304", measured: "real, `If-None-Match` → 304", baseline: "real, full 200", target: target304Ratio},
-			wrkTarget{q.url + path, []string{"If-None-Match: " + etag}}, wrkTarget{q.url + path, nil},
+			wrkTarget{url: q.url + path, headers: []string{"If-None-Match: " + etag}}, wrkTarget{url: q.url + path},
+		},
+		{
+			&featureResult{name: "MCP", measured: "real `/mcp`, `tools/call` compare_zone", baseline: "go-sdk's bare handler, same answer", target: targetMCPRatio},
+			wrkTarget{url: q.url + "/mcp", script: script}, wrkTarget{url: bareMCP.url + "/mcp", script: script},
 		},
 	}
 	for _, c := range comparisons {
@@ -70,7 +89,7 @@ func (b *bench) features(ctx context.Context, q, bare *child, res *results) erro
 			}
 			got := map[*wrkTarget]wrkResult{}
 			for _, t := range order {
-				r, err := b.runWrk(ctx, t.url, t.headers...)
+				r, err := b.runTarget(ctx, *t)
 				if err != nil {
 					return err
 				}
@@ -111,14 +130,14 @@ func expect(ctx context.Context, client *http.Client, url string, status int, en
 }
 
 func (res *results) writeFeatures(r *report) {
-	r.line("## HTTP features (the catalog, `/api/domains`)")
+	r.line("## HTTP features (the catalog, `/api/domains`, and MCP)")
 	r.line("")
 	if len(res.features) == 0 {
 		r.line("Not run.")
 		r.line("")
 		return
 	}
-	r.line("Medians over %d runs, each paired with its baseline in the same run. Compression happens once per data version, so a gzip client gets fewer bytes for no work per request; a 304 sends none.", res.cfg.runs)
+	r.line("Medians over %d runs, each paired with its baseline in the same run. Compression happens once per data version, so a gzip client gets fewer bytes for no work per request; a 304 sends none. MCP: a `tools/call` of `compare_zone` for the first zone, posted by wrk, through the whole service against the official go-sdk's own stateless Streamable HTTP handler whose one tool returns the same result (the same bytes).", res.cfg.runs)
 	r.line("")
 	r.line("| Feature | Measured | req/s | Baseline | req/s | Ratio | Range | Errors | Target | Result |")
 	r.line("|---|---|--:|---|--:|--:|--:|---|---|---|")

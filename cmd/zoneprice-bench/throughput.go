@@ -59,8 +59,9 @@ func (b *bench) startQuery(ctx context.Context, natsURL string, res *results) (*
 // benchPaths are the endpoints measured: the three catalog bodies, the
 // comparison of the first generated zone, which every registrar prices,
 // that zone's price history and the first page of the feed of changes;
-// and the pages people use: the catalog page, every zone in it, and that
-// zone's page with its chart.
+// the catalog and that comparison as CSV; the pages people use: the
+// catalog page, every zone in it, and that zone's page with its chart;
+// and the Atom feeds of every change and of that zone's.
 func benchPaths(zones []contracts.Zone) []string {
 	return []string{
 		"/api/domains",
@@ -69,8 +70,12 @@ func benchPaths(zones []contracts.Zone) []string {
 		"/api/comparison/" + zones[0].ASCII,
 		"/api/comparison/" + zones[0].ASCII + "/history",
 		"/api/changes",
+		"/api/domains?format=csv",
+		"/api/comparison/" + zones[0].ASCII + "?format=csv",
 		"/",
 		"/zones/" + zones[0].ASCII,
+		"/changes.atom",
+		"/zones/" + zones[0].ASCII + "/changes.atom",
 	}
 }
 
@@ -137,5 +142,5 @@ func (b *bench) throughput(ctx context.Context, q *child, env *natsEnv, res *res
 				"ratio", fmt.Sprintf("%.2f", ratio))
 		}
 	}
-	return b.features(ctx, q, bare, res)
+	return b.features(ctx, q, bare, mcpRequest(env.zones[0].ASCII), res)
 }

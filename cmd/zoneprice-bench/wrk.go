@@ -155,26 +155,36 @@ func parseSocketErrors(s string) (socketErrors, error) {
 	return e, nil
 }
 
-// wrkArgs are the arguments of one wrk run against url lasting d (whole
-// seconds), sending each of headers ("Name: value") with every request.
-func (b *bench) wrkArgs(d time.Duration, url string, headers ...string) []string {
+// wrkArgs are the arguments of one wrk run against t lasting d (whole
+// seconds), sending each of its headers ("Name: value") with every
+// request, and running its script.
+func (b *bench) wrkArgs(d time.Duration, t wrkTarget) []string {
 	args := []string{
 		"-t", strconv.Itoa(wrkThreads),
 		"-c", strconv.Itoa(b.cfg.connections),
 		"-d", strconv.Itoa(int(d/time.Second)) + "s",
 	}
-	for _, h := range headers {
+	for _, h := range t.headers {
 		args = append(args, "-H", h)
 	}
-	return append(args, "--latency", url)
+	if t.script != "" {
+		args = append(args, "-s", t.script)
+	}
+	return append(args, "--latency", t.url)
 }
 
 // runWrk runs wrk for the configured duration against url and parses its
 // report.
 func (b *bench) runWrk(ctx context.Context, url string, headers ...string) (wrkResult, error) {
+	return b.runTarget(ctx, wrkTarget{url: url, headers: headers})
+}
+
+// runTarget is runWrk for any target.
+func (b *bench) runTarget(ctx context.Context, t wrkTarget) (wrkResult, error) {
+	url := t.url
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.duration+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.wrk, b.wrkArgs(b.cfg.duration, url, headers...)...)
+	cmd := exec.CommandContext(ctx, b.wrk, b.wrkArgs(b.cfg.duration, t)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
@@ -204,7 +214,7 @@ type backgroundWrk struct {
 // startWrk starts wrk against url for at most limit; stop ends it earlier.
 func (b *bench) startWrk(url string, limit time.Duration) (*backgroundWrk, error) {
 	w := &backgroundWrk{done: make(chan struct{})}
-	w.cmd = exec.Command(b.wrk, b.wrkArgs(limit, url)...)
+	w.cmd = exec.Command(b.wrk, b.wrkArgs(limit, wrkTarget{url: url})...)
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stdout
 	if err := w.cmd.Start(); err != nil {

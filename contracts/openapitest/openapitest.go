@@ -415,14 +415,36 @@ type Check struct {
 	Head bool
 }
 
+// Undeclared are the response headers a document need not declare: those
+// of HTTP's own framing and the content's type, which OpenAPI describes
+// elsewhere (content) or not at all, and the date every server sends.
+// Every other header a response carries must be declared on it.
+var Undeclared = []string{"Date", "Content-Length", "Content-Type", "Connection", "Transfer-Encoding"}
+
+// UndeclaredHeaders returns the names of the headers in h that r does not
+// declare, but those of Undeclared, sorted.
+func (r Response) UndeclaredHeaders(h http.Header) []string {
+	var out []string
+	for _, name := range sortedKeys(h) {
+		if _, ok := r.Headers[name]; !ok && !slices.Contains(Undeclared, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Validate checks a real response against the documented one: its content
 // type is documented (or, for a response without content, it has no
-// body), every required header is present, every documented header present
-// matches its schema, and the body matches the content's schema and
-// ck.Schemas. body is the decoded body (gzip already undone).
+// body), every header it carries is declared (but Undeclared), every
+// required header is present, every documented header present matches its
+// schema, and the body matches the content's schema and ck.Schemas. body
+// is the decoded body (gzip already undone).
 func (d *Doc) Validate(r Response, resp *http.Response, body []byte, ck Check) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for _, name := range r.UndeclaredHeaders(resp.Header) {
+		fail("header %s: sent, not declared by %s", name, r.Ref)
+	}
 	for name, h := range r.Headers {
 		values := resp.Header.Values(name)
 		if len(values) == 0 {

@@ -2,6 +2,7 @@ package ingesttest
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -124,4 +125,13 @@ func Hang(t testing.TB) http.HandlerFunc {
 		case <-release:
 		}
 	}
+}
+
+// PlainGet is a Suite's Check for a source that asks for one document
+// with a GET and nothing else: no body, no query.
+func PlainGet(r *http.Request) error {
+	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
+		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
+	}
+	return nil
 }

@@ -1,10 +1,13 @@
 package ingesttest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/zoneprice/zoneprice/ingest"
 )
@@ -72,4 +75,17 @@ func (s *bodySource) Fetch(ctx context.Context) (*ingest.List, error) {
 		return nil, err
 	}
 	return s.parse(s.body, time.Now())
+}
+
+// BenchDecodeHTML is an HTML price page's baseline: golang.org/x/net/html
+// parsing body into a tree, which any reader of the page pays at least.
+func BenchDecodeHTML(b *testing.B, body []byte) {
+	b.Helper()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := html.Parse(bytes.NewReader(body)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

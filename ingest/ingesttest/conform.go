@@ -17,6 +17,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Suite is what Conform needs to know of a source: how to build it, its
@@ -403,5 +404,18 @@ func Promo(regular, promo int64, cur string) *contracts.OpPrice {
 	return &contracts.OpPrice{
 		Regular: contracts.Price{Amount: regular, Currency: cur},
 		Promo:   &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}},
+	}
+}
+
+// Declared is the Suite of a source declared with the adapter kit, built
+// and parsed as its registration does; the caller adds its fixtures and
+// what else its format needs.
+func Declared(d *kit.Declaration) Suite {
+	return Suite{
+		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read, Tax: d.Tax,
+		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+			return kit.New(d, kit.Config{URL: url}, client, now)
+		},
+		Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	}
 }

@@ -191,6 +191,8 @@ func (d *Declaration) Read(body []byte, observed time.Time) (*ingest.List, error
 	switch {
 	case d.Parse != nil:
 		list, err = d.Parse(d, body, observed)
+	case d.Table != nil && d.Table.Format != JSON && !d.Pages:
+		return d.readText(body, observed)
 	case d.Table != nil:
 		var t ingest.Tally
 		if _, err = d.AddRows(&t, body, observed); err == nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -34,10 +35,41 @@ func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fiel
 // with <th> cells is the heading, every later one with <td> cells a row.
 func htmlRows(d *Declaration, selector string, body []byte) (*Doc, []Row, error) {
 	head, cells, err := htmlCells(selector, body)
-	if err != nil {
+	return d.textRows(head, cells, err)
+}
+
+// textRows are the rows of a CSV or HTML document read into head and
+// cells, or why there are none.
+func (d *Declaration) textRows(head []string, cells [][]string, err error) (*Doc, []Row, error) {
+	switch {
+	case err != nil && d.Table.Format == HTML:
 		return nil, nil, fmt.Errorf("%s: %w", d.What, err)
+	case err != nil:
+		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
 	}
 	return NewDoc(nil), textRows(head, cells), nil
+}
+
+// cells reads a CSV or HTML document into its heading and cells.
+func (t *Table) cells(body []byte) (head []string, rows [][]string, err error) {
+	if t.Format == HTML {
+		return htmlCells(t.Rows, body)
+	}
+	return csvCells(body)
+}
+
+// readText reads one CSV or HTML document, parsing it once for its rows
+// and its drift.
+func (d *Declaration) readText(body []byte, observed time.Time) (*ingest.List, error) {
+	head, cells, cerr := d.Table.cells(body)
+	doc, rows, err := d.textRows(head, cells, cerr)
+	var list *ingest.List
+	if err == nil {
+		var t ingest.Tally
+		d.addRows(&t, doc, rows, observed)
+		list, err = t.List(d.What)
+	}
+	return d.Table.drift(head, cerr, list, err)
 }
 
 // htmlCells returns the headings and the cells of every row of the table
@@ -73,10 +105,7 @@ func htmlCells(selector string, body []byte) (head []string, rows [][]string, er
 // csvRows reads a CSV document: the first record is the heading.
 func csvRows(d *Declaration, body []byte) (*Doc, []Row, error) {
 	head, cells, err := csvCells(body)
-	if err != nil {
-		return nil, nil, fmt.Errorf("decode %s: %w", d.What, err)
-	}
-	return NewDoc(nil), textRows(head, cells), nil
+	return d.textRows(head, cells, err)
 }
 
 // csvCells returns the headings and the records of a CSV document.
@@ -131,13 +160,13 @@ func textRows(head []string, cells [][]string) []Row {
 // it neither reads nor ignores unknown, and a document without the table
 // has another shape.
 func (t *Table) tableDrift(body []byte, list *ingest.List, err error) (*ingest.List, error) {
-	var head []string
-	var cerr error
-	if t.Format == HTML {
-		head, _, cerr = htmlCells(t.Rows, body)
-	} else {
-		head, _, cerr = csvCells(body)
-	}
+	head, _, cerr := t.cells(body)
+	return t.drift(head, cerr, list, err)
+}
+
+// drift adds the drift of a document whose heading is head (cerr: why its
+// cells could not be read) to what reading it gave.
+func (t *Table) drift(head []string, cerr error, list *ingest.List, err error) (*ingest.List, error) {
 	if errors.Is(cerr, errCutShort) {
 		return list, err
 	}

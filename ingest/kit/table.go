@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +86,16 @@ type Table struct {
 	// Finish, when set, completes a price set read from r: a promotion
 	// from a coupon, a price the source derives, a fee.
 	Finish func(r *Row, ps *contracts.PriceSet) error
+
+	// ZoneName, when set, turns a zone as the document writes it into a
+	// name contracts.NormalizeZone reads (Rebel's "uk_co" is "co.uk"); its
+	// error skips the row, naming what was written.
+	ZoneName func(written string) (string, error)
+	// Repeats leaves out a row repeating an earlier one's zone with the
+	// very same prices (a document that lists a zone twice, alike): one
+	// listing, not a conflict. A repeat with other prices is skipped, as
+	// any zone listed twice is.
+	Repeats bool
 }
 
 // Op is where one operation's price is in a row.
@@ -131,17 +142,33 @@ func (t *Table) accept() string {
 // document had. It fails only when the document as a whole cannot be
 // read. A paged source calls it once per page with one tally.
 func (d *Declaration) AddRows(tally *ingest.Tally, body []byte, observed time.Time) (int, error) {
-	t := d.Table
-	doc, rows, err := t.rows(d, body)
+	doc, rows, err := d.Table.rows(d, body)
 	if err != nil {
 		return 0, err
+	}
+	d.addRows(tally, doc, rows, observed)
+	return len(rows), nil
+}
+
+// addRows reads rows of doc into tally.
+func (d *Declaration) addRows(tally *ingest.Tally, doc *Doc, rows []Row, observed time.Time) {
+	t := d.Table
+	var read map[string]contracts.PriceSet
+	if t.Repeats {
+		read = map[string]contracts.PriceSet{}
 	}
 	for i, r := range rows {
 		r.Doc, r.decl = doc, d
 		ps, err := t.priceSet(&r, observed)
+		if read != nil && err == nil {
+			if first, ok := read[ps.Zone]; ok && reflect.DeepEqual(first, ps) {
+				err = ingest.LeftOut("a repeat of " + ps.Zone + " with the same prices")
+			} else if !ok {
+				read[ps.Zone] = ps
+			}
+		}
 		tally.Add(r.label(i), ps, err)
 	}
-	return len(rows), nil
 }
 
 // PriceSet reads one row of d's Table, keyed by key ("" in a list), from
@@ -284,11 +311,26 @@ func (r *Row) whole(path string) json.RawMessage { return Get(r.Raw, path) }
 // by membership); its zone and currency stay the whole row's.
 func (r *Row) Narrow(path string) { r.part = r.whole(path) }
 
+// Use makes the row's prices those of part, a row a Prepare wrote (its
+// cells' prices without what the kit cannot read around them); its zone
+// and currency stay the whole row's.
+func (r *Row) Use(part json.RawMessage) { r.part = part }
+
 // SlashKey leaves out a row whose key ends in "/": how several
 // registrars write a Handshake name, which is no DNS zone (a Prepare).
 func SlashKey(r *Row) error {
 	if strings.HasSuffix(strings.TrimSpace(r.Key), "/") {
 		return ingest.LeftOut("a Handshake name, not a DNS zone")
+	}
+	return nil
+}
+
+// DottedZone leaves out a row whose zone is not written with a leading
+// dot (".com"): on a price page, a row of another table, a heading
+// repeated or a note, not a zone (a Prepare).
+func DottedZone(r *Row) error {
+	if s, _ := String(r.whole(r.decl.Table.Zone)); !strings.HasPrefix(s, ".") {
+		return ingest.LeftOut("not a zone's row: " + strconv.Quote(s))
 	}
 	return nil
 }
@@ -342,8 +384,12 @@ func (t *Table) priceSet(r *Row, observed time.Time) (contracts.PriceSet, error)
 			zerr = fmt.Errorf("%s %s is not a string", t.Zone, Snippet(r.whole(t.Zone)))
 		}
 	}
+	name := strings.TrimSpace(r.zone)
+	if zerr == nil && t.ZoneName != nil {
+		name, zerr = t.ZoneName(name)
+	}
 	if zerr == nil {
-		z, err := contracts.NormalizeZone(strings.TrimSpace(r.zone))
+		z, err := contracts.NormalizeZone(name)
 		if err == nil {
 			ps.Zone = z.ASCII
 		}

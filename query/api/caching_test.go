@@ -27,7 +27,7 @@ func TestHTTPCaching(t *testing.T) {
 	plainResp, plain := get(t, url, "Accept-Encoding", "identity")
 	for header, want := range map[string]string{
 		"Cache-Control":    "public, max-age=300",
-		"Vary":             "Accept-Encoding",
+		"Vary":             "Accept, Accept-Encoding", // JSON or CSV (csv.go)
 		"Content-Encoding": "",
 	} {
 		if got := plainResp.Header.Get(header); got != want {

@@ -30,3 +30,6 @@ var APIRoot = apiRoot
 
 // MCPPath is where the API answers agents over MCP.
 const MCPPath = mcpPath
+
+// PrefersCSV reads Accept field lines as the catalog and comparison do.
+var PrefersCSV = prefersCSV

@@ -40,7 +40,9 @@ func (s *Server) writeBodyAs(c *echo.Context, b *cache.Body, contentType, cacheC
 	h := w.Header()
 	h["Content-Type"] = contentType
 	h["Cache-Control"] = cacheControl
-	h["Vary"] = varyEncoding
+	if _, set := h["Vary"]; !set { // a negotiated route set its own
+		h["Vary"] = varyEncoding
+	}
 	if lm := b.LastModifiedValues(); lm != nil && !b.Modified.After(time.Now()) {
 		// A date ahead of this pod's clock (the stream's is ahead) would
 		// be one HTTP forbids; it is sent once the clock gets there.
@@ -156,15 +158,20 @@ func (s *Server) handleBody(body func(*cache.Snapshot) *cache.Body) echo.Handler
 }
 
 // handleDomains serves the catalog: the pre-rendered body, or with query
-// options one rendered once per data version and options, then cached.
+// options one rendered once per data version and options, then cached; as
+// JSON, or as CSV (csv.go) made once from that body.
 func (s *Server) handleDomains() echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
 		}
+		csv, err := wantsCSV(c)
+		if err != nil {
+			return err
+		}
 		if c.Request().URL.RawQuery == "" {
-			return s.writeBody(c, snap.Domains)
+			return s.writeNegotiated(c, snap.Domains, csv, catalogCSVName, catalogTables[0])
 		}
 		b, p, err := s.catalog(snap, c.QueryParams())
 		if err != nil {
@@ -172,9 +179,12 @@ func (s *Server) handleDomains() echo.HandlerFunc {
 		}
 		if b.Next != "" {
 			p.norm.Set("cursor", b.Next)
+			if f := c.QueryParam("format"); f != "" {
+				p.norm.Set("format", strings.ToLower(f))
+			}
 			c.Response().Header()["Link"] = []string{"</api/domains?" + p.norm.Encode() + `>; rel="next"`}
 		}
-		return s.writeBody(c, b)
+		return s.writeNegotiated(c, b, csv, catalogCSVName, catalogTables[costTable(p.key())])
 	}
 }
 
@@ -229,41 +239,51 @@ func (s *Server) registrars(snap *cache.Snapshot, q url.Values) (*cache.Body, er
 // handleComparison answers for a zone in any form a person types. The
 // canonical form is a map lookup; any other form is normalised once per data
 // version and remembered in the response cache. Query options render once
-// per data version, zone and options, then come from that cache too.
+// per data version, zone and options, then come from that cache too. A CSV
+// (csv.go) is made once from the JSON body.
 func (s *Server) handleComparison() echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		snap, err := s.snapshot()
 		if err != nil {
 			return err
 		}
-		raw := c.Param("zone")
-		withOptions := c.Request().URL.RawQuery != ""
-		b, zone, err := s.comparison(c.Request(), snap, raw, !withOptions)
+		csv, err := wantsCSV(c)
 		if err != nil {
 			return err
 		}
-		if !withOptions {
-			return s.writeBody(c, b)
-		}
-		if b, err = s.comparisonWith(snap, zone, b, c.QueryParams()); err != nil {
+		raw := c.Param("zone")
+		withOptions := c.Request().URL.RawQuery != ""
+		// A CSV's name needs the zone's, which a remembered alias lacks.
+		b, zone, err := s.comparison(c.Request(), snap, raw, !withOptions && !csv)
+		if err != nil {
 			return err
 		}
-		return s.writeBody(c, b)
+		key := ""
+		if withOptions {
+			if b, key, err = s.comparisonWith(snap, zone, b, c.QueryParams()); err != nil {
+				return err
+			}
+		}
+		var disposition []string
+		if csv {
+			disposition = comparisonCSVName(zone)
+		}
+		return s.writeNegotiated(c, b, csv, disposition, comparisonTables[costTable(key)])
 	}
 }
 
 // comparisonWith is a canonical zone's comparison for the query q: b, the
 // body without options, or one rendered once per data version, zone and
-// options, then cached.
-func (s *Server) comparisonWith(snap *cache.Snapshot, zone string, b *cache.Body, q url.Values) (*cache.Body, error) {
+// options, then cached; and the options' key.
+func (s *Server) comparisonWith(snap *cache.Snapshot, zone string, b *cache.Body, q url.Values) (*cache.Body, string, error) {
 	o, key, err := comparisonOptions(q, snap)
 	if err != nil || key == "" {
-		return b, err
+		return b, key, err
 	}
 	return s.derived(snap.Version, "/api/comparison/"+zone+"?"+key, func() *cache.Body {
 		b, _ := snap.RenderComparison(zone, o)
 		return b
-	}), nil
+	}), key, nil
 }
 
 // derived returns the body cached for key at a snapshot version, or renders

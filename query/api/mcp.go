@@ -76,7 +76,8 @@ var mcpRoutes = []mcpRoute{
 			if !ok {
 				return nil, unknownZone(z)
 			}
-			return s.comparisonWith(snap, z.ASCII, b, q)
+			b, _, err = s.comparisonWith(snap, z.ASCII, b, q)
+			return b, err
 		}},
 	{name: "zone_price_history", path: "/api/comparison/{zone}/history",
 		description: "The history of one zone's prices: per registrar, every period of its price, newest first, with when " +

@@ -87,8 +87,8 @@ func (d *openAPIDoc) routeParams(path string) (map[string]openAPIParam, error) {
 			p := d.resolve(v)
 			name, _ := p["name"].(string)
 			in, _ := p["in"].(string)
-			if in != "query" && in != "path" {
-				continue
+			if in != "query" && in != "path" || name == "format" {
+				continue // a tool's result is the JSON body, never CSV
 			}
 			schema := d.resolve(p["schema"])
 			kind, _ := schema["type"].(string)

@@ -555,6 +555,76 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 }
 
+// TestOpenAPIHeadersDeclared sends a request to every documented
+// operation, each successful one (the webhook API's with a subscriber's
+// key, on a webhook it registered), with rate limits on, plain and with
+// gzip offered, and fails if the response carries a header its documented
+// response does not declare. Other tests meet the other statuses: every
+// response openapitest.Doc.Validate checks must declare every header it
+// carries. The exceptions, openapitest.Undeclared, are HTTP's framing
+// (Content-Length, Transfer-Encoding, Connection), Content-Type (the
+// response's content says it) and Date.
+func TestOpenAPIHeadersDeclared(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	publishHistory(t, js, historyEvents()...)
+	kv, err := js.KeyValue(context.Background(), contracts.KeysBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := createKey(t, kv, contracts.ProTier)
+	cfg := limitsConfig(t, "1000/m", "pro=1000/m", "")
+	if cfg.Limits.WebhookEndpoints, err = access.ParseEndpoints("pro=10"); err != nil {
+		t.Fatal(err)
+	}
+	p := startPod(t, js, podConfig{cfg: cfg, runKeys: true, webhooks: true})
+	p.waitHistory(t)
+	w := &webhookPod{pod: p, js: js, pro: key}
+	hook := w.create(t, key, registration)
+	d := openapitest.Load(t)
+	ops, err := d.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deleting the webhook last leaves it for the operations on it.
+	slices.SortStableFunc(ops, func(a, b openapitest.Operation) int {
+		return cmp.Compare(strings.Count(a.Method, http.MethodDelete), strings.Count(b.Method, http.MethodDelete))
+	})
+	content := map[string]string{"POST /api/webhooks": registration, "PATCH /api/webhooks/{id}": `{"paused":true}`}
+	for _, op := range ops {
+		target := strings.NewReplacer("{zone}", ".com", "{id}", hook.ID).Replace(op.Path)
+		for _, encoding := range []string{"identity", "gzip"} {
+			t.Run(op.Method+" "+op.Path+" "+encoding, func(t *testing.T) {
+				header := []string{"Accept-Encoding", encoding}
+				if strings.HasPrefix(op.Path, "/api/webhooks") {
+					header = append(header, "Authorization", "Bearer "+key.key, "Content-Type", "application/json")
+				}
+				if op.Method == http.MethodOptions {
+					header = append(header, "Origin", "https://example.org", "Access-Control-Request-Method", "GET")
+				}
+				body := content[op.Method+" "+op.Path]
+				if op.Method == http.MethodDelete {
+					target = "/api/webhooks/" + w.create(t, key, registration).ID
+				}
+				resp, got := call(t, op.Method, p.url+target, body, header...)
+				if resp.StatusCode >= 300 {
+					t.Fatalf("%s %s: got %d, want a success: %s", op.Method, target, resp.StatusCode, got)
+				}
+				if resp.Header.Get("RateLimit-Limit") == "" && strings.HasPrefix(op.Path, "/api/") && op.Method != http.MethodOptions {
+					t.Errorf("%s %s: no RateLimit fields, so none were checked", op.Method, target)
+				}
+				r, err := d.Response(op.Method, op.Path, resp.StatusCode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if names := r.UndeclaredHeaders(resp.Header); len(names) > 0 {
+					t.Errorf("%s %s (%d): sent %v, which %s does not declare", op.Method, target, resp.StatusCode, names, r.Ref)
+				}
+			})
+		}
+	}
+}
+
 // TestOpenAPIParametersAccepted gives every parameter the document declares
 // its documented example, alone: each must be answered 200 with a body the
 // document describes, never 400. A cursor is taken from a first page.
@@ -786,6 +856,53 @@ func TestOpenAPIQueryOptions(t *testing.T) {
 				all.Count, len(all.Zones), page.Count, len(page.Zones))
 		}
 	})
+}
+
+// TestOpenAPISince checks that the since parameter's schema, one string
+// pattern with the date or date-time format checked on top, takes exactly
+// what the server takes, a day that does not exist included.
+func TestOpenAPISince(t *testing.T) {
+	_, js := bustest.Provisioned(t)
+	publish(t, js, baseEvents()...)
+	publishHistory(t, js, historyEvents()...)
+	p := startPod(t, js, podConfig{cfg: apiConfig()})
+	p.waitHistory(t)
+	schema, err := openapitest.Load(t).Schema("#/components/parameters/since/schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		since string
+		takes bool
+	}{
+		{"2026-11-01", true},
+		{"2026-11-01T12:00:00Z", true},
+		{"2026-11-01T12:00:00.123+05:30", true},
+		{"2000-01-01", true},
+		{"2200-12-31T23:59:59-23:59", true},
+		{"1999-12-31", false},
+		{"2201-01-01", false},
+		{"2026-02-30", false},
+		{"2026-02-30T12:00:00Z", false},
+		{"2026-13-01", false},
+		{"2026-11-01t12:00:00z", false},
+		{"2026-11-01T24:00:00Z", false},
+		{"2026-11-01T12:00:60Z", false},
+		{"2026-11-01T12:00Z", false},
+		{"2026-11-01T12:00:00", false},
+		{"20261101", false},
+		{"yesterday", false},
+	} {
+		t.Run(tt.since, func(t *testing.T) {
+			resp, body := get(t, p.url+"/api/changes?"+url.Values{"since": {tt.since}}.Encode())
+			if got := resp.StatusCode == http.StatusOK; got != tt.takes {
+				t.Errorf("the server: got %d, want it taken: %v: %s", resp.StatusCode, tt.takes, body)
+			}
+			if err := schema.Validate(tt.since); (err == nil) != tt.takes {
+				t.Errorf("the schema: got %v, want it taken: %v", err, tt.takes)
+			}
+		})
+	}
 }
 
 // TestOpenAPIListLimits checks that every list parameter documents how

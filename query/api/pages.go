@@ -45,7 +45,7 @@ func (b pageBackend) Comparison(snap *cache.Snapshot, zone string, q url.Values)
 	if !ok {
 		return nil, &pages.Error{Status: http.StatusNotFound, Detail: "No registrar prices " + zone + "."}
 	}
-	body, err := b.s.comparisonWith(snap, zone, body, q)
+	body, _, err := b.s.comparisonWith(snap, zone, body, q)
 	return body, pageError(err)
 }
 

@@ -64,6 +64,10 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Match(read, "/", s.limit(s.pages.Catalog()))
 	e.Match(read, "/zones/:zone", s.limit(s.pages.Zone()))
 	e.Match(read, "/registrars", s.limit(s.pages.Registrars()))
+	// The Atom feeds of price changes, for feed readers (pages/feeds.go).
+	e.Match(read, "/changes.atom", s.limit(s.pages.ChangesFeed()))
+	e.Match(read, "/drops.atom", s.limit(s.pages.DropsFeed()))
+	e.Match(read, "/zones/:zone/changes.atom", s.limit(s.pages.ZoneFeed()))
 	e.Match(read, "/docs", s.pages.Docs())
 	for _, path := range apiRoot {
 		e.Match(read, path, func(c *echo.Context) error {

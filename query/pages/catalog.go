@@ -2,6 +2,7 @@ package pages
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -132,17 +133,28 @@ type (
 		Registrar string      `json:"registrar"`
 	}
 	changesJSON struct {
-		Changes []struct {
+		Currency string `json:"currency"`
+		Changes  []struct {
+			ID         string     `json:"id"`
 			Zone       string     `json:"zone"`
 			Unicode    string     `json:"unicode"`
 			Registrar  string     `json:"registrar"`
+			Kind       string     `json:"kind"`
+			Dropped    bool       `json:"dropped"`
 			ObservedAt time.Time  `json:"observed_at"`
+			Source     string     `json:"source"`
 			Before     *offerJSON `json:"before"`
 			After      *offerJSON `json:"after"`
 		} `json:"changes"`
 	}
 	offerJSON struct {
+		Tax                       string `json:"tax"`
 		Register, Renew, Transfer *json.Number
+		Native                    *struct {
+			Currency                  string `json:"currency"`
+			Register, Renew, Transfer *json.Number
+		} `json:"native"`
+		Promo map[string]promoJSON `json:"promo"`
 	}
 )
 
@@ -186,6 +198,7 @@ type catalogPage struct {
 	Drops             []dropRow
 	HistoryLoading    bool
 	JSON, DropsJSON   string
+	CSV               string
 }
 
 type catalogRow struct {
@@ -225,10 +238,11 @@ func (p *Pages) renderCatalog(snap *cache.Snapshot, hist *cache.HistoryView, loa
 func newCatalogPage(snap *cache.Snapshot, q url.Values, doc *catalogJSON) catalogPage {
 	_, sample := snap.Sources[contracts.SampleSource]
 	pg := catalogPage{
-		Head:     Head{Title: "Domain prices by zone", Description: "What it costs to register, renew and transfer a domain in every zone, compared across registrars.", Nav: "catalog"},
+		Head: Head{Title: "Domain prices by zone", Description: "What it costs to register, renew and transfer a domain in every zone, compared across registrars.", Nav: "catalog",
+			Feeds: []feedLink{dropsFeed.link(), changesFeed.link()}},
 		Currency: doc.Currency, Count: doc.Count, Sample: sample,
 		Years: q.Get("years"), Q: q.Get("q"), Category: q.Get("category"), Sort: q.Get("sort"),
-		JSON: "/api/domains?" + q.Encode(),
+		JSON: "/api/domains?" + q.Encode(), CSV: "/api/domains?" + csvQuery(q),
 	}
 	if doc.AsOf != nil {
 		pg.AsOf = doc.AsOf.Format("2 January 2006, 15:04 UTC")
@@ -314,6 +328,13 @@ func (p *Pages) addDrops(pg *catalogPage, snap *cache.Snapshot, hist *cache.Hist
 		pg.Drops = append(pg.Drops, d)
 	}
 	return changes.Modified, true
+}
+
+// csvQuery is q with format=csv: the same view as a CSV table.
+func csvQuery(q url.Values) string {
+	c := maps.Clone(q)
+	c.Set("format", "csv")
+	return c.Encode()
 }
 
 // priceCell is a price as the API wrote it, with its registrar.

@@ -2,7 +2,9 @@
 // comparison and price history (/zones/{zone}), the directory of registrars
 // (/registrars) and the API's documentation (/docs), as HTML rendered with
 // html/template from the same bodies the JSON API serves, with their style
-// and script as embedded assets.
+// and script as embedded assets; the Atom feeds of price changes
+// (feeds.go); and the catalog and comparisons as CSV tables for
+// spreadsheets (csv.go), which the API serves.
 //
 // A page is filled from the API's own JSON for the same view (the
 // Backend renders it, with the API's option parsing and response cache),
@@ -79,7 +81,9 @@ func (e *Error) Error() string { return strconv.Itoa(e.Status) + ": " + e.Detail
 
 // Paths are the routes of the pages as routes.go registers them, for
 // tests that tell them from the API's.
-func Paths() []string { return []string{"/", "/zones/:zone", "/registrars", "/docs", "/assets/:name"} }
+func Paths() []string {
+	return append([]string{"/", "/zones/:zone", "/registrars", "/docs", "/assets/:name"}, FeedPaths()...)
+}
 
 // Policy is the Content-Security-Policy of every page, other packages'
 // in the site's layout included: it allows the service's own style,
@@ -135,6 +139,9 @@ type Head struct {
 	// NoIndex asks search engines to leave the page out: a page of one
 	// person's subscription.
 	NoIndex bool
+	// Feeds are the Atom feeds of what the page shows, which a feed
+	// reader finds in the page's head.
+	Feeds []feedLink
 }
 
 // New parses the templates and the OpenAPI document, and hashes the assets.

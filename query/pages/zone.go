@@ -67,6 +67,7 @@ func (p *Pages) Zone() echo.HandlerFunc {
 // The comparison and history bodies as the zone page reads them.
 type (
 	comparisonJSON struct {
+		Zone       string     `json:"zone"`
 		Unicode    string     `json:"unicode"`
 		Currency   string     `json:"currency"`
 		AsOf       *time.Time `json:"as_of"`
@@ -87,9 +88,12 @@ type (
 			Promo       map[string]promoJSON `json:"promo"`
 			RenewalTrap bool                 `json:"renewal_trap"`
 			Cost        *struct {
+				Years int          `json:"years"`
 				Total *json.Number `json:"total"`
 			} `json:"cost"`
-			Cheapest []string `json:"cheapest"`
+			Cheapest   []string `json:"cheapest"`
+			Source     string   `json:"source"`
+			ObservedAt string   `json:"observed_at"`
 		} `json:"prices"`
 	}
 	promoJSON struct {
@@ -125,6 +129,7 @@ type zonePage struct {
 	Chart                *chart
 	HistoryNote          string
 	JSON, HistoryJSON    string
+	CSV                  string
 }
 
 type zoneRow struct {
@@ -177,10 +182,12 @@ func newZonePage(snap *cache.Snapshot, zone string, q url.Values, doc *compariso
 	z := contracts.Zone{ASCII: zone, Unicode: doc.Unicode}
 	name := z.Unicode
 	pg := zonePage{
-		Head:  Head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed."},
+		Head: Head{Title: name + " domain prices", Description: "What " + name + " costs to register, renew and transfer at every registrar, and how its prices changed.",
+			Feeds: []feedLink{zoneFeed(z.ASCII).link()}},
 		ASCII: z.ASCII, Unicode: z.Unicode, Categories: doc.Categories, Currency: doc.Currency, Sample: sample,
 		Years: q.Get("years"), Sort: q.Get("sort"),
 		JSON: "/api/comparison/" + url.PathEscape(z.ASCII) + "?" + q.Encode(),
+		CSV:  "/api/comparison/" + url.PathEscape(z.ASCII) + "?" + csvQuery(q),
 	}
 	if doc.Type != nil {
 		pg.Type = *doc.Type

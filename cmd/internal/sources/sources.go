@@ -21,6 +21,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/iana"
+	"github.com/zoneprice/zoneprice/ingest/internetbs"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
@@ -29,9 +30,12 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
+	"github.com/zoneprice/zoneprice/ingest/rebel"
+	"github.com/zoneprice/zoneprice/ingest/register4less"
 	"github.com/zoneprice/zoneprice/ingest/sample"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
@@ -42,7 +46,9 @@ import (
 func adapterRegistrars() []string {
 	return []string{porkbun.Name, ovhcloud.Name, namecheap.Name, namecom.Name,
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
-		joker.Name, epik.Name, iwantmyname.Name}
+		joker.Name, epik.Name, iwantmyname.Name,
+		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
+	}
 }
 
 // siteInterval is how often the price lists registrars' own sites load are
@@ -113,7 +119,9 @@ func Registry() map[string]app.SourceSpec {
 			spec.Unless = []string{namecheapEnv["APIKey"]}
 			return spec
 		}(),
-		porkbun.Name: declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
+		porkbun.Name:    declared("ZONEPRICE_PORKBUN_URL", porkbun.Declaration()),
+		rebel.Name:      declared("ZONEPRICE_REBEL_URL", rebel.Declaration()),
+		internetbs.Name: declared("ZONEPRICE_INTERNETBS_URL", internetbs.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
@@ -205,5 +213,7 @@ func Registry() map[string]app.SourceSpec {
 			Auto:     true,
 			Fallback: true,
 		},
+		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
+		onlydomains.Name:   declared("ZONEPRICE_ONLYDOMAINS_URL", onlydomains.Declaration()),
 	}
 }
