@@ -51,10 +51,15 @@ type APIKey struct {
 const MaxNoteLen = 200
 
 var (
-	keyIDPattern = regexp.MustCompile(`^[a-z0-9]{8,64}$`)
-	hashPattern  = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	tierPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	hashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	tierPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 )
+
+// validKeyID reports whether id can be an API key's ID: 8 to 64 lower-case
+// letters and digits (a webhook delivery's subject carries one).
+func validKeyID(id string) bool {
+	return len(id) >= 8 && len(id) <= 64 && allBytes(id, func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' })
+}
 
 // ValidateTier reports whether name can name a tier: it ends up in flags
 // and metric labels, so it is short and plain.
@@ -68,7 +73,7 @@ func ValidateTier(name string) error {
 // Validate reports the first problem with the record, naming the field.
 func (k *APIKey) Validate() error {
 	switch {
-	case !keyIDPattern.MatchString(k.ID):
+	case !validKeyID(k.ID):
 		return invalid("id", "%q is not 8 to 64 lower-case letters and digits", k.ID)
 	case !hashPattern.MatchString(k.Hash):
 		return invalid("hash", "is not a hex SHA-256")

@@ -1,6 +1,9 @@
 package contracts
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestWebhookKey(t *testing.T) {
 	for _, tt := range []struct {
@@ -44,6 +47,14 @@ func TestParseDeliverySubject(t *testing.T) {
 		{"owner not a key id", "deliveries.v1.4D93.wh_0123456789abcdef", "", "", false},
 		{"ID not a webhook id", "deliveries.v1.4d930e71934acb20.wh_0123", "", "", false},
 		{"a token too many", "deliveries.v1.4d930e71934acb20.wh_0123456789abcdef.x", "", "", false},
+		{"owner of 64 characters", "deliveries.v1." + strings.Repeat("a9", 32) + ".wh_0123456789abcdef", strings.Repeat("a9", 32), "wh_0123456789abcdef", true},
+		{"owner of 7 characters", "deliveries.v1.4d930e7.wh_0123456789abcdef", "", "", false},
+		{"owner of 65 characters", "deliveries.v1." + strings.Repeat("a", 65) + ".wh_0123456789abcdef", "", "", false},
+		{"owner with a dash", "deliveries.v1.4d930e71-34acb20.wh_0123456789abcdef", "", "", false},
+		{"ID in capitals", "deliveries.v1.4d930e71934acb20.wh_0123456789ABCDEF", "", "", false},
+		{"ID with a g", "deliveries.v1.4d930e71934acb20.wh_0123456789abcdeg", "", "", false},
+		{"ID a digit too long", "deliveries.v1.4d930e71934acb20.wh_0123456789abcdef0", "", "", false},
+		{"ID without wh_", "deliveries.v1.4d930e71934acb20.xx_0123456789abcdef", "", "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			owner, id, ok := ParseDeliverySubject(tt.subject)

@@ -50,6 +50,9 @@ type config struct {
 	changes     int
 	out         string
 	keep        bool
+	// notifyProfile takes a CPU profile of zoneprice-notify over the
+	// webhook throughput run.
+	notifyProfile bool
 	// only is the sections to run; every one when empty.
 	only map[string]bool
 }
@@ -79,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.changes, "changes", 2_000_000, "changes in the generated history, over three years of the data set's prices")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (NATS store, child logs)")
+	fs.BoolVar(&c.notifyProfile, "notify-profile", false, "take a CPU profile of zoneprice-notify (run with --pprof) over the webhook throughput run; it slows notify a little")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sections, ", ")+" (the data set is always published)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -9,9 +9,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -48,6 +52,11 @@ const (
 	// hookFanout endpoints want one change.
 	hookFanout          = 10_000
 	hookRegisterWorkers = 16
+
+	// hookProfileTime is how long notify's CPU profile (-notify-profile)
+	// runs from the throughput run's start: longer than the run (1 to
+	// 3 s here), whose end leaves notify idle.
+	hookProfileTime = 4 * time.Second
 )
 
 // webhookResult is what the webhook runs measured.
@@ -67,6 +76,14 @@ type webhookResult struct {
 	bareTook     time.Duration
 	bareErr      error
 	bareFailures int
+	// notifyCPU is the CPU time notify's process spent in the
+	// throughput run, and benchCPU the bench's own (the NATS server and
+	// the receivers); bareCPU, the bench's in the bare client's run (the
+	// client and the receivers). profile is the top of notify's CPU
+	// profile (with -notify-profile), benchProfile where the bench's own
+	// profile of the run was saved.
+	notifyCPU, benchCPU, bareCPU time.Duration
+	profile, benchProfile        string
 
 	// The fan-out runs: to endpoints spread over the receivers' ports,
 	// then to endpoints all on one port.
@@ -254,7 +271,7 @@ func (b *bench) webhooks(ctx context.Context, env *natsEnv, res *results) error 
 	if err := b.hookLatency(ctx, pub, recv, latencyZone, wr); err != nil {
 		return err
 	}
-	if err := b.hookThroughput(ctx, env, pub, recv, rateZone, rate, wr); err != nil {
+	if err := b.hookThroughput(ctx, env, n, pub, recv, rateZone, rate, wr); err != nil {
 		return err
 	}
 
@@ -326,9 +343,12 @@ func (b *bench) startNotify(ctx context.Context, env *natsEnv) (*child, error) {
 		return nil, err
 	}
 	b.log.Info("starting zoneprice-notify", "metrics", metricsAddr)
-	n, err := startChild(b.tmp, "zoneprice-notify", "http://"+metricsAddr, b.notifyBin,
-		"--nats-url", env.url, "--metrics-listen", metricsAddr, "--log-format", "json", "--log-level", "warn",
-		"--webhook-allow-loopback", "--webhook-allow-http")
+	args := []string{b.notifyBin, "--nats-url", env.url, "--metrics-listen", metricsAddr, "--log-format", "json", "--log-level", "warn",
+		"--webhook-allow-loopback", "--webhook-allow-http"}
+	if b.cfg.notifyProfile {
+		args = append(args, "--pprof")
+	}
+	n, err := startChild(b.tmp, "zoneprice-notify", "http://"+metricsAddr, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +497,7 @@ func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 tim
 // the last delivery's arrival is the replica's time. Then a bare Go client
 // posts the same bodies, signed the same way, with as many requests at
 // once as the replica has workers, to the same receivers: the baseline.
-func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
+func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
 	total := hookChanges * len(eps)
 	wr.deliveries = total
 	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
@@ -491,11 +511,35 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publi
 	if err := queueHooks(ctx, env, pub, zone, total, wr); err != nil {
 		return err
 	}
+	cpu := notifyCPU(ctx, n)
+	profiled := make(chan struct{})
+	if b.cfg.notifyProfile {
+		go func() {
+			defer close(profiled)
+			path := filepath.Join(b.profileDir(), "cpu-notify-deliveries.pb.gz")
+			top, err := n.cpuProfile(ctx, hookProfileTime, path, b.notifyBin)
+			if err != nil {
+				wr.profile = "not taken: " + err.Error()
+				return
+			}
+			wr.profile = "Saved to `" + path + "` (`go tool pprof " + b.notifyBin + " " + path + "`). The top, by time spent in each function and what it calls:\n\n```\n" + top + "```"
+		}()
+	} else {
+		close(profiled)
+	}
+	defer func() { <-profiled }()
+	stopProfile := b.profileSelf(wr)
+	benchCPU := selfCPU()
 	start := time.Now()
 	release()
 	select {
 	case <-arrivals.allIn:
 		wr.realTook = arrivals.last.Sub(start)
+		wr.benchCPU = selfCPU() - benchCPU
+		stopProfile()
+		if after := notifyCPU(ctx, n); cpu > 0 && after > cpu {
+			wr.notifyCPU = after - cpu
+		}
 	case <-time.After(hookDeadline):
 		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(arrivals.delivered()), total, hookDeadline)
 	case <-ctx.Done():
@@ -505,9 +549,59 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, pub *bus.Publi
 	if wr.realErr != nil {
 		return nil
 	}
+	benchCPU = selfCPU()
 	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, arrivals.delivered(), wr.notifyWorkers)
+	wr.bareCPU = selfCPU() - benchCPU
 	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
 	return nil
+}
+
+// notifyCPU is the CPU time notify's process has spent, from its
+// metrics; 0 if they cannot be read.
+func notifyCPU(ctx context.Context, n *child) time.Duration {
+	v, err := scrape(ctx, n.metrics()+"/metrics", "process_cpu_seconds_total")
+	if err != nil {
+		return 0
+	}
+	return time.Duration(v[0] * float64(time.Second))
+}
+
+// selfCPU is the CPU time the bench's process has spent.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// profileSelf starts a CPU profile of the bench's own process (the NATS
+// server and the receivers) when notify's is taken (-notify-profile), and
+// returns what stops it.
+func (b *bench) profileSelf(wr *webhookResult) (stop func()) {
+	if !b.cfg.notifyProfile {
+		return func() {}
+	}
+	path := filepath.Join(b.profileDir(), "cpu-bench-deliveries.pb.gz")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		wr.benchProfile = "not taken: " + err.Error()
+		return func() {}
+	}
+	return sync.OnceFunc(func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		wr.benchProfile = "`" + path + "` (`go tool pprof " + b.self + " " + path + "`)"
+	})
 }
 
 // hookArrivals gathers a run's deliveries; allIn closes at the total-th,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestDeliversAChange(t *testing.T) {
 	done := make(chan error, 1)
 	var stderr querytest.LogBuffer
 	env := map[string]string{"NATS_URL": srv.ClientURL(), "ZONEPRICE_METRICS_LISTEN": metricsAddr,
-		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true"}
+		"ZONEPRICE_WEBHOOK_ALLOW_LOOPBACK": "true", "ZONEPRICE_WEBHOOK_ALLOW_HTTP": "true", "ZONEPRICE_PPROF": "true"}
 	go func() { done <- run(rctx, nil, func(k string) string { return env[k] }, &stderr) }()
 	defer func() {
 		cancel()
@@ -83,6 +84,8 @@ func TestDeliversAChange(t *testing.T) {
 	if !strings.Contains(stderr.String(), "loopback") {
 		t.Errorf("the loopback allowance was not logged:\n%s", stderr.String())
 	}
+	// ZONEPRICE_PPROF serves the runtime's profiles beside the metrics.
+	cmdtest.Poll(t, "http://"+metricsAddr+"/debug/pprof/cmdline", 10*time.Second, cmdtest.Status200)
 }
 
 func TestFlagErrorsNameTheFlag(t *testing.T) {
@@ -100,6 +103,27 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 			err := run(context.Background(), append(tt.args, "--metrics-listen", ""), func(k string) string { return env[k] }, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%v) = %v, want an error naming %s", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestGOGCDefault: notify collects garbage at defaultGOGC unless the
+// environment sets GOGC, which the runtime reads itself and run leaves
+// alone.
+func TestGOGCDefault(t *testing.T) {
+	for _, tt := range []struct {
+		gogc string
+		want int
+	}{{"", defaultGOGC}, {"50", 100}} {
+		t.Run("GOGC="+tt.gogc, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			t.Cleanup(func() { debug.SetGCPercent(100) })
+			env := map[string]string{"NATS_URL": "nats://127.0.0.1:1", "GOGC": tt.gogc}
+			// Invalid workers: run stops once its flags are read.
+			_ = run(context.Background(), []string{"--webhook-workers", "0", "--metrics-listen", ""}, func(k string) string { return env[k] }, io.Discard)
+			if got := debug.SetGCPercent(100); got != tt.want {
+				t.Errorf("GC percent %d, want %d", got, tt.want)
 			}
 		})
 	}

@@ -240,14 +240,49 @@ func (q *Deliveries) State(ctx context.Context) (QueueState, error) {
 	return QueueState{Msgs: st.Msgs, Oldest: st.FirstTime}, nil
 }
 
-// Record records an attempt of a delivery to webhook.
-func (q *Deliveries) Record(ctx context.Context, webhook string, a *contracts.DeliveryAttempt) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
+// Attempt is one attempt of a delivery to Webhook, to record.
+type Attempt struct {
+	Webhook string
+	Attempt *contracts.DeliveryAttempt
+}
+
+// RecordAll records attempts, in their order, and waits for the stream to
+// acknowledge every one: each is a publish of its own (the stream keeps
+// the last contracts.MaxAttemptsKept of each endpoint), none waited for
+// before the next is sent, so that a batch costs one round trip. It
+// returns how many were recorded, and the errors of the others.
+func (q *Deliveries) RecordAll(ctx context.Context, attempts []Attempt) (int, error) {
+	futures := make([]jetstream.PubAckFuture, 0, len(attempts))
+	var errs []error
+	for _, a := range attempts {
+		b, err := json.Marshal(a.Attempt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f, err := q.js.PublishMsgAsync(&nats.Msg{Subject: contracts.AttemptSubject(a.Webhook), Data: b})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("record an attempt of %s: %w", a.Webhook, err))
+			continue
+		}
+		futures = append(futures, f)
 	}
-	_, err = q.js.Publish(ctx, contracts.AttemptSubject(webhook), b)
-	return err
+	timeout := time.NewTimer(ackTimeout)
+	defer timeout.Stop()
+	recorded := 0
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+			recorded++
+		case err := <-f.Err():
+			errs = append(errs, fmt.Errorf("record an attempt on %s: %w", f.Msg().Subject, err))
+		case <-timeout.C:
+			return recorded, errors.Join(append(errs, fmt.Errorf("the attempts stream did not acknowledge within %v", ackTimeout))...)
+		case <-ctx.Done():
+			return recorded, errors.Join(append(errs, ctx.Err())...)
+		}
+	}
+	return recorded, errors.Join(errs...)
 }
 
 // attemptsWait bounds a read of an endpoint's attempts.

@@ -118,14 +118,14 @@ func TestDeliveriesAttempts(t *testing.T) {
 	_, js := bustest.Provisioned(t)
 	q := bus.NewDeliveries(js)
 	at := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	var batch []bus.Attempt
 	for i := range 3 {
 		a := &contracts.DeliveryAttempt{Delivery: "msg_1", Type: contracts.EventPriceChanged, Attempt: i + 1, At: at, Outcome: contracts.OutcomeFailed}
-		if err := q.Record(ctx, hook, a); err != nil {
-			t.Fatal(err)
-		}
+		batch = append(batch, bus.Attempt{Webhook: hook, Attempt: a})
 	}
-	if err := q.Record(ctx, "wh_fedcba9876543210", &contracts.DeliveryAttempt{Attempt: 9}); err != nil {
-		t.Fatal(err)
+	batch = append(batch, bus.Attempt{Webhook: "wh_fedcba9876543210", Attempt: &contracts.DeliveryAttempt{Attempt: 9}})
+	if n, err := q.RecordAll(ctx, batch); err != nil || n != 4 {
+		t.Fatalf("RecordAll = %d, %v; want 4 recorded", n, err)
 	}
 	got, err := q.Attempts(ctx, hook)
 	if err != nil || len(got) != 3 {

@@ -61,6 +61,10 @@ type Config struct {
 	// MaxQueuedPerKey is how many deliveries may wait for one key's
 	// endpoints before the dispatcher queues no more for it.
 	MaxQueuedPerKey int
+	// RecordInterval is how long at most an attempt's record waits to be
+	// published with others (record.go); the server hears of the
+	// attempt's outcome once its record is stored.
+	RecordInterval time.Duration
 }
 
 // DefaultConfig returns the production settings.
@@ -78,6 +82,7 @@ func DefaultConfig() Config {
 		UserAgent:           "zoneprice-webhooks/1 (+https://github.com/zoneprice/zoneprice)",
 		StatsInterval:       15 * time.Second,
 		MaxQueuedPerKey:     contracts.MaxQueuedPerKey,
+		RecordInterval:      250 * time.Millisecond,
 	}
 }
 
@@ -117,6 +122,8 @@ func (c *Config) Validate() error {
 		return contracts.Invalid("StatsInterval", "must be positive")
 	case c.MaxQueuedPerKey < 1:
 		return contracts.Invalid("MaxQueuedPerKey", "%d is less than 1", c.MaxQueuedPerKey)
+	case c.RecordInterval <= 0:
+		return contracts.Invalid("RecordInterval", "must be positive")
 	}
 	return nil
 }

@@ -30,8 +30,10 @@ type WorkQueue interface {
 // ends is finished (at most Timeout), so that its outcome is recorded and
 // acknowledged rather than repeated; deliveries pulled but not begun are
 // handed back to the server for the other replicas. The pull holds one
-// delivery per worker.
+// delivery per worker. Once every attempt has ended, the recorder
+// publishes the records it holds and answers for them (record.go).
 func (n *Notify) deliver(ctx context.Context) error {
+	defer n.recorder.close()
 	select {
 	case <-n.regs.Loaded():
 	case <-ctx.Done():
@@ -42,9 +44,9 @@ func (n *Notify) deliver(ctx context.Context) error {
 	return n.bus.Deliver.Consume(ctx, cfg, func(job bus.Job) { n.attempt(work, job) })
 }
 
-// attempt makes one attempt of a delivery and tells the server what
-// follows: done (Ack), again after a delay (NakWithDelay), or given up
-// (Term).
+// attempt makes one attempt of a delivery and hands its record to the
+// recorder, which then tells the server what follows: done (Ack), again
+// after a delay (NakWithDelay), or given up (Term).
 func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 	owner, hook, ok := contracts.ParseDeliverySubject(job.Subject)
 	if !ok {
@@ -53,26 +55,28 @@ func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 		return
 	}
 	id, event := delivery(job)
-	defer inProgress(job, n.cfg.AckWait/4)()
+	token := n.recorder.track(job)
 	w, ok := n.lookup(ctx, owner, hook)
 	// A ping is sent whatever the endpoint's state: the subscriber asked
 	// for it, perhaps to see whether a disabled endpoint works again.
 	if !ok || (!w.Active() && event != contracts.EventPing) {
-		n.metrics.finished.WithLabelValues(string(event), "dropped").Inc()
+		n.metrics.finish(event, "dropped").Inc()
 		n.forget(id)
 		_ = job.Ack()
+		n.recorder.untrack(token)
 		return
 	}
 	if !n.busy.acquire(hook) {
 		n.metrics.deferred.Inc()
 		n.deferrals(id, 1)
 		_ = job.NakWithDelay(jitter(n.cfg.BusyDelay))
+		n.recorder.untrack(token)
 		return
 	}
 	now := n.now()
 	res := n.sender.send(ctx, w, id, job.Data, now)
 	n.busy.release(hook)
-	n.metrics.attempts.WithLabelValues(string(event), string(res.outcome)).Inc()
+	n.metrics.attempt(event, res.outcome).Inc()
 	n.metrics.attemptDuration.Observe(res.duration.Seconds())
 
 	// The attempt's number: how often the server handed the delivery
@@ -81,7 +85,7 @@ func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 	// further along its schedule than it should: it never gets more
 	// attempts than the schedule's.
 	number := max(int(job.NumDelivered)-n.deferrals(id, 0), 1)
-	rec := contracts.DeliveryAttempt{
+	rec := &contracts.DeliveryAttempt{
 		Delivery: id, Type: event, Attempt: number, At: now, Outcome: res.outcome,
 		Status: res.status, DurationMS: float64(res.duration.Microseconds()) / 1000, Error: res.err,
 	}
@@ -90,15 +94,16 @@ func (n *Notify) attempt(ctx context.Context, job bus.Job) {
 		next := now.Add(v.delay)
 		rec.NextAttempt = &next
 	}
-	n.record(ctx, hook, &rec)
-	if err := v.send(job); err != nil {
-		// The server hands the delivery out again after AckWait.
-		n.log.Warn("answering the server about a delivery failed", "webhook", hook, "delivery", id, "err", err)
-	}
-	if v.result != "" {
-		n.forget(id)
-		n.metrics.finished.WithLabelValues(string(event), v.result).Inc()
-	}
+	n.recorder.finish(recording{token: token, attempt: bus.Attempt{Webhook: hook, Attempt: rec}, answer: func() {
+		if err := v.send(job); err != nil {
+			// The server hands the delivery out again after AckWait.
+			n.log.Warn("answering the server about a delivery failed", "webhook", hook, "delivery", id, "err", err)
+		}
+		if v.result != "" {
+			n.forget(id)
+			n.metrics.finish(event, v.result).Inc()
+		}
+	}})
 }
 
 // delivery is a delivery's ID and event type, from its headers, or for
@@ -182,32 +187,6 @@ func (n *Notify) decide(ctx context.Context, hook string, w *contracts.Webhook, 
 	return verdict{answer: retry, delay: n.retryDelay(event, number, res.retryAfter)}
 }
 
-// inProgress tells the server every interval, until the returned stop is
-// called, that job is being worked on, so that the server does not hand
-// it to another worker while it is. Stop returns once no report is being
-// sent; one that reaches the server after the message's answer is
-// ignored.
-func inProgress(job bus.Job, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				_ = job.InProgress()
-			}
-		}
-	})
-	return func() {
-		close(done)
-		wg.Wait()
-	}
-}
-
 // retryDelay is how long to wait after failed attempt number of a
 // delivery of event: its schedule's delay with ±10% jitter, so that
 // deliveries that failed together do not all come back at once, or the
@@ -242,17 +221,6 @@ func (n *Notify) lookup(ctx context.Context, owner, id string) (*contracts.Webho
 		n.log.Warn("looking a webhook up in the bucket failed; taking it for deleted", "webhook", id, "err", err)
 	}
 	return w, w != nil
-}
-
-// record publishes an attempt where the API shows it to the subscriber. A
-// record that cannot be published is logged, and the delivery goes on.
-func (n *Notify) record(ctx context.Context, hook string, rec *contracts.DeliveryAttempt) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err := n.bus.Deliveries.Record(ctx, hook, rec)
-	cancel()
-	if err != nil {
-		n.log.Warn("recording a delivery attempt failed", "webhook", hook, "delivery", rec.Delivery, "err", err)
-	}
 }
 
 // setFailing records when an endpoint's run of failures began (nil: it

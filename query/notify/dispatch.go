@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -26,7 +27,7 @@ type Consumer interface {
 type Deliveries interface {
 	QueueCounter
 	Batch(ctx context.Context) *bus.Batch
-	Record(ctx context.Context, webhook string, a *contracts.DeliveryAttempt) error
+	RecordAll(ctx context.Context, attempts []bus.Attempt) (int, error)
 	State(ctx context.Context) (bus.QueueState, error)
 }
 
@@ -127,4 +128,30 @@ func (n *Notify) queue(ctx context.Context, c *contracts.PriceChange, doc []byte
 		n.metrics.refused.WithLabelValues(string(ev), refusedEndpointFull).Add(float64(full[ev]))
 	}
 	return errors.Join(append(errs, err)...)
+}
+
+// inProgress tells the server every interval, until the returned stop is
+// called, that job is being worked on, so that the server does not hand
+// it to another worker while it is. Stop returns once no report is being
+// sent; one that reaches the server after the message's answer is
+// ignored.
+func inProgress(job bus.Job, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = job.InProgress()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

@@ -8,7 +8,10 @@
 // a second durable consumer the replicas share, send each delivery signed
 // as Standard Webhooks says, retry it on contracts.RetrySchedule through
 // JetStream's delayed redelivery (so a restart of every replica loses
-// nothing), and record each attempt on contracts.AttemptsStream. Every
-// connection to a receiver is checked after DNS resolution against a
-// deny list of internal addresses (Guard). See README.md.
+// nothing), and record each attempt on contracts.AttemptsStream, in
+// batches, before the server hears the attempt's outcome (record.go).
+// Every connection to a receiver is checked after DNS resolution against
+// a deny list of internal addresses (Guard). zoneprice-notify runs the
+// garbage collector at GOGC=400 unless GOGC is set (README.md, Speed).
+// See README.md.
 package notify

@@ -26,7 +26,16 @@ type metrics struct {
 	queueOldest     prometheus.Gauge
 	queuePending    prometheus.Gauge
 	queueRedelivery prometheus.Gauge
+
+	// The series of attempts and finished for every known event type,
+	// outcome and result, looked up once per attempt rather than hashed
+	// from their labels.
+	attemptsBy map[labelPair]prometheus.Counter
+	finishedBy map[labelPair]prometheus.Counter
 }
+
+// labelPair is the values of a two-label series.
+type labelPair struct{ a, b string }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
@@ -71,12 +80,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	// Every event type and outcome is exported from the start, at 0, so
 	// that a rate over them (the failing-share alert) has its series
 	// before the first failure.
+	m.attemptsBy, m.finishedBy = map[labelPair]prometheus.Counter{}, map[labelPair]prometheus.Counter{}
 	for _, ev := range contracts.EventTypes() {
 		for _, o := range []contracts.DeliveryOutcome{contracts.OutcomeDelivered, contracts.OutcomeFailed, contracts.OutcomeRefused, contracts.OutcomeGone} {
-			m.attempts.WithLabelValues(string(ev), string(o))
+			m.attemptsBy[labelPair{string(ev), string(o)}] = m.attempts.WithLabelValues(string(ev), string(o))
 		}
 		for _, r := range []string{"delivered", "gone", "given_up", "dropped"} {
-			m.finished.WithLabelValues(string(ev), r)
+			m.finishedBy[labelPair{string(ev), r}] = m.finished.WithLabelValues(string(ev), r)
 		}
 		m.queued.WithLabelValues(string(ev))
 		for _, r := range []string{refusedEndpointFull, refusedKeyFull} {
@@ -92,6 +102,23 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	reg.MustRegister(m.attempts, m.attemptDuration, m.finished, m.refused, m.purged, m.purgeFailures, m.deferred, m.disabled, m.registrations, m.queued,
 		m.dispatched, m.dispatchLag, m.dispatchPending, m.queueDepth, m.queueOldest, m.queuePending, m.queueRedelivery)
 	return m
+}
+
+// attempt is the series of attempts of event with outcome.
+func (m *metrics) attempt(event contracts.EventType, outcome contracts.DeliveryOutcome) prometheus.Counter {
+	if c, ok := m.attemptsBy[labelPair{string(event), string(outcome)}]; ok {
+		return c
+	}
+	return m.attempts.WithLabelValues(string(event), string(outcome))
+}
+
+// finish is the series of deliveries of event that left the queue with
+// result.
+func (m *metrics) finish(event contracts.EventType, result string) prometheus.Counter {
+	if c, ok := m.finishedBy[labelPair{string(event), result}]; ok {
+		return c
+	}
+	return m.finished.WithLabelValues(string(event), result)
 }
 
 // The reasons of zoneprice_notify_deliveries_refused_total.

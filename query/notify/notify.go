@@ -36,11 +36,12 @@ type Notify struct {
 	metrics *metrics
 	now     func() time.Time
 
-	regs   *Registrations
-	zones  *Zones
-	sender *sender
-	busy   *slots
-	census *census
+	regs     *Registrations
+	zones    *Zones
+	sender   *sender
+	recorder *recorder
+	busy     *slots
+	census   *census
 	// queueing is held while a change's deliveries are queued, and while
 	// the census counts; dropping while an endpoint's are dropped.
 	queueing, dropping sync.Mutex
@@ -68,10 +69,11 @@ func New(b Bus, cfg Config, log *slog.Logger, reg prometheus.Registerer, now fun
 	m := newMetrics(reg)
 	return &Notify{
 		cfg: cfg, bus: b, log: log, metrics: m, now: now,
-		regs:   newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
-		zones:  newZones(b.State, log.With("part", "zones")),
-		sender: newSender(cfg),
-		busy:   &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
+		regs:     newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
+		zones:    newZones(b.State, log.With("part", "zones")),
+		sender:   newSender(cfg),
+		recorder: newRecorder(b.Deliveries.RecordAll, cfg.RecordInterval, cfg.AckWait/4, log.With("part", "records")),
+		busy:     &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
 		census: newCensus(cfg.MaxQueuedPerKey, func(ctx context.Context, owner string) (int, error) {
 			return b.Deliveries.Queued(ctx, owner)
 		}, now),
@@ -87,6 +89,7 @@ func (n *Notify) Run(ctx context.Context) error {
 	g.Go(func() error { return n.zones.Run(ctx) })
 	g.Go(func() error { return n.dispatch(ctx) })
 	g.Go(func() error { return n.deliver(ctx) })
+	g.Go(func() error { n.recorder.run(); return nil })
 	g.Go(func() error { return n.poll(ctx) })
 	g.Go(func() error { return n.drops(ctx) })
 	return g.Wait()

@@ -791,3 +791,32 @@ func TestPingRetriedForMinutes(t *testing.T) {
 		t.Errorf("a ping's schedule runs %v, want minutes", total)
 	}
 }
+
+// TestRecordsKeptOnStop: attempts' records wait to be published together
+// (here for an hour), and the server is not told a delivery is done
+// before its record is stored; a replica told to stop publishes the
+// records it holds and answers for them before Run returns.
+func TestRecordsKeptOnStop(t *testing.T) {
+	h := newHarness(t)
+	rc := newReceiver(t, nil)
+	w := h.register(t, rc.URL)
+	cfg := testConfig()
+	cfg.RecordInterval = time.Hour
+	r := h.start(t, cfg, time.Now)
+	h.change(t, "porkbun", ".com", 900)
+	rc.wait(t, 1)
+	waitFor(t, "the attempt counted", func() bool {
+		return counter(t, r, "zoneprice_notify_attempts_total", string(contracts.OutcomeDelivered)) == 1
+	})
+	if got := h.attempts(t, w); len(got) != 0 {
+		t.Errorf("%d attempts recorded before the interval passed, want them held", len(got))
+	}
+	if n := h.queued(t); n != 1 {
+		t.Errorf("%d deliveries queued, want the one whose record is not stored yet", n)
+	}
+	r.stop()
+	if got := h.attempts(t, w); len(got) != 1 || got[0].Outcome != contracts.OutcomeDelivered {
+		t.Errorf("attempts recorded by the stop: %+v, want the one delivery", got)
+	}
+	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
+}

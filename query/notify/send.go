@@ -3,14 +3,19 @@ package notify
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -72,19 +77,23 @@ func refused(err error) bool {
 // redirect and never through a proxy (a proxy would connect where the
 // guard cannot see).
 type sender struct {
-	cfg    Config
-	client *http.Client
+	cfg     Config
+	client  *http.Client
+	signers *signers
+	// The constant headers' values.
+	contentType, userAgent []string
 }
 
 func newSender(cfg Config) *sender {
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: NewGuard(cfg).Control}
 	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: cfg.Timeout,
-		MaxIdleConns:          1024,
+		Proxy:               nil,
+		DialContext:         dialer.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
+		// No ResponseHeaderTimeout: the client's Timeout, the same,
+		// bounds the whole attempt, and one timer per request is enough.
+		MaxIdleConns: 1024,
 		// Idle connections are kept per host, not per endpoint: one host
 		// may receive for many endpoints (a webhook service's), and with
 		// only an endpoint's share kept, most of a fan-out to them opened
@@ -94,14 +103,22 @@ func newSender(cfg Config) *sender {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	return &sender{cfg: cfg, client: &http.Client{
-		Transport: tr,
-		Timeout:   cfg.Timeout,
-		// A redirect is the receiver's answer, and a failure: following
-		// it would send a signed delivery somewhere nobody registered.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &sender{cfg: cfg, signers: newSigners(),
+		contentType: []string{"application/json"}, userAgent: []string{cfg.UserAgent}, client: &http.Client{
+			Transport: tr,
+			Timeout:   cfg.Timeout,
+			// A redirect is the receiver's answer, and a failure: following
+			// it would send a signed delivery somewhere nobody registered.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}}
 }
+
+// The Standard Webhooks headers, in canonical form.
+var (
+	headerWebhookID        = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookID)
+	headerWebhookTimestamp = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookTimestamp)
+	headerWebhookSignature = http.CanonicalHeaderKey(standardwebhooks.HeaderWebhookSignature)
+)
 
 // result is how one attempt went.
 type result struct {
@@ -121,21 +138,24 @@ func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body
 	if err := contracts.ValidateWebhookURL(w.URL, s.cfg.AllowHTTP); err != nil {
 		return result{outcome: contracts.OutcomeRefused, err: err.Error()}
 	}
-	sig, err := sign(w.SigningSecrets(now), id, now, body)
+	sig, err := s.signers.sign(w.SigningSecrets(now), id, now, body)
 	if err != nil {
 		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
+	// The client's Timeout bounds the attempt.
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return result{outcome: contracts.OutcomeFailed, err: err.Error()}
 	}
-	req.Header.Set(standardwebhooks.HeaderWebhookID, id)
-	req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", s.cfg.UserAgent)
+	// Set in canonical form, and the constant values shared: nothing
+	// on the way changes a request's headers.
+	req.Header = http.Header{
+		headerWebhookID:        {id},
+		headerWebhookTimestamp: {strconv.FormatInt(now.Unix(), 10)},
+		headerWebhookSignature: {sig},
+		"Content-Type":         s.contentType,
+		"User-Agent":           s.userAgent,
+	}
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	r := result{duration: time.Since(start)}
@@ -152,7 +172,11 @@ func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body
 	}
 	defer resp.Body.Close()
 	r.status = resp.StatusCode
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	// The start of the answer, shown in a failure's error; read into
+	// the stack, since most answers are a 2xx that nobody reads.
+	var buf [maxErrorBody]byte
+	n, _ := io.ReadFull(resp.Body, buf[:])
+	snippet := buf[:n]
 	// Read a little more so the connection can be reused, not the rest
 	// of an endless answer.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -193,26 +217,75 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
+// signers keeps each signing secret in use keyed once: its key decoded,
+// and HMACs whose state Reset takes back to the key's, so that a
+// delivery costs the hash of its own bytes and no more. They are kept
+// in a pool per secret, since workers sign for one endpoint at once.
+// The table is emptied when it holds maxSigners secrets (rotated and
+// deleted endpoints' secrets go then).
+type signers struct {
+	mu sync.RWMutex
+	by map[string]*sync.Pool
+}
+
+// maxSigners bounds the secrets a replica keeps keyed.
+const maxSigners = 100_000
+
+func newSigners() *signers { return &signers{by: map[string]*sync.Pool{}} }
+
+// pool returns the pool of HMACs keyed with secret.
+func (s *signers) pool(secret string) (*sync.Pool, error) {
+	s.mu.RLock()
+	p, ok := s.by[secret]
+	s.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, contracts.WebhookSecretPrefix))
+	if err != nil {
+		return nil, errors.New("a signing secret is not base64")
+	}
+	p = &sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.by) >= maxSigners {
+		clear(s.by)
+	}
+	s.by[secret] = p
+	return p, nil
+}
+
 // sign returns the webhook-signature header: a "v1,<signature>" by each
 // secret, separated by spaces, as Standard Webhooks asks while a rotated
-// secret still signs.
-func sign(secrets []string, id string, ts time.Time, body []byte) (string, error) {
+// secret still signs. The signature is the base64 HMAC-SHA256 of
+// id.ts.body, written to the hash piece by piece, not copied into one.
+func (s *signers) sign(secrets []string, id string, ts time.Time, body []byte) (string, error) {
 	if len(secrets) == 0 {
 		return "", errors.New("the endpoint has no signing secret in force")
 	}
-	sigs := make([]string, 0, len(secrets))
-	for _, s := range secrets {
-		wh, err := standardwebhooks.NewWebhook(s)
-		if err != nil {
-			return "", errors.New("a signing secret is not base64")
-		}
-		sig, err := wh.Sign(id, ts, body)
+	var buf [64]byte
+	prefix := append(append(buf[:0], id...), '.')
+	prefix = append(strconv.AppendInt(prefix, ts.Unix(), 10), '.')
+	const encoded = 44 // base64 of a SHA-256
+	out := make([]byte, 0, len(secrets)*(len("v1,")+encoded+1))
+	var sum [sha256.Size]byte
+	for i, secret := range secrets {
+		p, err := s.pool(secret)
 		if err != nil {
 			return "", err
 		}
-		sigs = append(sigs, sig)
+		h := p.Get().(hash.Hash)
+		h.Reset()
+		h.Write(prefix)
+		h.Write(body)
+		h.Sum(sum[:0])
+		p.Put(h)
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = base64.StdEncoding.AppendEncode(append(out, "v1,"...), sum[:])
 	}
-	return strings.Join(sigs, " "), nil
+	return string(out), nil
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date; 0 when

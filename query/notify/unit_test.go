@@ -1,12 +1,15 @@
 package notify
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,8 +17,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 	"github.com/zoneprice/zoneprice/contracts/eventtest"
 )
 
@@ -257,6 +262,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no ping schedule", func(c *Config) { c.PingRetrySchedule = nil }, "PingRetrySchedule"},
 		{"negative ping delay", func(c *Config) { c.PingRetrySchedule = []time.Duration{-time.Second} }, "PingRetrySchedule"},
 		{"no cap per key", func(c *Config) { c.MaxQueuedPerKey = 0 }, "MaxQueuedPerKey"},
+		{"records never published", func(c *Config) { c.RecordInterval = 0 }, "RecordInterval"},
 		{"no ports", func(c *Config) { c.Ports = nil }, "Ports"},
 		{"port 0", func(c *Config) { c.Ports = []uint16{0} }, "Ports"},
 		{"no user agent", func(c *Config) { c.UserAgent = "" }, "UserAgent"},
@@ -296,5 +302,88 @@ func TestMetricsLint(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestRecorderBatches: a full batch of records is published at once,
+// without waiting for the interval, each delivery is answered after its
+// record's batch, and closing publishes the rest.
+func TestRecorderBatches(t *testing.T) {
+	published := make(chan int, 4)
+	r := newRecorder(func(_ context.Context, a []bus.Attempt) (int, error) {
+		published <- len(a)
+		return len(a), nil
+	}, time.Hour, time.Hour, slog.New(slog.DiscardHandler))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.run()
+	}()
+	var answered atomic.Int32
+	for range recordBatch + 3 {
+		r.finish(recording{token: r.track(bus.Job{}), attempt: bus.Attempt{Webhook: "wh_0123456789abcdef"}, answer: func() { answered.Add(1) }})
+	}
+	next := func() int {
+		select {
+		case n := <-published:
+			return n
+		case <-time.After(10 * time.Second):
+			return 0
+		}
+	}
+	if got := next(); got != recordBatch {
+		t.Errorf("first batch of %d records, want %d", got, recordBatch)
+	}
+	r.close()
+	<-done
+	if got := next(); got != 3 {
+		t.Errorf("batch published on close of %d records, want 3", got)
+	}
+	if got := answered.Load(); got != recordBatch+3 {
+		t.Errorf("%d deliveries answered, want %d", got, recordBatch+3)
+	}
+	if len(r.inFlight) != 0 {
+		t.Errorf("%d deliveries still reported in progress", len(r.inFlight))
+	}
+}
+
+// TestSignLikeTheLibrary: the signatures are the Standard Webhooks
+// library's, by each secret, however often a secret's keyed HMAC is used
+// again.
+func TestSignLikeTheLibrary(t *testing.T) {
+	var secrets []string
+	for range 2 {
+		s, err := contracts.NewWebhookSecret()
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, s)
+	}
+	s := newSigners()
+	ts := time.Unix(1_700_000_000, 0)
+	for i := range 3 {
+		id, body := "msg_"+itoa(i), []byte(`{"type":"ping","n":`+itoa(i)+`}`)
+		var want []string
+		for _, secret := range secrets {
+			wh, err := standardwebhooks.NewWebhook(secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, err := wh.Sign(id, ts, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, sig)
+		}
+		got, err := s.sign(secrets, id, ts, body)
+		if err != nil || got != strings.Join(want, " ") {
+			t.Errorf("sign #%d = %q, %v; want %q", i, got, err, strings.Join(want, " "))
+		}
+	}
+	if _, err := s.sign([]string{"whsec_not*base64"}, "msg_1", ts, nil); err == nil {
+		t.Error("a secret that is not base64 signed")
+	}
+	if _, err := s.sign(nil, "msg_1", ts, nil); err == nil {
+		t.Error("signed with no secret")
 	}
 }

@@ -214,11 +214,9 @@ func RegisterQueryFlags(fs *flag.FlagSet, getenv Env) (*QueryFlags, error) {
 		return nil, fmt.Errorf("ZONEPRICE_ACCESS_LOG: %w", err)
 	}
 	fs.BoolVar(&q.Server.AccessLog, "access-log", access, "log every request at info level (env ZONEPRICE_ACCESS_LOG)")
-	profiles, err := Bool(getenv, "ZONEPRICE_PPROF")
-	if err != nil {
+	if err := ProfilesVar(fs, getenv, &q.Profiles, "never on the API port"); err != nil {
 		return nil, err
 	}
-	fs.BoolVar(&q.Profiles, "pprof", profiles, "serve Go's runtime profiles at /debug/pprof/ on --metrics-listen, never on the API port (env ZONEPRICE_PPROF)")
 	if err := DurationVar(fs, getenv, &q.Server.DrainDelay, "drain-delay", "ZONEPRICE_DRAIN_DELAY", q.Server.DrainDelay, "how long to keep serving after failing readiness on shutdown"); err != nil {
 		return nil, err
 	}
@@ -336,6 +334,21 @@ func Secret(getenv Env, name string) (string, error) {
 		return strings.TrimSpace(string(b)), nil
 	}
 	return v, nil
+}
+
+// ProfilesVar declares --pprof (ZONEPRICE_PPROF): serve Go's runtime
+// profiles at /debug/pprof/ on --metrics-listen; where adds to its usage.
+func ProfilesVar(fs *flag.FlagSet, getenv Env, p *bool, where string) error {
+	profiles, err := Bool(getenv, "ZONEPRICE_PPROF")
+	if err != nil {
+		return err
+	}
+	usage := "serve Go's runtime profiles at /debug/pprof/ on --metrics-listen"
+	if where != "" {
+		usage += ", " + where
+	}
+	fs.BoolVar(p, "pprof", profiles, usage+" (env ZONEPRICE_PPROF)")
+	return nil
 }
 
 // Bool reads a boolean environment variable; unset is false.
