@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // Bus is the streams and the bucket a replica works on, each as the stage
@@ -69,11 +71,15 @@ func New(b Bus, cfg Config, log *slog.Logger, reg prometheus.Registerer, now fun
 	m := newMetrics(reg)
 	return &Notify{
 		cfg: cfg, bus: b, log: log, metrics: m, now: now,
-		regs:     newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
-		zones:    newZones(b.State, log.With("part", "zones")),
-		sender:   newSender(cfg),
-		recorder: newRecorder(b.Deliveries.RecordAll, cfg.RecordInterval, cfg.AckWait/4, log.With("part", "records")),
-		busy:     &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
+		regs:   newRegistrations(b.Webhooks, log.With("part", "registrations"), m),
+		zones:  newZones(b.State, log.With("part", "zones")),
+		sender: newSender(cfg),
+		// A closure, not the method value, so that a Notify made only for
+		// its metrics (with no bus) can be made.
+		recorder: newRecorder(func(ctx context.Context, as []bus.Attempt) (int, error) {
+			return b.Deliveries.RecordAll(ctx, as)
+		}, cfg.RecordInterval, cfg.AckWait/4, log.With("part", "records")),
+		busy: &slots{limit: cfg.EndpointConcurrency, busy: map[string]int{}},
 		census: newCensus(cfg.MaxQueuedPerKey, func(ctx context.Context, owner string) (int, error) {
 			return b.Deliveries.Queued(ctx, owner)
 		}, now),
