@@ -31,15 +31,14 @@ func decodeCanonical(data []byte, w *wire, d *Decoder, blk *priceBlock) bool {
 		return false
 	}
 	if w.Kind == KindPriceSet {
+		ops := [NumOps]**OpPrice{&w.Register, &w.Renew, &w.Transfer}
 		for op, key := range [NumOps]string{`,"register":`, `,"renew":`, `,"transfer":`} {
 			if !s.lit(key) {
 				continue
 			}
-			p, ok := s.canonicalOp(Op(op))
-			if !ok {
+			if *ops[op], ok = s.canonicalOp(Op(op)); !ok {
 				return false
 			}
-			*[NumOps]**OpPrice{&w.Register, &w.Renew, &w.Transfer}[op] = p
 		}
 	}
 	if !s.lit(`,"observed_at":`) {
