@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/zoneprice/zoneprice/ingest/rawjson"
 )
 
 // A Shape is what a site adapter knows of one JSON value of the document
@@ -104,57 +107,80 @@ func (d *Drift) check(s *Shape, path string, raw json.RawMessage) {
 	}
 	switch s.kind {
 	case "object":
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) == nil {
-			d.object(s, path, obj)
-		}
+		d.object(s, path, raw)
 	case "array":
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) == nil && len(arr) > 0 {
-			d.check(s.elem, path+"[]", arr[0])
+		if first, ok := rawjson.Member(raw, "0"); ok {
+			d.check(s.elem, path+"[]", first)
 		}
 	}
 }
 
-// object compares an object's fields with the shape's.
-func (d *Drift) object(s *Shape, path string, obj map[string]json.RawMessage) {
+// object compares an object's fields with the shape's. It scans the
+// object rather than decoding it into a map, as a keyed list's thousand
+// rows would be copied only to look at the first; where a key repeats,
+// its last value counts, as decoding would have it.
+func (d *Drift) object(s *Shape, path string, raw json.RawMessage) {
 	prefix := path
 	if prefix != "" {
 		prefix += "."
 	}
-	known := map[string]bool{}
+	known := make(map[string]bool, len(s.fields))
+	for name := range s.fields {
+		if field := strings.TrimSuffix(name, "?"); field != "*" {
+			known[field] = true
+		}
+	}
+	rest, data := s.fields["*"]
+	got := make(map[string]json.RawMessage, len(known))
+	var unknown []string
+	var first string // the least other key, which the "*" shape is for
+	var firstRaw json.RawMessage
+	rawjson.EachField(raw, func(k, v []byte) bool {
+		key, err := fieldName(k)
+		switch {
+		case err != nil:
+		case known[key]:
+			got[key] = v
+		case !data:
+			unknown = append(unknown, prefix+key)
+		case key != "" && (first == "" || key <= first):
+			first, firstRaw = key, v
+		}
+		return true
+	})
 	for _, name := range slices.Sorted(maps.Keys(s.fields)) {
 		field := strings.TrimSuffix(name, "?")
 		if field == "*" {
 			continue
 		}
-		known[field] = true
-		raw, ok := obj[field]
+		v, ok := got[field]
 		if !ok {
 			if field == name {
 				d.Missing = append(d.Missing, prefix+field)
 			}
 			continue
 		}
-		d.check(s.fields[name], prefix+field, raw)
+		d.check(s.fields[name], prefix+field, v)
 	}
-	rest, data := s.fields["*"]
-	var first string
-	for _, key := range slices.Sorted(maps.Keys(obj)) {
-		switch {
-		case known[key]:
-		case !data:
-			d.Unknown = append(d.Unknown, prefix+key)
-		case first == "":
-			first = key
-		}
-	}
+	slices.Sort(unknown)
+	d.Unknown = append(d.Unknown, slices.Compact(unknown)...)
 	switch {
 	case data && first == "":
 		d.Missing = append(d.Missing, prefix+"*")
 	case data:
-		d.check(rest, prefix+"*", obj[first])
+		d.check(rest, prefix+"*", firstRaw)
 	}
+}
+
+// fieldName reads an object's key as decoding it would: invalid UTF-8
+// becomes U+FFFD.
+func fieldName(k []byte) (string, error) {
+	if utf8.Valid(k) {
+		return rawjson.Unquote(k)
+	}
+	var s string
+	err := json.Unmarshal(k, &s)
+	return s, err
 }
 
 // kindOf names a JSON value's kind by its first byte.

@@ -35,6 +35,11 @@ func TestCheckFormat(t *testing.T) {
 			ingest.Drift{Shape: []string{"pricing: array, want object"}}},
 		{"array elements", `{"status":"x","pricing":{"com":{"registration":"1"}},"tlds":[{"tld":"com","fee":1},{"x":1}]}`,
 			ingest.Drift{Unknown: []string{"tlds[].fee"}}},
+		{"a repeated key's last value counts", `{"status":"x","status":{},"pricing":{"com":{"registration":"1"}}}`,
+			ingest.Drift{Shape: []string{"status: object, want scalar"}}},
+		{"a repeated unknown field named once", `{"status":"x","extra":1,"extra":2,"pricing":{"com":{"registration":"1"}}}`,
+			ingest.Drift{Unknown: []string{"extra"}}},
+		{"an escaped key read as its text", `{"st\u0061tus":"x","pricing":{"com":{"registration":"1"}}}`, ingest.Drift{}},
 		{"another top", `[1,2]`, ingest.Drift{Shape: []string{"the document: array, want object"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

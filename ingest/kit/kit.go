@@ -15,8 +15,8 @@
 // skipped and why (ingest.Tally).
 //
 // The path a document takes: Source.Fetch asks for it (kit.go), the
-// Table finds its rows (table.go: JSON; markup.go: CSV and HTML, turned
-// into the same rows), each row becomes a price set (row.go), its
+// Table finds its rows (table.go: JSON, scanned with ingest/rawjson;
+// markup.go: CSV and HTML, turned into the same rows), each row becomes a price set (row.go), its
 // amounts read by amount.go; value.go holds the JSON parts an adapter
 // whose format needs code of its own uses too.
 package kit

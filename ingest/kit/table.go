@@ -13,6 +13,7 @@ import (
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
+	"github.com/zoneprice/zoneprice/ingest/rawjson"
 )
 
 // Format is how a document is written.
@@ -178,7 +179,11 @@ func (d *Declaration) addRows(tally *ingest.Tally, doc *Doc, rows []Row, observe
 				read[ps.Zone] = ps
 			}
 		}
-		tally.Add(r.label(i), ps, err)
+		label := "" // only a row not priced is named: quoting every key costs
+		if err != nil {
+			label = r.label(i)
+		}
+		tally.Add(label, ps, err)
 	}
 }
 
@@ -234,8 +239,8 @@ func (t *Table) rows(d *Declaration, body []byte) (*Doc, []Row, error) {
 	}
 	var rows []Row
 	if keyed {
-		if !eachField(at, func(k, v []byte) bool {
-			key, err := unquote(k)
+		if !rawjson.EachField(at, func(k, v []byte) bool {
+			key, err := rawjson.Unquote(k)
 			if err == nil {
 				rows = append(rows, Row{Key: key, Raw: v, keyed: true})
 			}
@@ -245,7 +250,7 @@ func (t *Table) rows(d *Declaration, body []byte) (*Doc, []Row, error) {
 		}
 		slices.SortStableFunc(rows, func(a, b Row) int { return strings.Compare(a.Key, b.Key) })
 		rows = lastOfEach(rows)
-	} else if !eachElem(at, func(v []byte) { rows = append(rows, Row{Raw: v}) }) {
+	} else if !rawjson.EachElem(at, func(v []byte) { rows = append(rows, Row{Raw: v}) }) {
 		return nil, nil, fmt.Errorf("decode %s: %s is not a list of rows", d.What, orDoc(t.Rows))
 	}
 	if len(rows) == 0 {

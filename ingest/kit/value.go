@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zoneprice/zoneprice/ingest/money"
+	"github.com/zoneprice/zoneprice/ingest/rawjson"
 )
 
 // IsNull reports a JSON value that says nothing: absent or null.
@@ -30,7 +31,7 @@ func DecimalText(raw json.RawMessage) (string, error) {
 	}
 	switch t := bytes.TrimSpace(raw); {
 	case t[0] == '"':
-		return unquote(t)
+		return rawjson.Unquote(t)
 	case t[0] == '-' || (t[0] >= '0' && t[0] <= '9'):
 		// The literal, as a document's parse has checked it.
 		if !json.Valid(t) {
@@ -48,19 +49,8 @@ func String(raw json.RawMessage) (string, bool) {
 	if len(t) == 0 || t[0] != '"' {
 		return "", false
 	}
-	s, err := unquote(t)
+	s, err := rawjson.Unquote(t)
 	return strings.TrimSpace(s), err == nil
-}
-
-// unquote reads a JSON string: one without escapes as it is, which a
-// document's parse has already checked, any other through encoding/json.
-func unquote(t []byte) (string, error) {
-	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 {
-		return string(t[1 : len(t)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(t, &s)
-	return s, err
 }
 
 // Snippet shows a raw value in an error: shortened, valid UTF-8,
@@ -92,7 +82,7 @@ func Field(raw json.RawMessage, path string) (json.RawMessage, bool) {
 		var step string
 		step, path, _ = strings.Cut(path, ".")
 		var ok bool
-		if raw, ok = member(raw, step); !ok {
+		if raw, ok = rawjson.Member(raw, step); !ok {
 			return nil, false
 		}
 	}
@@ -111,8 +101,8 @@ func NewDoc(raw json.RawMessage) *Doc {
 	d := &Doc{Raw: raw}
 	if IsObject(raw) {
 		d.top = map[string]json.RawMessage{}
-		eachField(raw, func(k, v []byte) bool {
-			if s, err := unquote(k); err == nil {
+		rawjson.EachField(raw, func(k, v []byte) bool {
+			if s, err := rawjson.Unquote(k); err == nil {
 				d.top[s] = v
 			}
 			return true

@@ -1,11 +1,13 @@
-package kit
+// Package rawjson finds the fields of a JSON document by scanning its
+// bytes, which json.Valid has checked, rather than decoding it into maps:
+// a field is a slice of the document, and reading a list (the kit's rows,
+// the drift check's fields) costs about what decoding it once does.
+package rawjson
 
-import "bytes"
-
-// The kit finds a row's fields by scanning the document's bytes, which
-// json.Valid has checked, rather than decoding every row into a map: a
-// field is a slice of the document, and reading a list costs about what
-// decoding it once does.
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // skipSpace returns the index of the first byte at or after i that is no
 // JSON white space.
@@ -55,10 +57,10 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// eachField calls fn with every key (its raw JSON string) and value of
+// EachField calls fn with every key (its raw JSON string) and value of
 // the JSON object raw, until fn returns false; it reports whether raw is
 // an object.
-func eachField(raw []byte, fn func(key, value []byte) bool) bool {
+func EachField(raw []byte, fn func(key, value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false
@@ -79,9 +81,9 @@ func eachField(raw []byte, fn func(key, value []byte) bool) bool {
 	return true
 }
 
-// eachElem calls fn with every element of the JSON array raw; it reports
+// EachElem calls fn with every element of the JSON array raw; it reports
 // whether raw is an array.
-func eachElem(raw []byte, fn func(value []byte)) bool {
+func EachElem(raw []byte, fn func(value []byte)) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false
@@ -102,19 +104,20 @@ func eachElem(raw []byte, fn func(value []byte)) bool {
 
 // keyIs reports whether a raw JSON key is name.
 func keyIs(key []byte, name string) bool {
-	if len(key) == len(name)+2 && bytes.IndexByte(key, '\\') < 0 {
-		return string(key[1:len(key)-1]) == name
+	if bytes.IndexByte(key, '\\') < 0 {
+		// No escape: the key is its text, and comparing needs no copy.
+		return len(key) == len(name)+2 && string(key[1:len(key)-1]) == name
 	}
-	s, err := unquote(key)
+	s, err := Unquote(key)
 	return err == nil && s == name
 }
 
-// member returns the value of the field name of the JSON object raw, or
+// Member returns the value of the field name of the JSON object raw, or
 // of the element name (a number) of the array raw.
-func member(raw []byte, name string) ([]byte, bool) {
+func Member(raw []byte, name string) ([]byte, bool) {
 	var out []byte
 	found := false
-	if eachField(raw, func(k, v []byte) bool {
+	if EachField(raw, func(k, v []byte) bool {
 		if keyIs(k, name) {
 			out, found = v, true
 			return false
@@ -128,7 +131,7 @@ func member(raw []byte, name string) ([]byte, bool) {
 		return nil, false
 	}
 	i := 0
-	eachElem(raw, func(v []byte) {
+	EachElem(raw, func(v []byte) {
 		if i == n {
 			out, found = v, true
 		}
@@ -150,4 +153,15 @@ func index(s string) (int, bool) {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n, true
+}
+
+// Unquote reads a JSON string: one without escapes as it is, which a
+// document's parse has already checked, any other through encoding/json.
+func Unquote(t []byte) (string, error) {
+	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 {
+		return string(t[1 : len(t)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(t, &s)
+	return s, err
 }
