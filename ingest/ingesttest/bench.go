@@ -3,7 +3,11 @@ package ingesttest
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -85,6 +89,43 @@ func BenchDecodeHTML(b *testing.B, body []byte) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := html.Parse(bytes.NewReader(body)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchDecodeXML is an XML document's baseline: encoding/xml reading every
+// token of body (names resolved, attributes and text copied), which any
+// reader of the document pays at least.
+func BenchDecodeXML(b *testing.B, body []byte) {
+	b.Helper()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := xml.NewDecoder(bytes.NewReader(body))
+		for {
+			_, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchDecodeCSV is a CSV file's baseline: encoding/csv reading every
+// record of body, which any reader of the file pays at least. Lines
+// starting with '#' are comments, as a price sheet's are.
+func BenchDecodeCSV(b *testing.B, body []byte) {
+	b.Helper()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := csv.NewReader(bytes.NewReader(body))
+		r.Comment, r.FieldsPerRecord = '#', -1
+		if _, err := r.ReadAll(); err != nil {
 			b.Fatal(err)
 		}
 	}

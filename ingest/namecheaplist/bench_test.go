@@ -1,0 +1,48 @@
+package namecheaplist_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zoneprice/zoneprice/ingest/ingesttest"
+	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
+)
+
+// list600 is Namecheap's tlds.json with 600 zones in the real shape: a
+// list of rows, each a Name and its one-year Pricing with JSON-number
+// prices (strings every 9th row), a first-year Price below its Regular
+// every 5th row with its Hint, a null Regular every 11th.
+func list600() []byte {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range 600 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		regular := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
+		price, hint := regular, `""`
+		if i%5 == 0 {
+			price, hint = "1.98", `"88% off 1st year"`
+		}
+		renew := fmt.Sprintf("%d.98", 10+i%40)
+		if i%11 == 0 {
+			regular, hint = "null", "null"
+		}
+		if i%9 == 0 && regular != "null" {
+			price, regular, renew = fmt.Sprintf("%q", price), fmt.Sprintf("%q", regular), fmt.Sprintf("%q", renew)
+		}
+		fmt.Fprintf(&b, `{"Name":"z%c%c%c","Pricing":{"Price":%s,"Regular":%s,"Renewal":%s,"Hint":%s,"Duration":1,"DurationType":"YEAR"}}`,
+			'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, price, regular, renew, hint)
+	}
+	b.WriteString("]\n")
+	return []byte(b.String())
+}
+
+// BenchmarkParse600 parses the list into price sets; BenchmarkDecode600
+// is its baseline in the same run (make bench-ingest).
+func BenchmarkParse600(b *testing.B) {
+	ingesttest.BenchParse(b, namecheaplist.Declaration().Read, list600(), 600)
+}
+
+func BenchmarkDecode600(b *testing.B) { ingesttest.BenchDecode(b, list600()) }
