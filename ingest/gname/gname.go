@@ -97,6 +97,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/rawjson"
 )
 
 // Name is the source's name and Gname's registrar id.
@@ -301,8 +302,10 @@ func decodePage(body []byte) ([]json.RawMessage, error) {
 	if kit.IsNull(data.Ymjg) {
 		return nil, nil
 	}
+	// The page decoded above, so the list is valid JSON: its rows are
+	// found by scanning it rather than by decoding it a third time.
 	var rows []json.RawMessage
-	if err := json.Unmarshal(data.Ymjg, &rows); err != nil {
+	if !rawjson.EachElem(data.Ymjg, func(v []byte) { rows = append(rows, v) }) {
 		return nil, fmt.Errorf("ymjg %s is not a list", kit.Snippet(data.Ymjg))
 	}
 	return rows, nil
@@ -336,7 +339,11 @@ func (a *accumulator) add(page int, rows []json.RawMessage, limit int, observed 
 		key := rowKey(raw)
 		a.seen[key] = true
 		ps, err := a.d.PriceSet("", raw, observed)
-		a.t.Add(fmt.Sprintf("page %d row %d (%s)", page, i+1, key), ps, err)
+		label := "" // only a row not priced is named
+		if err != nil {
+			label = fmt.Sprintf("page %d row %d (%s)", page, i+1, key)
+		}
+		a.t.Add(label, ps, err)
 	}
 	return len(rows) < limit, nil
 }
@@ -355,9 +362,12 @@ func (a *accumulator) fresh(rows []json.RawMessage) int {
 // rowKey names a row by its hz as written, or by the whole row when it has
 // none, to tell a page of rows already read.
 func rowKey(raw json.RawMessage) string {
-	var hz string
-	if json.Unmarshal(kit.Get(raw, "hz"), &hz) == nil {
-		return strconv.Quote(strings.ToLower(strings.TrimSpace(hz)))
+	hz := kit.Get(raw, "hz")
+	if s, ok := kit.String(hz); ok {
+		return strconv.Quote(strings.ToLower(s))
+	}
+	if hz != nil && kit.IsNull(hz) {
+		return `""` // null decodes as the empty string
 	}
 	return kit.Snippet(raw)
 }

@@ -111,6 +111,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
+	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
 
@@ -586,23 +587,16 @@ func isNull(raw json.RawMessage) bool {
 // text, without going through a float. Absent and null give
 // money.ErrNoPrice.
 func decimalText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", money.ErrNoPrice
-	}
-	var v any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
+	// The kit reads the literal in place; a json.Decoder per price was
+	// most of this parser's time.
+	text, err := kit.DecimalText(raw)
+	switch {
+	case errors.Is(err, money.ErrNoPrice):
 		return "", err
+	case err != nil:
+		return "", fmt.Errorf("%s is neither a number nor a string", raw)
+	case bytes.TrimSpace(raw)[0] == '"' && strings.TrimSpace(text) == "":
+		return "", errors.New(`"" is not a price`)
 	}
-	switch t := v.(type) {
-	case json.Number:
-		return t.String(), nil
-	case string:
-		if strings.TrimSpace(t) == "" {
-			return "", errors.New(`"" is not a price`)
-		}
-		return t, nil
-	}
-	return "", fmt.Errorf("%s is neither a number nor a string", raw)
+	return text, nil
 }

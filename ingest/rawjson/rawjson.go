@@ -84,6 +84,12 @@ func EachField(raw []byte, fn func(key, value []byte) bool) bool {
 // EachElem calls fn with every element of the JSON array raw; it reports
 // whether raw is an array.
 func EachElem(raw []byte, fn func(value []byte)) bool {
+	return elems(raw, func(v []byte) bool { fn(v); return true })
+}
+
+// elems calls fn with every element of the JSON array raw, until fn
+// returns false; it reports whether raw is an array.
+func elems(raw []byte, fn func(value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false
@@ -93,7 +99,9 @@ func EachElem(raw []byte, fn func(value []byte)) bool {
 		if e == i {
 			break // no JSON
 		}
-		fn(raw[i:e])
+		if !fn(raw[i:e]) {
+			return true
+		}
 		i = skipSpace(raw, e)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
@@ -130,12 +138,14 @@ func Member(raw []byte, name string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	i := 0
-	EachElem(raw, func(v []byte) {
-		if i == n {
+	// An element is found without scanning the rest of the array.
+	elems(raw, func(v []byte) bool {
+		if n == 0 {
 			out, found = v, true
+			return false
 		}
-		i++
+		n--
+		return true
 	})
 	return out, found
 }
