@@ -36,6 +36,7 @@ func readCSV(body []byte) ([]row, error) {
 	r := csv.NewReader(bytes.NewReader(body))
 	r.Comment = '#'
 	r.FieldsPerRecord = -1 // counted here, so that one bad row is one skipped row
+	r.ReuseRecord = true   // the fields are copied into cells; the slice is not kept
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, errors.New("price sheet has no header row")
@@ -53,6 +54,23 @@ func readCSV(body []byte) ([]row, error) {
 			return rec[i]
 		}
 		return ""
+	}
+	// Each operation's columns, found once rather than on every row: -1
+	// for a column the sheet does not have.
+	var opCols [contracts.NumOps][3]int
+	for _, op := range contracts.Ops {
+		for j, suffix := range []string{"", "_promo", "_promo_ends"} {
+			opCols[op][j] = -1
+			if i, ok := cols[op.String()+suffix]; ok {
+				opCols[op][j] = i
+			}
+		}
+	}
+	at := func(rec []string, i int) string {
+		if i < 0 {
+			return ""
+		}
+		return rec[i]
 	}
 	// When registrar and zone are the first two columns, a stray or
 	// missing comma later in a row cannot move them: a row with the wrong
@@ -88,8 +106,8 @@ func readCSV(body []byte) ([]row, error) {
 		}
 		c := cells{registrar: get(rec, "registrar"), zone: get(rec, "zone"), currency: get(rec, "currency")}
 		for _, op := range contracts.Ops {
-			name := op.String()
-			c.ops[op] = opCells{price: get(rec, name), promo: get(rec, name+"_promo"), ends: get(rec, name+"_promo_ends")}
+			oc := opCols[op]
+			c.ops[op] = opCells{price: at(rec, oc[0]), promo: at(rec, oc[1]), ends: at(rec, oc[2])}
 		}
 		rows = append(rows, row{where: where, cells: c})
 	}
