@@ -81,13 +81,14 @@
 package tierra
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/rawjson"
 )
 
 // Name is the source's name and TierraNet's registrar id.
@@ -121,8 +122,14 @@ func kind(r *kit.Row) error {
 	if kit.IsNull(raw) {
 		return nil
 	}
-	var typ string
-	if err := json.Unmarshal(raw, &typ); err != nil {
+	// The document was checked whole: the string is read in place, not
+	// decoded again.
+	t := bytes.TrimSpace(raw)
+	if t[0] != '"' {
+		return fmt.Errorf("type %s is not a string", kit.Snippet(raw))
+	}
+	typ, err := rawjson.Unquote(t)
+	if err != nil {
 		return fmt.Errorf("type %s is not a string", kit.Snippet(raw))
 	}
 	switch strings.ToLower(strings.TrimSpace(typ)) {
