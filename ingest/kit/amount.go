@@ -19,15 +19,24 @@ var marks = []struct{ mark, code string }{
 	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"},
 }
 
+// marksAfter are the currency marks registrars write after a price
+// ("69元").
+var marksAfter = []struct{ mark, code string }{{"元", "CNY"}}
+
 // Marked splits a price as shown into its currency ("" when it shows
 // none) and its decimal text: a mark before it ("$10.88", "C$12.00",
-// "€9,99" stays a decimal comma for money.Parse to refuse) or an ISO code
-// before or after it ("USD 10.88", "10.88 EUR"). Non-breaking spaces are
-// spaces.
+// "€9,99" stays a decimal comma for money.Parse to refuse), one after it
+// ("69元") or an ISO code before or after it ("USD 10.88", "10.88 EUR").
+// Non-breaking spaces are spaces.
 func Marked(s string) (cur, text string) {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
 	for _, m := range marks {
 		if rest, ok := strings.CutPrefix(s, m.mark); ok {
+			return m.code, strings.TrimSpace(rest)
+		}
+	}
+	for _, m := range marksAfter {
+		if rest, ok := strings.CutSuffix(s, m.mark); ok {
 			return m.code, strings.TrimSpace(rest)
 		}
 	}
@@ -80,7 +89,15 @@ func (t *Table) readPrice(raw json.RawMessage) (price, error) {
 		return price{}, err
 	}
 	var p price
-	if t.Symbols {
+	if t.Amounts > 1 {
+		if text, err = t.pick(text); err != nil {
+			return price{}, err
+		}
+	}
+	switch rest, bare := strings.CutPrefix(strings.TrimSpace(text), "$"); {
+	case t.Dollar != "" && bare:
+		p.cur, text = t.Dollar, rest
+	case t.Symbols:
 		p.cur, text = Marked(text)
 	}
 	text = strings.TrimSpace(text)
@@ -95,6 +112,26 @@ func (t *Table) readPrice(raw json.RawMessage) (price, error) {
 	}
 	p.text = text
 	return p, nil
+}
+
+// pick is the amount of a cell showing Amounts of them that Pick names,
+// or the cell as it is when it shows none.
+func (t *Table) pick(text string) (string, error) {
+	var amounts []string
+	for _, w := range strings.Fields(text) {
+		if strings.ContainsAny(w, "0123456789") {
+			amounts = append(amounts, w)
+		}
+	}
+	switch {
+	case len(amounts) == 0:
+		return text, nil
+	case len(amounts) != t.Amounts:
+		return "", fmt.Errorf("%q shows %d amounts, not %d: which is which cannot be told", text, len(amounts), t.Amounts)
+	case t.Pick < 0 || t.Pick >= t.Amounts:
+		return "", fmt.Errorf("the table picks amount %d of %d", t.Pick, t.Amounts)
+	}
+	return amounts[t.Pick], nil
 }
 
 // minor reads p in cur into minor units, refusing an amount above the

@@ -62,6 +62,19 @@ type Table struct {
 	// AmbiguousComma refuses a price with a comma and no decimal point
 	// ("1,500"): a registrar that may write decimal commas.
 	AmbiguousComma bool
+	// Dollar, when set, is the currency a bare "$" before a price names
+	// on this page ("NZD" on a New Zealand one); Symbols alone reads it
+	// as the US dollar. Another mark is then read as Symbols says: with
+	// it, as its currency; without it, not at all (the row is skipped).
+	Dollar string
+	// Amounts, when above one, says every price cell shows that many
+	// amounts side by side ("$38.50 $44.27": the price without tax and
+	// with it), and Pick which of them is read (0 the first). A cell's
+	// amounts are its words holding a digit; a word without one ("+GST")
+	// is none. A cell showing none is read as a no-price text; one
+	// showing another number of them is unreadable (which is which cannot
+	// be told), and its row skipped.
+	Amounts, Pick int
 
 	// Ignore are the columns of a CSV or HTML table it knows and does
 	// not read: any other it does not read is drift.
