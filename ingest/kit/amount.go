@@ -20,13 +20,13 @@ var marks = []struct{ mark, code string }{
 }
 
 // marksAfter are the currency marks registrars write after a price
-// ("69元").
-var marksAfter = []struct{ mark, code string }{{"元", "CNY"}}
+// ("69元", "14.59€").
+var marksAfter = []struct{ mark, code string }{{"元", "CNY"}, {"€", "EUR"}}
 
 // Marked splits a price as shown into its currency ("" when it shows
 // none) and its decimal text: a mark before it ("$10.88", "C$12.00",
 // "€9,99" stays a decimal comma for money.Parse to refuse), one after it
-// ("69元") or an ISO code before or after it ("USD 10.88", "10.88 EUR").
+// ("69元", "14.59 €") or an ISO code before or after it ("USD 10.88", "10.88 EUR").
 // Non-breaking spaces are spaces.
 func Marked(s string) (cur, text string) {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))

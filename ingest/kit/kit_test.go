@@ -286,6 +286,8 @@ func TestMarked(t *testing.T) {
 		{"C$12.00", "CAD", "12.00"},
 		{"￥69", "CNY", "69"},
 		{"69元", "CNY", "69"},
+		{"14.59€", "EUR", "14.59"},
+		{"1.99 €", "EUR", "1.99"},
 		{"1,200 元", "CNY", "1,200"},
 		{"10.88 EUR", "EUR", "10.88"},
 		{"CHF 13.00", "CHF", "13.00"},
@@ -294,5 +296,58 @@ func TestMarked(t *testing.T) {
 		if cur, text := kit.Marked(tc.in); cur != tc.cur || text != tc.text {
 			t.Errorf("Marked(%q) = %q, %q; want %q, %q", tc.in, cur, text, tc.cur, tc.text)
 		}
+	}
+}
+
+// TestSaleAfter reads a promotion written after the regular price in the
+// same cell.
+func TestSaleAfter(t *testing.T) {
+	d := kit.Declaration{
+		Name: "example-eur", Registrar: ingest.Registrar{ID: "example-eur", Name: "Example", Website: "https://registrar.example"},
+		Kind: contracts.SourceSite, URL: "https://registrar.example/prices", What: "example price page", Currency: "EUR",
+		Table: &kit.Table{
+			Format: kit.HTML, Rows: "table tr", Zone: "extension", Symbols: true,
+			Register: kit.Op{Price: "register", SaleAfter: true}, Renew: kit.Op{Price: "renewal"},
+		},
+	}
+	promo := func(regular, price int64) *contracts.OpPrice {
+		o := in(regular, "EUR")
+		o.Promo = &contracts.Promo{Price: contracts.Price{Amount: price, Currency: "EUR"}}
+		return o
+	}
+	for _, tc := range []struct {
+		name, cell string
+		register   *contracts.OpPrice
+		wantErr    string // the row skipped for this reason
+	}{
+		{"one amount", `14.59€`, in(1459, "EUR"), ""},
+		{"a promotion after it", `14.59€ 1.99 €`, promo(1459, 199), ""},
+		{"the same amount twice", `14.59€ 14.59€`, in(1459, "EUR"), ""},
+		{"a second amount above the first", `1.99€ 14.59€`, nil, "no promotion"},
+		{"three amounts", `14.59€ 9.99€ 1.99€`, nil, "shows 3 amounts"},
+		{"another currency after it", `14.59€ $1.99`, nil, "in USD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := func(rows string) []byte {
+				return []byte(`<html><body><table><tr><th>Extension</th><th>Register</th><th>Renewal</th></tr>` +
+					rows + `</table></body></html>`)
+			}
+			row := `<tr><td>.com</td><td>` + tc.cell + `</td><td>16.99€</td></tr>`
+			list, err := d.Read(page(`<tr><td>.net</td><td>9.99€</td><td>9.99€</td></tr>`+row), observed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ingesttest.CheckList(t, list, "example-eur", "example-eur", observed)
+			if tc.wantErr == "" {
+				ingesttest.CheckOps(t, got[".com"], tc.register, in(1699, "EUR"), nil)
+				return
+			}
+			if list.Skipped != 1 || got[".com"].Zone != "" {
+				t.Errorf("skipped %d, .com %+v; want it skipped for %q", list.Skipped, got[".com"], tc.wantErr)
+			}
+			if _, err := d.Read(page(row), observed); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("reason %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -139,6 +139,12 @@ type Op struct {
 	// one (which Price holds): a promotion where it is a discount. An
 	// unreadable sale is ignored; the regular price stands.
 	Sale string
+	// SaleAfter reads a Price cell that may show a second amount after
+	// the first ("14.59€ 1.99 €"): the first is the regular price, a
+	// second below it a promotion on it (as Sale's). The amounts are the
+	// cell's words holding a digit; a cell of more than two, or whose
+	// second is above the first, is unreadable.
+	SaleAfter bool
 	// Currency, when set, is the field of this operation's own currency.
 	Currency string
 	// ZeroFree reads a zero price as a free operation. Otherwise a zero
@@ -488,7 +494,11 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 			continue
 		}
 		s := &all[i]
-		if s.price, err = t.readPrice(r.Get(op.Price)); err != nil {
+		cell, after, err := t.saleAfter(op, r.Get(op.Price))
+		if err != nil {
+			return fmt.Errorf("%s: %w", op.Price, err)
+		}
+		if s.price, err = t.readPrice(cell); err != nil {
 			return fmt.Errorf("%s: %w", op.Price, err)
 		}
 		if s.price.text == "" {
@@ -515,7 +525,15 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 				return err
 			}
 		}
-		if op.Sale != "" {
+		switch {
+		case after != nil:
+			if s.sale, err = t.readPrice(after); err != nil {
+				return fmt.Errorf("%s: %w", op.Price, err)
+			}
+			if err := agree(op.Price, s.sale.cur); err != nil {
+				return err
+			}
+		case op.Sale != "":
 			s.sale, s.saleErr = t.readPrice(r.Get(op.Sale))
 		}
 	}
@@ -537,6 +555,28 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 		*dst[i] = o
 	}
 	return nil
+}
+
+// saleAfter splits a cell op reads with SaleAfter into its first amount
+// and its second (nil when it shows one); any other cell is as it is.
+func (t *Table) saleAfter(op *Op, raw json.RawMessage) (first, second json.RawMessage, err error) {
+	text, ok := String(raw)
+	if !op.SaleAfter || !ok {
+		return raw, nil, nil
+	}
+	var amounts []string
+	for _, w := range strings.Fields(text) {
+		if strings.ContainsAny(w, "0123456789") {
+			amounts = append(amounts, w)
+		}
+	}
+	switch len(amounts) {
+	case 0, 1:
+		return raw, nil, nil
+	case 2:
+		return jsonString(amounts[0]), jsonString(amounts[1]), nil
+	}
+	return nil, nil, fmt.Errorf("%q shows %d amounts: which is paid cannot be told", text, len(amounts))
 }
 
 // op is one operation's price in cur, nil when it is not offered.
@@ -562,8 +602,12 @@ func (s *shown) op(op *Op, cur string) (*contracts.OpPrice, error) {
 		}
 	}
 	if s.saleErr == nil && s.sale.text != "" {
-		if sale, err := s.sale.minor(cur); err == nil && sale > 0 && sale < amount {
+		sale, err := s.sale.minor(cur)
+		switch {
+		case err == nil && sale > 0 && sale < amount:
 			o.Promo = &contracts.Promo{Price: contracts.Price{Amount: sale, Currency: cur}}
+		case op.SaleAfter && (err != nil || sale > amount):
+			return nil, fmt.Errorf("%s: the second amount %q is no promotion on %q", op.Price, s.sale.text, s.price.text)
 		}
 	}
 	return o, nil
