@@ -16,6 +16,7 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
+	"github.com/zoneprice/zoneprice/ingest/cn22"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
@@ -29,6 +30,8 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/lws"
+	"github.com/zoneprice/zoneprice/ingest/metaname"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
@@ -53,6 +56,7 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
+		metaname.Name, cn22.Name, lws.Name,
 	}
 }
 
@@ -224,5 +228,8 @@ func Registry() map[string]app.SourceSpec {
 		},
 		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
 		onlydomains.Name:   declared("ZONEPRICE_ONLYDOMAINS_URL", onlydomains.Declaration()),
+		metaname.Name:      declared("ZONEPRICE_METANAME_URL", metaname.Declaration()),
+		cn22.Name:          declared("ZONEPRICE_22CN_URL", cn22.Declaration()),
+		lws.Name:           declared("ZONEPRICE_LWS_URL", lws.Declaration()),
 	}
 }
