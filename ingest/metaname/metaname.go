@@ -15,7 +15,10 @@
 // transfer price, and about 90 zones are listed. That reader takes the
 // second amount for the renewal; it cannot be: 44.27 is 38.50 plus New
 // Zealand's 15% GST (38.50 × 1.15, rounded), so the two are the price
-// without GST and with it. metaname.net/public/price_changes states the
+// without GST and with it, as the same project's table-registrars.ts
+// entry at commit 001f44c says ("不含GST 首值": the first is without
+// GST; it reads that first amount of the 0-15 tier as the registration,
+// with a plain fetch). metaname.net/public/price_changes states the
 // prices are fixed in NZD, a price per domain per year.
 //
 // What is ASSUMED:
