@@ -18,6 +18,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
+	"github.com/zoneprice/zoneprice/ingest/domeneshop"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
@@ -29,6 +30,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/loopia"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
@@ -52,7 +54,7 @@ func adapterRegistrars() []string {
 		openprovider.Name, inwx.Name, dynadot.Name, nicnames.Name, tierra.Name, gname.Name, cloudflare.Name,
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
-		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
+		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name, loopia.Name, domeneshop.Name,
 	}
 }
 
@@ -131,6 +133,8 @@ func Registry() map[string]app.SourceSpec {
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
+		loopia.Name:          declared("ZONEPRICE_LOOPIA_URL", loopia.Declaration()),
+		domeneshop.Name:      declared("ZONEPRICE_DOMENESHOP_URL", domeneshop.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
