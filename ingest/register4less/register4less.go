@@ -27,8 +27,6 @@
 package register4less
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -39,15 +37,10 @@ const Name = "register4less"
 const DefaultURL = "https://register4less.com/info/pricing"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Register4Less", Website: "https://www.register4less.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "register4less price page",
-	Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Register4Less", "https://www.register4less.com", DefaultURL, "register4less price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "domain extension", Symbols: true,
 		Ignore:   []string{"description"},
 		Register: kit.Op{Price: "yearly price"},
-	},
+	})
 }
