@@ -107,14 +107,11 @@ import (
 // Name is the source's name and INWX's registrar id.
 const Name = "inwx"
 
-// DefaultURL is INWX's public price list.
-const DefaultURL = "https://www.inwx.com/api/v1/domain/all-prices"
-
 // Declaration is the source, as the package comment reads it: what --sources
 // registers, --file imports (Read) and its tests check; each row in its own
 // currency or the document's, which INWX picks by the visitor's location.
 func Declaration() *kit.Declaration {
-	d := kit.Site(Name, "INWX", "https://www.inwx.com", DefaultURL, "inwx price list", "", &kit.Table{
+	d := kit.Site(Name, "INWX", "https://www.inwx.com", "https://www.inwx.com/api/v1/domain/all-prices", "inwx price list", "", &kit.Table{
 		Rows: "tlds[]", Zone: "tld", Check: failure,
 		Register: kit.Op{Price: "createPrice"}, Renew: kit.Op{Price: "renewalPrice"}, Transfer: kit.Op{Price: "transferPrice"},
 		Currency: "currency", DocCurrency: "currency",

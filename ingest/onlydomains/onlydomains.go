@@ -44,12 +44,9 @@ import (
 // Name is the source's name and OnlyDomains' registrar id.
 const Name = "onlydomains"
 
-// DefaultURL is OnlyDomains' price page.
-const DefaultURL = "https://www.onlydomains.com/domains/pricing"
-
 // Declaration is the source, as the package comment reads it.
 func Declaration() *kit.Declaration {
-	return kit.Site(Name, "OnlyDomains", "https://www.onlydomains.com", DefaultURL, "onlydomains price page", "AUD", &kit.Table{
+	return kit.Site(Name, "OnlyDomains", "https://www.onlydomains.com", "https://www.onlydomains.com/domains/pricing", "onlydomains price page", "AUD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "tld", Prepare: oneYear,
 		Ignore:   []string{"country/type", "min. term", "restore*"},
 		Register: kit.Op{Price: "price"}, Renew: kit.Op{Price: "renewal"}, Transfer: kit.Op{Price: "transfer", ZeroFree: true},

@@ -33,12 +33,9 @@ import (
 // Name is the source's name and Register4Less's registrar id.
 const Name = "register4less"
 
-// DefaultURL is Register4Less's price page.
-const DefaultURL = "https://register4less.com/info/pricing"
-
 // Declaration is the source, as the package comment reads it.
 func Declaration() *kit.Declaration {
-	return kit.Site(Name, "Register4Less", "https://www.register4less.com", DefaultURL, "register4less price page", "USD", &kit.Table{
+	return kit.Site(Name, "Register4Less", "https://www.register4less.com", "https://register4less.com/info/pricing", "register4less price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "domain extension", Symbols: true,
 		Ignore:   []string{"description"},
 		Register: kit.Op{Price: "yearly price"},

@@ -92,14 +92,11 @@ import (
 // Name is the source's name and TierraNet's registrar id.
 const Name = "tierra"
 
-// DefaultURL is TierraNet's public price list.
-const DefaultURL = "https://registry.tierra.net:8443/pricingData"
-
 // Declaration is the source, as the package comment reads it: what --sources
 // registers, --file imports (Read) and its tests check; each entry an array
 // of register, renew, transfer, sale price and type.
 func Declaration() *kit.Declaration {
-	d := kit.Site(Name, "TierraNet", "https://www.tierra.net", DefaultURL, "tierra price list", "USD", &kit.Table{
+	d := kit.Site(Name, "TierraNet", "https://www.tierra.net", "https://registry.tierra.net:8443/pricingData", "tierra price list", "USD", &kit.Table{
 		Rows: "*", Errors: []string{"error", "message"}, Prepare: kind,
 		Register: kit.Op{Price: "0", Sale: "3"}, Renew: kit.Op{Price: "1"}, Transfer: kit.Op{Price: "2", ZeroFree: true},
 		Symbols: true,
