@@ -65,13 +65,9 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetch(t *testing.T) {
 	_, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))

@@ -66,9 +66,7 @@ func (f *fakeAPI) SetBody(body []byte) {
 	})
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
-
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+var op = ingesttest.USD
 
 func eur(cents int64) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "EUR"}}

@@ -26,13 +26,9 @@ func checkRequest(r *http.Request) error {
 	return nil
 }
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 // TestFetch reads the fixture's 21 entries: 19 zones, .pl offering
 // nothing and com_it's alike repeat left out.
