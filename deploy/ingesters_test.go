@@ -73,6 +73,11 @@ var sourceInputs = map[string]struct {
 	"connectreseller": {files: []string{"connectreseller/testdata/domain-prices.html"}},
 	"domaincostclub":  {files: []string{"domaincostclub/testdata/pricing.html"}},
 	"hostpoint":       {files: []string{"hostpoint/testdata/domain-price-api.html"}},
+	"metaname":        {files: []string{"metaname/testdata/pricing.html"}},
+	"22cn":            {files: []string{"cn22/testdata/pricing.html"}},
+	"lws":             {files: []string{"lws/testdata/pricing.html"}},
+	"loopia":          {files: []string{"loopia/testdata/detaljerad_prislista.html"}},
+	"domeneshop":      {files: []string{"domeneshop/testdata/pricelist.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed
