@@ -449,7 +449,8 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 		return cmp.Or(strings.Compare(a.Registrar, b.Registrar), strings.Compare(a.Zone, b.Zone))
 	})
 	// A duplicate's zone is priced by its first row: nothing to keep.
-	for i := range prices {
+	// (Only a sheet with skipped rows builds the subjects to look.)
+	for i := 0; len(keep) > 0 && i < len(prices); i++ {
 		delete(keep, prices[i].Subject())
 	}
 	var kept []string
