@@ -2,7 +2,6 @@ package cloudflare_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
@@ -14,12 +13,7 @@ import (
 // decimal), a renewal above the registration every 7th zone, an
 // "updatedAt" stamp every 3rd, a four-digit price every 97th.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := range 600 {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
+	return ingesttest.BenchDocument(600, "{", ",\n", "}\n", func(i int) string {
 		reg := fmt.Sprintf("%d.%d", 3+i%60, i%100)
 		switch {
 		case i%97 == 0:
@@ -37,10 +31,8 @@ func list600() []byte {
 		if i%3 == 0 {
 			updated = `,"updatedAt":"2026-11-19T06:00:12.418Z"`
 		}
-		fmt.Fprintf(&b, `"z%c%c%c":{"registration":%s,"renewal":%s%s}`, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, reg, renew, updated)
-	}
-	b.WriteString("}\n")
-	return []byte(b.String())
+		return fmt.Sprintf(`%q:{"registration":%s,"renewal":%s%s}`, ingesttest.BenchZone(i), reg, renew, updated)
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package dynadot_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
@@ -15,12 +14,7 @@ import (
 // thousands separator every 97th, the columns Dynadot shows and the
 // adapter does not read.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"code":200,"msg":"success","data":{"current_tlds":[`)
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"code":200,"msg":"success","data":{"current_tlds":[`, ",", "\n]}}\n", func(i int) string {
 		price := fmt.Sprintf("$%d.%02d", 2+i%60, i%100)
 		if i%97 == 0 {
 			price = "$2,060.23"
@@ -33,11 +27,9 @@ func list600() []byte {
 		if i%25 == 0 {
 			renew, origRenew = fmt.Sprintf("$%d.99", 5+i%5), renew
 		}
-		fmt.Fprintf(&b, "\n"+`{"name":"z%c%c%c","reg_price":%q,"original_reg_price":%q,"renew_price":%q,"original_renew_price":%q,"tr_price":%q,"restore":"$100.92","privacy":"Yes","idn":"Yes","restrictions":"-","usage":"General Websites","grace_period":"30"}`,
-			'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, reg, origReg, renew, origRenew, price)
-	}
-	b.WriteString("\n]}}\n")
-	return []byte(b.String())
+		return fmt.Sprintf("\n"+`{"name":%q,"reg_price":%q,"original_reg_price":%q,"renew_price":%q,"original_renew_price":%q,"tr_price":%q,"restore":"$100.92","privacy":"Yes","idn":"Yes","restrictions":"-","usage":"General Websites","grace_period":"30"}`,
+			ingesttest.BenchZone(i), reg, origReg, renew, origRenew, price)
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package gname_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/gname"
@@ -16,12 +15,7 @@ import (
 // 20th, a thousands separator every 97th. One saved page is the whole
 // list.
 func page600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"code":1,"msg":"success","data":{"ymjg":[`)
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"code":1,"msg":"success","data":{"ymjg":[`, ",", "\n]}}\n", func(i int) string {
 		reg := fmt.Sprintf("%q", fmt.Sprintf("%d.%02d", 2+i%60, i%100))
 		if i%97 == 0 {
 			reg = `"2,588.00"`
@@ -34,10 +28,8 @@ func page600() []byte {
 		if i%9 == 0 {
 			reg, renew, transfer = fmt.Sprintf("%d.88", 30+i%10), fmt.Sprintf("%d.88", 40+i%10), fmt.Sprintf("%d.88", 40+i%10)
 		}
-		fmt.Fprintf(&b, "\n"+`{"hz":".z%c%c%c","zcjg":%s,"xfjg":%s,"zrjg":%s}`, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, reg, renew, transfer)
-	}
-	b.WriteString("\n]}}\n")
-	return []byte(b.String())
+		return fmt.Sprintf("\n"+`{"hz":".%s","zcjg":%s,"xfjg":%s,"zrjg":%s}`, ingesttest.BenchZone(i), reg, renew, transfer)
+	})
 }
 
 // BenchmarkParse600 parses the page into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package iwantmyname_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,12 +14,7 @@ import (
 // every 20th zone, a thousands separator every 97th. Its totalRows is its
 // own length, so the one saved page is the whole list.
 func page600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"totalRows":600,"rows":{`)
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"totalRows":600,"rows":{`, ",", "\n}}\n", func(i int) string {
 		reg := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
 		if i%97 == 0 {
 			reg = "2,060.23"
@@ -30,11 +24,9 @@ func page600() []byte {
 		if i%20 == 0 {
 			transfer = "0.00"
 		}
-		fmt.Fprintf(&b, "\n"+`".z%c%c%c":{"registration":{"price":%q},"renewal":{"price":%q},"transfer":{"price":%q}}`,
-			'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, reg, renew, transfer)
-	}
-	b.WriteString("\n}}\n")
-	return []byte(b.String())
+		return fmt.Sprintf("\n"+`".%s":{"registration":{"price":%q},"renewal":{"price":%q},"transfer":{"price":%q}}`,
+			ingesttest.BenchZone(i), reg, renew, transfer)
+	})
 }
 
 // BenchmarkParse600 parses the page into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package joker_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,15 +14,10 @@ import (
 // its lower-case currency, a free transfer every 20th zone, a thousands
 // separator every 97th.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"result":{"pricelist":{"domains":{`)
 	op := func(name, total string) string {
 		return fmt.Sprintf(`%q:{"total":{"display_total":%s,"currency":"usd"}}`, name, total)
 	}
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"result":{"pricelist":{"domains":{`, ",", "\n}}}}\n", func(i int) string {
 		reg := fmt.Sprintf("%q", fmt.Sprintf("%d.%02d", 2+i%60, i%100))
 		switch {
 		case i%97 == 0:
@@ -36,11 +30,9 @@ func list600() []byte {
 		if i%20 == 0 {
 			transfer = `"0.00"`
 		}
-		fmt.Fprintf(&b, "\n"+`"z%c%c%c":{%s,%s,%s}`, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26,
+		return fmt.Sprintf("\n"+`%q:{%s,%s,%s}`, ingesttest.BenchZone(i),
 			op("registration", reg), op("renewal", renew), op("transfer", transfer))
-	}
-	b.WriteString("\n}}}}\n")
-	return []byte(b.String())
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600

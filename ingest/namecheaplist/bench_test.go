@@ -2,7 +2,6 @@ package namecheaplist_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -14,12 +13,7 @@ import (
 // prices (strings every 9th row), a first-year Price below its Regular
 // every 5th row with its Hint, a null Regular every 11th.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := range 600 {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
+	return ingesttest.BenchDocument(600, "[", ",\n", "]\n", func(i int) string {
 		regular := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
 		price, hint := regular, `""`
 		if i%5 == 0 {
@@ -32,11 +26,9 @@ func list600() []byte {
 		if i%9 == 0 && regular != "null" {
 			price, regular, renew = fmt.Sprintf("%q", price), fmt.Sprintf("%q", regular), fmt.Sprintf("%q", renew)
 		}
-		fmt.Fprintf(&b, `{"Name":"z%c%c%c","Pricing":{"Price":%s,"Regular":%s,"Renewal":%s,"Hint":%s,"Duration":1,"DurationType":"YEAR"}}`,
-			'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, price, regular, renew, hint)
-	}
-	b.WriteString("]\n")
-	return []byte(b.String())
+		return fmt.Sprintf(`{"Name":%q,"Pricing":{"Price":%s,"Regular":%s,"Renewal":%s,"Hint":%s,"Duration":1,"DurationType":"YEAR"}}`,
+			ingesttest.BenchZone(i), price, regular, renew, hint)
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package namecom_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,12 +14,7 @@ import (
 // numbers, a promotion on registration every 10th zone, a free transfer
 // every 20th.
 func page600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"lastPage":1,"totalCount":600,"from":1,"to":600,"pricing":[`)
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"lastPage":1,"totalCount":600,"from":1,"to":600,"pricing":[`, ",", "\n]}\n", func(i int) string {
 		orig := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
 		reg := orig
 		if i%10 == 0 {
@@ -31,11 +25,9 @@ func page600() []byte {
 		if i%20 == 0 {
 			transfer = "0"
 		}
-		fmt.Fprintf(&b, "\n"+`{"tld":"z%c%c%c","duration":1,"registrationPrice":%s,"registrationRetailPrice":%s,"registrationOriginalPrice":%s,"renewalPrice":%s,"renewalRetailPrice":%s,"renewalOriginalPrice":%s,"domainRestorationPrice":89.99,"domainRestorationRetailPrice":89.99,"domainRestorationOriginalPrice":89.99,"transferInPrice":%s,"transferInRetailPrice":%s,"transferInOriginalPrice":%s}`,
-			'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, reg, reg, orig, renew, renew, renew, transfer, transfer, transfer)
-	}
-	b.WriteString("\n]}\n")
-	return []byte(b.String())
+		return fmt.Sprintf("\n"+`{"tld":%q,"duration":1,"registrationPrice":%s,"registrationRetailPrice":%s,"registrationOriginalPrice":%s,"renewalPrice":%s,"renewalRetailPrice":%s,"renewalOriginalPrice":%s,"domainRestorationPrice":89.99,"domainRestorationRetailPrice":89.99,"domainRestorationOriginalPrice":89.99,"transferInPrice":%s,"transferInRetailPrice":%s,"transferInOriginalPrice":%s}`,
+			ingesttest.BenchZone(i), reg, reg, orig, renew, renew, renew, transfer, transfer, transfer)
+	})
 }
 
 // BenchmarkParse600 parses the page into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package openprovider_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,12 +14,7 @@ import (
 // transfer every 20th); every 3rd row in the members' shape, the
 // non-member and member prices apart, with its own currency.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteString(`{"data":[`)
-	for i := range 600 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return ingesttest.BenchDocument(600, `{"data":[`, ",", "\n]}\n", func(i int) string {
 		reg := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
 		renew := fmt.Sprintf("%d.45", 10+i%40)
 		transfer := renew
@@ -33,16 +27,12 @@ func list600() []byte {
 		if i%97 == 0 {
 			reg = `"2,060.23"`
 		}
-		zone := fmt.Sprintf("z%c%c%c", 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26)
 		fees := fmt.Sprintf(`"registerFee":%s,"renewalFee":%s,"transferFee":%s,"restoreFee":85.5`, reg, renew, transfer)
 		if i%3 == 0 {
-			fmt.Fprintf(&b, "\n"+`{"tld":%q,"currency":"USD","nonMember":{%s},"member":{"registerFee":3.1,"renewalFee":3.1,"transferFee":3.1,"restoreFee":14.5}}`, zone, fees)
-		} else {
-			fmt.Fprintf(&b, "\n"+`{"tld":%q,%s}`, zone, fees)
+			return fmt.Sprintf("\n"+`{"tld":%q,"currency":"USD","nonMember":{%s},"member":{"registerFee":3.1,"renewalFee":3.1,"transferFee":3.1,"restoreFee":14.5}}`, ingesttest.BenchZone(i), fees)
 		}
-	}
-	b.WriteString("\n]}\n")
-	return []byte(b.String())
+		return fmt.Sprintf("\n"+`{"tld":%q,%s}`, ingesttest.BenchZone(i), fees)
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600

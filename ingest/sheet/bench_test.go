@@ -2,7 +2,6 @@ package sheet_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,11 +14,10 @@ import (
 // 10th row, a free transfer every 20th, a quoted thousands separator every
 // 97th, a note every 7th.
 func sheet600() []byte {
-	var b strings.Builder
-	b.WriteString("# zoneprice price sheet: one row per registrar and zone (see ../SCHEMA.md).\n" +
-		"Zone,Registrar,CURRENCY,Register,Renew,Transfer,Register_Promo,Register_Promo_Ends,renew_promo,renew_promo_ends,transfer_promo,transfer_promo_ends,Notes\n")
-	for i := range 600 {
-		zone := fmt.Sprintf("z%c%c%c", 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26)
+	const heading = "# zoneprice price sheet: one row per registrar and zone (see ../SCHEMA.md).\n" +
+		"Zone,Registrar,CURRENCY,Register,Renew,Transfer,Register_Promo,Register_Promo_Ends,renew_promo,renew_promo_ends,transfer_promo,transfer_promo_ends,Notes\n"
+	return ingesttest.BenchDocument(600, heading, "", "", func(i int) string {
+		zone := ingesttest.BenchZone(i)
 		if i%2 == 0 {
 			zone = "." + zone
 		}
@@ -43,9 +41,8 @@ func sheet600() []byte {
 		if i%7 == 0 {
 			note = "first-year offer through 31 December"
 		}
-		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,,,,,%s\n", zone, registrar, currency, reg, renew, transfer, promo, ends, note)
-	}
-	return []byte(b.String())
+		return fmt.Sprintf("%s,%s,%s,%s,%s,%s,%s,%s,,,,,%s\n", zone, registrar, currency, reg, renew, transfer, promo, ends, note)
+	})
 }
 
 // BenchmarkParse600 parses the sheet into price sets; BenchmarkDecode600

@@ -2,7 +2,6 @@ package tierra_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
@@ -15,12 +14,7 @@ import (
 // every 10th, an empty transfer every 20th and a thousands separator every
 // 97th.
 func list600() []byte {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := range 600 {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
+	return ingesttest.BenchDocument(600, "{", ",\n", "}\n", func(i int) string {
 		reg := fmt.Sprintf("%d.%02d", 2+i%60, i%100)
 		if i%97 == 0 {
 			reg = "2,299.00"
@@ -40,10 +34,8 @@ func list600() []byte {
 		case i%17 == 0:
 			row = fmt.Sprintf(`[%d.99,%s,null,"",%q]`, 8+i%30, renew, kind)
 		}
-		fmt.Fprintf(&b, `"z%c%c%c":%s`, 'a'+i/676%26, 'a'+i/26%26, 'a'+i%26, row)
-	}
-	b.WriteString("}\n")
-	return []byte(b.String())
+		return fmt.Sprintf(`%q:%s`, ingesttest.BenchZone(i), row)
+	})
 }
 
 // BenchmarkParse600 parses the list into price sets; BenchmarkDecode600
