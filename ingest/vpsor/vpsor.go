@@ -169,7 +169,9 @@ func unquote(t []byte) ([]byte, error) {
 }
 
 // isASCII reports a zone written in ASCII only.
-func isASCII(s string) bool { return bytes.IndexFunc([]byte(s), func(r rune) bool { return r > 0x7f }) < 0 }
+func isASCII(s string) bool {
+	return bytes.IndexFunc([]byte(s), func(r rune) bool { return r > 0x7f }) < 0
+}
 
 func format() *ingest.Shape {
 	row := ingest.Object(map[string]*ingest.Shape{

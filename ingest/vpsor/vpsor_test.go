@@ -44,7 +44,9 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the format's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	const net = `{"domainTld":".net","languageType":"en","regPriceInfo":"{\"1\":5900}","renewPriceInfo":"{\"1\":6500}"}`
-	list := func(rows string) string { return `{"status":2000,"message":"success","data":[` + rows + `,` + net + `]}` }
+	list := func(rows string) string {
+		return `{"status":2000,"message":"success","data":[` + rows + `,` + net + `]}`
+	}
 	row := func(tld, lang, reg, renew string) string {
 		return fmt.Sprintf(`{"domainTld":%q,"languageType":%q,"regPriceInfo":%s,"renewPriceInfo":%s}`, tld, lang, reg, renew)
 	}
