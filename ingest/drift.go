@@ -240,11 +240,16 @@ func driftNames(paths []string) string {
 }
 
 // FirstOf returns the first page of saved pages (a JSON array of page
-// bodies), or body when it is one page: the page a paged source's format
-// is checked on.
+// bodies, each a JSON document or, for a page that is none, such as an
+// HTML one, a JSON string holding it), or body when it is one page: the
+// page a paged source's format is checked on.
 func FirstOf(body []byte) []byte {
 	var pages []json.RawMessage
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' && json.Unmarshal(t, &pages) == nil && len(pages) > 0 {
+		var text string
+		if json.Unmarshal(pages[0], &text) == nil {
+			return []byte(text) // a page that is no JSON (HTML), saved as a JSON string
+		}
 		return pages[0]
 	}
 	return body
