@@ -21,6 +21,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
+	"github.com/zoneprice/zoneprice/ingest/gandi"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/iana"
@@ -33,6 +34,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onecom"
 	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -43,6 +45,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sav"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
+	"github.com/zoneprice/zoneprice/ingest/vpsor"
 )
 
 // adapterRegistrars are the registrar ids the registrar adapters publish;
@@ -53,6 +56,7 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
+		gandi.Name, onecom.Name, vpsor.Name,
 	}
 }
 
@@ -131,6 +135,15 @@ func Registry() map[string]app.SourceSpec {
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
+		gandi.Name:           declared("ZONEPRICE_GANDI_URL", gandi.Declaration()),
+		onecom.Name:          declared("ZONEPRICE_ONECOM_URL", onecom.Declaration()),
+		vpsor.Name: func() app.SourceSpec {
+			// Vpsor's API reference asks that its product list, which
+			// rarely changes, be cached: read daily, as a site's.
+			spec := declared("ZONEPRICE_VPSOR_URL", vpsor.Declaration())
+			spec.Interval = siteInterval
+			return spec
+		}(),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
