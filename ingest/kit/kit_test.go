@@ -58,9 +58,7 @@ func TestConform(t *testing.T) {
 	t.Run("CSV", func(t *testing.T) { ingesttest.Conform(t, suite(&csvSheet, "csv")) })
 }
 
-func usd(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var usd = ingesttest.USD
 
 func in(amount int64, cur string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
@@ -227,3 +225,127 @@ func TestSource(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestTwoAmounts reads one of two amounts side by side in a cell (a price
+// without tax and with it), each marked with a bare "$" that is not the
+// US dollar's.
+func TestTwoAmounts(t *testing.T) {
+	exTax := kit.Declaration{
+		Name: "example-gst", Registrar: ingest.Registrar{ID: "example-gst", Name: "Example", Website: "https://registrar.example"},
+		Kind: contracts.SourceSite, URL: "https://registrar.example/prices", What: "example price page", Currency: "NZD",
+		Tax: contracts.TaxExcluded,
+		Table: &kit.Table{
+			Format: kit.HTML, Rows: "table tr", Zone: "tld", Dollar: "NZD", Amounts: 2,
+			Register: kit.Op{Price: "price"}, Transfer: kit.Op{Price: "transfer", ZeroFree: true},
+		},
+	}
+	for _, tc := range []struct {
+		name, cells        string
+		register, transfer *contracts.OpPrice
+		wantErr            string // the row skipped for this reason
+	}{
+		{"the first of two", `<td>$38.50 $44.27</td><td>$0.00 $0.00</td>`, in(3850, "NZD"), in(0, "NZD"), ""},
+		{"words without digits are no amounts", `<td>$38.50 +GST $44.27 incl.</td><td>-</td>`, in(3850, "NZD"), nil, ""},
+		{"an unmarked amount is the declaration's", `<td>38.50 44.27</td><td></td>`, in(3850, "NZD"), nil, ""},
+		{"one amount cannot be told", `<td>$44.27</td><td></td>`, nil, nil, "shows 1 amounts, not 2"},
+		{"three amounts cannot be told", `<td>$38.50 $44.27 $50.00</td><td></td>`, nil, nil, "shows 3 amounts, not 2"},
+		{"another mark is no number without Symbols", `<td>US$38.50 US$44.27</td><td></td>`, nil, nil, "not a decimal number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := func(rows string) []byte {
+				return []byte(`<html><body><table><tr><th>TLD</th><th>Price</th><th>Transfer</th></tr>` +
+					`<tr><td>.nz</td><td>$20.00 $23.00</td><td>$0.00 $0.00</td></tr>` + rows + `</table></body></html>`)
+			}
+			list, err := exTax.Read(page(`<tr><td>.com</td>`+tc.cells+`</tr>`), observed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ingesttest.CheckList(t, list, "example-gst", "example-gst", observed)
+			if tc.wantErr == "" {
+				ingesttest.CheckOps(t, got[".com"], tc.register, nil, tc.transfer)
+				return
+			}
+			if list.Skipped != 1 || got[".com"].Zone != "" {
+				t.Errorf("skipped %d, .com %+v; want it skipped for %q", list.Skipped, got[".com"], tc.wantErr)
+			}
+			alone := []byte(`<html><body><table><tr><th>TLD</th><th>Price</th><th>Transfer</th></tr>` +
+				`<tr><td>.com</td>` + tc.cells + `</tr></table></body></html>`)
+			if _, err := exTax.Read(alone, observed); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("reason %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestMarked splits a price as shown into its currency and its number.
+func TestMarked(t *testing.T) {
+	for _, tc := range []struct{ in, cur, text string }{
+		{"$10.88", "USD", "10.88"},
+		{"C$12.00", "CAD", "12.00"},
+		{"￥69", "CNY", "69"},
+		{"69元", "CNY", "69"},
+		{"14.59€", "EUR", "14.59"},
+		{"1.99 €", "EUR", "1.99"},
+		{"1,200 元", "CNY", "1,200"},
+		{"10.88 EUR", "EUR", "10.88"},
+		{"CHF 13.00", "CHF", "13.00"},
+		{"9.99", "", "9.99"},
+	} {
+		if cur, text := kit.Marked(tc.in); cur != tc.cur || text != tc.text {
+			t.Errorf("Marked(%q) = %q, %q; want %q, %q", tc.in, cur, text, tc.cur, tc.text)
+		}
+	}
+}
+
+// TestSaleAfter reads a promotion written after the regular price in the
+// same cell.
+func TestSaleAfter(t *testing.T) {
+	d := kit.Declaration{
+		Name: "example-eur", Registrar: ingest.Registrar{ID: "example-eur", Name: "Example", Website: "https://registrar.example"},
+		Kind: contracts.SourceSite, URL: "https://registrar.example/prices", What: "example price page", Currency: "EUR",
+		Table: &kit.Table{
+			Format: kit.HTML, Rows: "table tr", Zone: "extension", Symbols: true,
+			Register: kit.Op{Price: "register", SaleAfter: true}, Renew: kit.Op{Price: "renewal"},
+		},
+	}
+	promo := func(regular, price int64) *contracts.OpPrice {
+		o := in(regular, "EUR")
+		o.Promo = &contracts.Promo{Price: contracts.Price{Amount: price, Currency: "EUR"}}
+		return o
+	}
+	for _, tc := range []struct {
+		name, cell string
+		register   *contracts.OpPrice
+		wantErr    string // the row skipped for this reason
+	}{
+		{"one amount", `14.59€`, in(1459, "EUR"), ""},
+		{"a promotion after it", `14.59€ 1.99 €`, promo(1459, 199), ""},
+		{"the same amount twice", `14.59€ 14.59€`, in(1459, "EUR"), ""},
+		{"a second amount above the first", `1.99€ 14.59€`, nil, "no promotion"},
+		{"three amounts", `14.59€ 9.99€ 1.99€`, nil, "shows 3 amounts"},
+		{"another currency after it", `14.59€ $1.99`, nil, "in USD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := func(rows string) []byte {
+				return []byte(`<html><body><table><tr><th>Extension</th><th>Register</th><th>Renewal</th></tr>` +
+					rows + `</table></body></html>`)
+			}
+			row := `<tr><td>.com</td><td>` + tc.cell + `</td><td>16.99€</td></tr>`
+			list, err := d.Read(page(`<tr><td>.net</td><td>9.99€</td><td>9.99€</td></tr>`+row), observed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ingesttest.CheckList(t, list, "example-eur", "example-eur", observed)
+			if tc.wantErr == "" {
+				ingesttest.CheckOps(t, got[".com"], tc.register, in(1699, "EUR"), nil)
+				return
+			}
+			if list.Skipped != 1 || got[".com"].Zone != "" {
+				t.Errorf("skipped %d, .com %+v; want it skipped for %q", list.Skipped, got[".com"], tc.wantErr)
+			}
+			if _, err := d.Read(page(row), observed); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("reason %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -62,6 +62,28 @@ type Table struct {
 	// AmbiguousComma refuses a price with a comma and no decimal point
 	// ("1,500"): a registrar that may write decimal commas.
 	AmbiguousComma bool
+	// Dollar, when set, is the currency a bare "$" before a price names
+	// on this page ("NZD" on a New Zealand one); Symbols alone reads it
+	// as the US dollar. Another mark is then read as Symbols says: with
+	// it, as its currency; without it, not at all (the row is skipped).
+	Dollar string
+	// Amounts, when above one, says every price cell shows that many
+	// amounts side by side ("$38.50 $44.27": the price without tax and
+	// with it), and Pick which of them is read (0 the first). A cell's
+	// amounts are its words holding a digit; a word without one ("+GST")
+	// is none. A cell showing none is read as a no-price text; one
+	// showing another number of them is unreadable (which is which cannot
+	// be told), and its row skipped.
+	Amounts, Pick int
+	// DecimalComma reads prices written with a decimal comma, as most of
+	// Europe writes them ("249,00", "1 249,00", "1.249,00", "199,-"): a
+	// space or a dot between groups of three digits separates thousands,
+	// and a dot anywhere else fails the price rather than be guessed at.
+	DecimalComma bool
+	// Unit is a mark the registrar writes before or after its prices for
+	// Declaration.Currency, which no currency mark names alone ("kr" is
+	// Swedish, Norwegian and Danish kronor).
+	Unit string
 
 	// Ignore are the columns of a CSV or HTML table it knows and does
 	// not read: any other it does not read is drift.
@@ -74,6 +96,10 @@ type Table struct {
 	// cells some row has and every attribute of a row, so that an
 	// attribute neither read nor ignored is drift.
 	Cells []string
+	// OwnText are the Cells read by their element's own text, without the
+	// text of the elements within it: a zone whose cell carries a
+	// footnote mark (".dev<sup>1</sup>") or a badge.
+	OwnText []string
 	// Fragment says an HTML document is a part of a page, not one: it has
 	// no </html>, and one cut short is told by an element left open.
 	Fragment bool
@@ -126,6 +152,12 @@ type Op struct {
 	// one (which Price holds): a promotion where it is a discount. An
 	// unreadable sale is ignored; the regular price stands.
 	Sale string
+	// SaleAfter reads a Price cell that may show a second amount after
+	// the first ("14.59€ 1.99 €"): the first is the regular price, a
+	// second below it a promotion on it (as Sale's). The amounts are the
+	// cell's words holding a digit; a cell of more than two, or whose
+	// second is above the first, is unreadable.
+	SaleAfter bool
 	// Currency, when set, is the field of this operation's own currency.
 	Currency string
 	// ZeroFree reads a zero price as a free operation. Otherwise a zero
@@ -475,7 +507,11 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 			continue
 		}
 		s := &all[i]
-		if s.price, err = t.readPrice(r.Get(op.Price)); err != nil {
+		cell, after, err := t.saleAfter(op, r.Get(op.Price))
+		if err != nil {
+			return fmt.Errorf("%s: %w", op.Price, err)
+		}
+		if s.price, err = t.readPrice(cell); err != nil {
 			return fmt.Errorf("%s: %w", op.Price, err)
 		}
 		if s.price.text == "" {
@@ -502,7 +538,15 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 				return err
 			}
 		}
-		if op.Sale != "" {
+		switch {
+		case after != nil:
+			if s.sale, err = t.readPrice(after); err != nil {
+				return fmt.Errorf("%s: %w", op.Price, err)
+			}
+			if err := agree(op.Price, s.sale.cur); err != nil {
+				return err
+			}
+		case op.Sale != "":
 			s.sale, s.saleErr = t.readPrice(r.Get(op.Sale))
 		}
 	}
@@ -524,6 +568,28 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 		*dst[i] = o
 	}
 	return nil
+}
+
+// saleAfter splits a cell op reads with SaleAfter into its first amount
+// and its second (nil when it shows one); any other cell is as it is.
+func (t *Table) saleAfter(op *Op, raw json.RawMessage) (first, second json.RawMessage, err error) {
+	text, ok := String(raw)
+	if !op.SaleAfter || !ok {
+		return raw, nil, nil
+	}
+	var amounts []string
+	for _, w := range strings.Fields(text) {
+		if strings.ContainsAny(w, "0123456789") {
+			amounts = append(amounts, w)
+		}
+	}
+	switch len(amounts) {
+	case 0, 1:
+		return raw, nil, nil
+	case 2:
+		return jsonString(amounts[0]), jsonString(amounts[1]), nil
+	}
+	return nil, nil, fmt.Errorf("%q shows %d amounts: which is paid cannot be told", text, len(amounts))
 }
 
 // op is one operation's price in cur, nil when it is not offered.
@@ -549,8 +615,12 @@ func (s *shown) op(op *Op, cur string) (*contracts.OpPrice, error) {
 		}
 	}
 	if s.saleErr == nil && s.sale.text != "" {
-		if sale, err := s.sale.minor(cur); err == nil && sale > 0 && sale < amount {
+		sale, err := s.sale.minor(cur)
+		switch {
+		case err == nil && sale > 0 && sale < amount:
 			o.Promo = &contracts.Promo{Price: contracts.Price{Amount: sale, Currency: cur}}
+		case op.SaleAfter && (err != nil || sale > amount):
+			return nil, fmt.Errorf("%s: the second amount %q is no promotion on %q", op.Price, s.sale.text, s.price.text)
 		}
 	}
 	return o, nil

@@ -16,8 +16,10 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
+	"github.com/zoneprice/zoneprice/ingest/cn22"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
+	"github.com/zoneprice/zoneprice/ingest/domeneshop"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
@@ -30,6 +32,9 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/loopia"
+	"github.com/zoneprice/zoneprice/ingest/lws"
+	"github.com/zoneprice/zoneprice/ingest/metaname"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
@@ -56,6 +61,8 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
+		metaname.Name, cn22.Name, lws.Name,
+		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name, loopia.Name, domeneshop.Name,
 		gandi.Name, onecom.Name, vpsor.Name,
 	}
 }
@@ -135,6 +142,8 @@ func Registry() map[string]app.SourceSpec {
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
+		loopia.Name:          declared("ZONEPRICE_LOOPIA_URL", loopia.Declaration()),
+		domeneshop.Name:      declared("ZONEPRICE_DOMENESHOP_URL", domeneshop.Declaration()),
 		gandi.Name:           declared("ZONEPRICE_GANDI_URL", gandi.Declaration()),
 		onecom.Name:          declared("ZONEPRICE_ONECOM_URL", onecom.Declaration()),
 		vpsor.Name: func() app.SourceSpec {
@@ -237,5 +246,8 @@ func Registry() map[string]app.SourceSpec {
 		},
 		register4less.Name: declared("ZONEPRICE_REGISTER4LESS_URL", register4less.Declaration()),
 		onlydomains.Name:   declared("ZONEPRICE_ONLYDOMAINS_URL", onlydomains.Declaration()),
+		metaname.Name:      declared("ZONEPRICE_METANAME_URL", metaname.Declaration()),
+		cn22.Name:          declared("ZONEPRICE_22CN_URL", cn22.Declaration()),
+		lws.Name:           declared("ZONEPRICE_LWS_URL", lws.Declaration()),
 	}
 }
