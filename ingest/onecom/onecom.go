@@ -125,7 +125,10 @@ func priceObjects(v json.RawMessage, out []json.RawMessage) ([]json.RawMessage, 
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil {
-		return out, err
+		return out, fmt.Errorf("a flight row is not JSON: %w", err)
+	}
+	if len(bytes.TrimSpace(v[dec.InputOffset():])) > 0 {
+		return out, fmt.Errorf("a flight row has more than one JSON value: %.40q", v)
 	}
 	var walk func(any) error
 	walk = func(n any) error {
