@@ -61,8 +61,7 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
-		metaname.Name, cn22.Name, lws.Name,
-		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name, loopia.Name, domeneshop.Name,
+		metaname.Name, cn22.Name, lws.Name, loopia.Name, domeneshop.Name,
 		gandi.Name, onecom.Name, vpsor.Name,
 	}
 }
