@@ -101,8 +101,16 @@ func (t *Table) readPrice(raw json.RawMessage) (price, error) {
 		p.cur, text = Marked(text)
 	}
 	text = strings.TrimSpace(text)
+	if t.Unit != "" {
+		text = cutUnit(text, t.Unit)
+	}
 	if t.NotOffered != nil && t.NotOffered(text) {
 		return p, nil
+	}
+	if t.DecimalComma && !money.NoPrice(text) {
+		if text, err = CommaDecimal(text); err != nil {
+			return p, err
+		}
 	}
 	if t.AmbiguousComma && strings.Contains(text, ",") && !strings.Contains(text, ".") {
 		return p, fmt.Errorf("%q is ambiguous: a thousands separator or a decimal comma", text)
@@ -145,4 +153,58 @@ func (p price) minor(cur string) (int64, error) {
 		return 0, fmt.Errorf("%q is above the ceiling of %d minor units", p.text, contracts.MaxAmount)
 	}
 	return a, nil
+}
+
+// cutUnit removes unit written before or after text ("kr 199", "199 kr"),
+// its spaces with it.
+func cutUnit(text, unit string) string {
+	if rest, ok := strings.CutPrefix(text, unit); ok {
+		return strings.TrimSpace(rest)
+	}
+	if rest, ok := strings.CutSuffix(text, unit); ok {
+		return strings.TrimSpace(rest)
+	}
+	return text
+}
+
+// CommaDecimal turns a price written with a decimal comma into the
+// decimal text money.Parse reads: "1 249,00" (a space of any width) and
+// "1.249,00" are "1249.00", "199,-" is "199". A separator that is not
+// one between groups of three digits, a dot where a decimal comma is
+// expected ("12.50") or a second comma fails: which amount is meant
+// cannot be told.
+func CommaDecimal(s string) (string, error) {
+	bad := fmt.Errorf("%q is not a price written with a decimal comma", s)
+	whole, frac, hasComma := strings.Cut(strings.TrimSpace(s), ",")
+	switch {
+	case !hasComma:
+	case frac == "-":
+		hasComma = false
+	case frac == "" || strings.Trim(frac, "0123456789") != "":
+		return "", bad
+	}
+	var b strings.Builder
+	group, groups := 0, 0 // digits in the current group; groups closed
+	for _, r := range whole {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+			group++
+		case r == '.' || r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009':
+			if group == 0 || group > 3 || groups > 0 && group != 3 {
+				return "", bad
+			}
+			group, groups = 0, groups+1
+		default:
+			return "", bad
+		}
+	}
+	if group == 0 || groups > 0 && group != 3 {
+		return "", bad
+	}
+	if hasComma {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String(), nil
 }

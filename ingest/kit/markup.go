@@ -90,7 +90,7 @@ func (t *Table) htmlCells(body []byte) (head, has []string, rows [][]string, err
 		return nil, nil, nil, fmt.Errorf("decode: %w", err)
 	}
 	if t.Cells != nil {
-		rows, has = gridCells(doc.Find(t.Rows), t.Cells)
+		rows, has = gridCells(doc.Find(t.Rows), t.Cells, t.OwnText)
 		if len(rows) == 0 {
 			return nil, nil, nil, fmt.Errorf("no elements match %q", t.Rows)
 		}
@@ -151,10 +151,10 @@ var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col"
 	"hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
 
 // gridCells reads each element of rows as a row of cells: a CSS selector
-// of cells is the text of its first match within the row, "@name" the
-// row's attribute. has lists the cells some row has and every attribute
-// of a row, for drift.
-func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []string) {
+// of cells is the text of its first match within the row (its own text
+// only, for one of own), "@name" the row's attribute. has lists the cells
+// some row has and every attribute of a row, for drift.
+func gridCells(rows *goquery.Selection, cells, own []string) (recs [][]string, has []string) {
 	seen := func(name string) {
 		if !slices.Contains(has, name) {
 			has = append(has, name)
@@ -177,7 +177,11 @@ func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []
 					seen(c)
 				}
 			} else if m := row.FindMatcher(first[j]); m.Length() > 0 {
-				rec[j] = strings.TrimSpace(m.Text())
+				if slices.Contains(own, c) {
+					rec[j] = ownText(m.Nodes[0])
+				} else {
+					rec[j] = strings.TrimSpace(m.Text())
+				}
 				seen(c)
 			}
 		}
@@ -187,6 +191,17 @@ func gridCells(rows *goquery.Selection, cells []string) (recs [][]string, has []
 		recs = append(recs, rec)
 	})
 	return recs, has
+}
+
+// ownText is the text of n's own text nodes, not its elements', trimmed.
+func ownText(n *html.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // csvRows reads a CSV document: the first record is the heading.

@@ -75,6 +75,15 @@ type Table struct {
 	// showing another number of them is unreadable (which is which cannot
 	// be told), and its row skipped.
 	Amounts, Pick int
+	// DecimalComma reads prices written with a decimal comma, as most of
+	// Europe writes them ("249,00", "1 249,00", "1.249,00", "199,-"): a
+	// space or a dot between groups of three digits separates thousands,
+	// and a dot anywhere else fails the price rather than be guessed at.
+	DecimalComma bool
+	// Unit is a mark the registrar writes before or after its prices for
+	// Declaration.Currency, which no currency mark names alone ("kr" is
+	// Swedish, Norwegian and Danish kronor).
+	Unit string
 
 	// Ignore are the columns of a CSV or HTML table it knows and does
 	// not read: any other it does not read is drift.
@@ -87,6 +96,10 @@ type Table struct {
 	// cells some row has and every attribute of a row, so that an
 	// attribute neither read nor ignored is drift.
 	Cells []string
+	// OwnText are the Cells read by their element's own text, without the
+	// text of the elements within it: a zone whose cell carries a
+	// footnote mark (".dev<sup>1</sup>") or a badge.
+	OwnText []string
 	// Fragment says an HTML document is a part of a page, not one: it has
 	// no </html>, and one cut short is told by an element left open.
 	Fragment bool
