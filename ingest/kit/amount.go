@@ -16,7 +16,7 @@ import (
 var marks = []struct{ mark, code string }{
 	{"US$", "USD"}, {"CA$", "CAD"}, {"MX$", "MXN"}, {"AU$", "AUD"}, {"NZ$", "NZD"}, {"A$", "AUD"},
 	{"C$", "CAD"}, {"R$", "BRL"}, {"Rs.", "INR"}, {"Rs", "INR"}, {"₹", "INR"}, {"€", "EUR"},
-	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"},
+	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"KSh", "KES"}, {"Ksh", "KES"}, {"$", "USD"},
 }
 
 // marksAfter are the currency marks registrars write after a price
