@@ -76,6 +76,8 @@ var sourceInputs = map[string]struct {
 	"metaname":        {files: []string{"metaname/testdata/pricing.html"}},
 	"22cn":            {files: []string{"cn22/testdata/pricing.html"}},
 	"lws":             {files: []string{"lws/testdata/pricing.html"}},
+	"loopia":          {files: []string{"loopia/testdata/detaljerad_prislista.html"}},
+	"domeneshop":      {files: []string{"domeneshop/testdata/pricelist.html"}},
 	"forpsi":          {files: []string{"forpsi/testdata/pricing.html"}},
 	"truehost":        {files: []string{"truehost/testdata/pricing.html"}},
 	"lcn":             {files: []string{"lcn/testdata/pricing.html"}},

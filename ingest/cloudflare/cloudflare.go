@@ -113,7 +113,6 @@ import (
 	"strings"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -131,18 +130,15 @@ const DefaultURL = "https://cfdomainpricing.com/prices.json"
 
 // Declaration is the source, as the package comment reads it: what
 // --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it.
-var declaration = kit.Declaration{
-	Name: ListSource, Registrar: ingest.Registrar{ID: Name, Name: "Cloudflare", Website: "https://www.cloudflare.com/products/registrar/"},
-	Kind: contracts.SourceList, URL: DefaultURL, What: "cfdomainpricing list", Currency: "USD", Tax: contracts.TaxExcluded,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Cloudflare", "https://www.cloudflare.com/products/registrar/", DefaultURL, "cfdomainpricing list", "USD", &kit.Table{
 		Rows: "*", Errors: []string{"error", "message"},
 		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewal"}, Currency: "currency",
 		Finish: transfer,
-	},
-	Shape: format(),
+	})
+	// A third party's list, which names itself as the source.
+	d.Name, d.Kind, d.Tax, d.Shape = ListSource, contracts.SourceList, contracts.TaxExcluded, format()
+	return d
 }
 
 // transfer is what a transfer in costs: one year's renewal, or nothing

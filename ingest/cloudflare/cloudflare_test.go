@@ -37,9 +37,7 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))

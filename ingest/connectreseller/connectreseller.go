@@ -42,8 +42,6 @@ package connectreseller
 import (
 	"fmt"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
 )
@@ -52,18 +50,13 @@ import (
 const Name = "connectreseller"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "ConnectReseller", Website: "https://www.connectreseller.com"},
-	Kind: contracts.SourceSite, URL: "https://www.connectreseller.com/domain-prices/",
-	What: "connectreseller price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "ConnectReseller", "https://www.connectreseller.com", "https://www.connectreseller.com/domain-prices/", "connectreseller price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "tld", Symbols: true, Prepare: prepare,
 		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewal"},
 		Transfer: kit.Op{Price: "transfer", ZeroFree: true},
 		Ignore:   []string{"restoration", offerValidity},
-	},
+	})
 }
 
 const offerValidity = "offer validity"

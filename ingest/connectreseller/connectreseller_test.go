@@ -3,14 +3,11 @@ package connectreseller_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 // TestFetch reads the price table by its headings, "$" written as an
 // entity: 10 zones; .XYZ's offer is skipped (its regular price is not

@@ -34,8 +34,6 @@
 package domaincostclub
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -43,14 +41,9 @@ import (
 const Name = "domaincostclub"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "DomainCostClub", Website: "https://www.domaincostclub.com"},
-	Kind: contracts.SourceSite, URL: "https://www.domaincostclub.com/pricing.dhtml",
-	What: "domaincostclub members' price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "DomainCostClub", "https://www.domaincostclub.com", "https://www.domaincostclub.com/pricing.dhtml", "domaincostclub members' price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "div.panel_type_members tr", Zone: "extension", Symbols: true, Repeats: true,
 		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewals"},
-	},
+	})
 }

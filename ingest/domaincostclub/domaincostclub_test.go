@@ -3,14 +3,11 @@ package domaincostclub_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 // TestFetch reads the members panel's three tables, not the hidden
 // retail panel: 11 zones, register and renew only; .com listed twice

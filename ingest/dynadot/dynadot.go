@@ -111,7 +111,6 @@ import (
 	"strings"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -121,23 +120,19 @@ const Name = "dynadot"
 // DefaultURL is Dynadot's public price list.
 const DefaultURL = "https://www.dynadot.com/dynadot-vue-api/dynadot-service/domain-search?command=get_current_list&lang=en"
 
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: every
-// price in the currency its symbol shows, a sale's original beside it.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Dynadot", Website: "https://www.dynadot.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "dynadot price list", Tax: contracts.TaxExcluded,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; every price in the
+// currency its symbol shows, a sale's original beside it.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Dynadot", "https://www.dynadot.com", DefaultURL, "dynadot price list", "", &kit.Table{
 		Rows: "data.current_tlds[]", Zone: "name", Check: code,
 		Register: kit.Op{Price: "reg_price", Regular: "original_reg_price"},
 		Renew:    kit.Op{Price: "renew_price", Regular: "original_renew_price"},
 		Transfer: kit.Op{Price: "tr_price", Regular: "original_tr_price"},
 		Currency: "google_data.currency", Symbols: true, NotOffered: kit.MinusOne,
-	},
-	Shape: format(),
+	})
+	d.Tax, d.Shape = contracts.TaxExcluded, format()
+	return d
 }
 
 // code fails a document whose "code" is 400 or more, naming its "msg", and

@@ -38,9 +38,7 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func price(cur string, amount int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
-}
+func price(cur string, amount int64) *contracts.OpPrice { return ingesttest.Regular(amount, cur) }
 
 func sale(cur string, regular, promo int64) *contracts.OpPrice {
 	o := price(cur, regular)
@@ -48,7 +46,7 @@ func sale(cur string, regular, promo int64) *contracts.OpPrice {
 	return o
 }
 
-func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
+var usd = ingesttest.USD
 
 func usdSale(regular, promo int64) *contracts.OpPrice { return sale("USD", regular, promo) }
 

@@ -79,8 +79,6 @@
 package epik
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -92,18 +90,14 @@ const DefaultURL = "https://registrar.epik.com/api/load-200-plus-prices"
 
 // Declaration is the source, as the package comment reads it: what
 // --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Epik", Website: "https://www.epik.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "epik price list", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Epik", "https://www.epik.com", DefaultURL, "epik price list", "USD", &kit.Table{
 		Rows: "*", Errors: []string{"message", "error", "errors"}, Prepare: kit.SlashKey,
 		Register: kit.Op{Price: "price", Regular: "priceStandard"},
 		Renew:    kit.Op{Price: "renew", Regular: "renewStandard"},
 		Transfer: kit.Op{Price: "transfer", Regular: "transferStandard", ZeroFree: true},
 		Currency: "currency", NotOffered: kit.MinusOne,
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }

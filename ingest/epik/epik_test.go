@@ -3,9 +3,7 @@ package epik_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,23 +23,6 @@ const listPath = "/api/load-200-plus-prices"
 // (zero throughout) and "bit/" (a Handshake name).
 const wantZones = 18
 
-// fakeAPI serves the price list with an ETag, so that conditional requests
-// can be answered, and counts the requests answered 304.
-type fakeAPI struct {
-	*ingesttest.API
-	notModified atomic.Int64
-}
-
-// newFakeAPI fakes the price list, answering with body, and returns the
-// URL to configure.
-func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, string) {
-	t.Helper()
-	api, srv := ingesttest.NewAPI(t, nil, checkRequest)
-	f := &fakeAPI{API: api}
-	f.SetBody(body)
-	return f, srv.URL + listPath
-}
-
 // checkRequest says what is wrong with a request that is not the plain GET
 // Epik's pages send.
 func checkRequest(r *http.Request) error {
@@ -51,30 +32,13 @@ func checkRequest(r *http.Request) error {
 	return nil
 }
 
-// SetBody makes body the current answer, tagged.
-func (f *fakeAPI) SetBody(body []byte) {
-	etag := fmt.Sprintf(`"%d"`, len(body))
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("ETag", etag)
-		if r.Header.Get("If-None-Match") == etag {
-			f.notModified.Add(1)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		ingesttest.Body(body)(w, r)
-	})
-}
+var op = ingesttest.USD
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
-
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetch(t *testing.T) {
-	_, url := newFakeAPI(t, ingesttest.Fixture(t, "prices.json"))
+	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.json"), checkRequest)
+	url := srv.URL + listPath
 	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)

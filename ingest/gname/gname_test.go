@@ -108,9 +108,7 @@ func newSource(t testing.TB, url string, perPage int, hc *http.Client) *gname.So
 	return src
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
-
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+var op = ingesttest.USD
 
 func TestFetchPages(t *testing.T) {
 	f, srv := newFakeAPI(t, twoPages(t))

@@ -44,8 +44,6 @@ package hostpoint
 import (
 	"net/http"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -53,21 +51,17 @@ import (
 const Name = "hostpoint"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Hostpoint", Website: "https://www.hostpoint.ch"},
-	Kind: contracts.SourceSite, URL: "https://www.hostpoint.ch/api/domain-price-api.php?lang=en",
-	What: "hostpoint price fragment", Currency: "CHF", Tax: contracts.TaxUnknown,
-	Request: kit.Request{Header: http.Header{
-		"Accept": {"text/html"}, "Referer": {"https://www.hostpoint.ch/en/domains/domains.html"},
-	}},
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Hostpoint", "https://www.hostpoint.ch", "https://www.hostpoint.ch/api/domain-price-api.php?lang=en", "hostpoint price fragment", "CHF", &kit.Table{
 		Format: kit.HTML, Fragment: true, Rows: "div.domains7-tile",
 		Cells: []string{".title", ".price", "@data-ren", "@data-tra", "@data-res"},
 		Zone:  ".title", Symbols: true, Prepare: kit.DottedZone, Repeats: true,
 		Register: kit.Op{Price: ".price"}, Renew: kit.Op{Price: "@data-ren"},
 		Transfer: kit.Op{Price: "@data-tra", ZeroFree: true},
 		Ignore:   []string{"@data-res", "@class"},
-	},
+	})
+	d.Request = kit.Request{Header: http.Header{
+		"Accept": {"text/html"}, "Referer": {"https://www.hostpoint.ch/en/domains/domains.html"},
+	}}
+	return d
 }

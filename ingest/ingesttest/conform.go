@@ -407,6 +407,19 @@ func Promo(regular, promo int64, cur string) *contracts.OpPrice {
 	}
 }
 
+// Regular is an operation's regular price of amount minor units of cur,
+// the price set a test most often expects.
+func Regular(amount int64, cur string) *contracts.OpPrice {
+	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
+}
+
+// USD is Regular in US cents, the currency most registrars price in: a
+// test's op(cents).
+func USD(cents int64) *contracts.OpPrice { return Regular(cents, "USD") }
+
+// USDPromo is Promo in US cents.
+func USDPromo(regular, promo int64) *contracts.OpPrice { return Promo(regular, promo, "USD") }
+
 // Declared is the Suite of a source declared with the adapter kit, built
 // and parsed as its registration does; the caller adds its fixtures and
 // what else its format needs.

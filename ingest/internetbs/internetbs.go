@@ -34,8 +34,6 @@
 package internetbs
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -43,15 +41,10 @@ import (
 const Name = "internetbs"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Internet.bs", Website: "https://internetbs.net"},
-	Kind: contracts.SourceSite, URL: "https://internetbs.net/en/domain-name-registrations/pricelist.html",
-	What: "internetbs price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Internet.bs", "https://internetbs.net", "https://internetbs.net/en/domain-name-registrations/pricelist.html", "internetbs price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1"}, Transfer: kit.Op{Price: "2", ZeroFree: true}, Renew: kit.Op{Price: "3"},
 		Ignore: []string{"domain", "registration", "transfer", "renewal"},
-	},
+	})
 }

@@ -3,14 +3,11 @@ package internetbs_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/internetbs"
 )
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 // TestFetch reads the price table in its column order, register,
 // transfer, renew: 19 zones; .pl offers nothing, and the navigation's

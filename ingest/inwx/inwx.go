@@ -101,33 +101,23 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and INWX's registrar id.
 const Name = "inwx"
 
-// DefaultURL is INWX's public price list.
-const DefaultURL = "https://www.inwx.com/api/v1/domain/all-prices"
-
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: each row
-// in its own currency or the document's, which INWX picks by the
-// visitor's location.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "INWX", Website: "https://www.inwx.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "inwx price list", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; each row in its own
+// currency or the document's, which INWX picks by the visitor's location.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "INWX", "https://www.inwx.com", "https://www.inwx.com/api/v1/domain/all-prices", "inwx price list", "", &kit.Table{
 		Rows: "tlds[]", Zone: "tld", Check: failure,
 		Register: kit.Op{Price: "createPrice"}, Renew: kit.Op{Price: "renewalPrice"}, Transfer: kit.Op{Price: "transferPrice"},
 		Currency: "currency", DocCurrency: "currency",
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }
 
 // failure is the error a document without a "tlds" array reports, naming

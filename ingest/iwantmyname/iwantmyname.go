@@ -93,7 +93,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/kit"
@@ -116,21 +115,17 @@ const MaxPages = 100
 // currency is the currency asked for.
 const currency = "USD"
 
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: pages of
-// rows keyed by zone, each operation's price in dollars.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "iwantmyname", Website: "https://iwantmyname.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "iwantmyname price list", Currency: currency, Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; pages of rows keyed
+// by zone, each operation's price in dollars.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "iwantmyname", "https://iwantmyname.com", DefaultURL, "iwantmyname price list", currency, &kit.Table{
 		Prepare:  kit.SlashKey,
 		Register: kit.Op{Price: "registration.price"}, Renew: kit.Op{Price: "renewal.price"},
 		Transfer: kit.Op{Price: "transfer.price", ZeroFree: true}, NotOffered: kit.MinusOne,
-	},
-	Parse: parse, Fetch: fetchPages, Pages: true, Shape: format(),
+	})
+	d.Parse, d.Fetch, d.Pages, d.Shape = parse, fetchPages, true, format()
+	return d
 }
 
 // pageURL is the address of the page of base starting at offset.

@@ -97,9 +97,7 @@ func (f *fakeAPI) askedFor() []int {
 	return slices.Clone(f.asked)
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
-
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
+var op = ingesttest.USD
 
 // pageOf is one page of rows priced 9.99 throughout, with totalRows total.
 func pageOf(total string, zones ...string) []byte {

@@ -81,8 +81,6 @@
 package joker
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -92,21 +90,17 @@ const Name = "joker"
 // DefaultURL is the price list Joker.com's pages load.
 const DefaultURL = "https://joker.com/api/v1/price/list"
 
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: each
-// operation's total in its own currency, which a zone's operations share.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Joker.com", Website: "https://joker.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "joker price list", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; each operation's
+// total in its own currency, which a zone's operations share.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Joker.com", "https://joker.com", DefaultURL, "joker price list", "", &kit.Table{
 		Rows: "result.pricelist.domains.*", Errors: []string{"error", "message"}, Prepare: kit.SlashKey,
 		Register:   kit.Op{Price: "registration.total.display_total", Currency: "registration.total.currency"},
 		Renew:      kit.Op{Price: "renewal.total.display_total", Currency: "renewal.total.currency"},
 		Transfer:   kit.Op{Price: "transfer.total.display_total", Currency: "transfer.total.currency", ZeroFree: true},
 		NotOffered: kit.MinusOne, AmbiguousComma: true,
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }

@@ -76,6 +76,20 @@ type Declaration struct {
 	Shape *ingest.Shape
 }
 
+// Site declares, in one call, the common case: a source that reads a
+// registrar's own document (contracts.SourceSite) and is named for it. id
+// is the source's name and the registrar's id, name and website are the
+// registrar's, url the document's address, what names it in errors and
+// currency is Declaration.Currency; t reads it. Tax is unknown, as no
+// site is known to say; a declaration that knows more, or reads
+// otherwise, sets the returned Declaration's fields.
+func Site(id, name, website, url, what, currency string, t *Table) *Declaration {
+	return &Declaration{
+		Name: id, Registrar: ingest.Registrar{ID: id, Name: name, Website: website}, Kind: contracts.SourceSite,
+		URL: url, What: what, Currency: currency, Tax: contracts.TaxUnknown, Table: t,
+	}
+}
+
 // Request is how a document is asked for. A GET without a body is
 // conditional (fetch.Client.Get); anything else is not, since its answer
 // depends on more than its URL.

@@ -58,9 +58,7 @@ func TestConform(t *testing.T) {
 	t.Run("CSV", func(t *testing.T) { ingesttest.Conform(t, suite(&csvSheet, "csv")) })
 }
 
-func usd(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var usd = ingesttest.USD
 
 func in(amount int64, cur string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}

@@ -68,13 +68,9 @@ func config(url string) namecheap.Config {
 	return namecheap.Config{URL: url, APIUser: apiUser, APIKey: apiKey, ClientIP: clientIP}
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetch(t *testing.T) {
 	f, srv := newAPI(t, ingesttest.Fixture(t, "pricing.xml"))

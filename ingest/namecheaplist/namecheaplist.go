@@ -179,7 +179,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
@@ -199,19 +198,15 @@ const DefaultURL = "https://d1dijnkjnmzy2z.cloudfront.net/tlds.json"
 
 // Declaration is the source, as the package comment reads it: what
 // --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Registrar, Name: "Namecheap", Website: "https://www.namecheap.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "namecheap list", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Registrar, "Namecheap", "https://www.namecheap.com", DefaultURL, "namecheap list", "USD", &kit.Table{
 		Rows: "[]", Zone: "Name", Check: notAList, Prepare: oneYear,
 		Register: kit.Op{Price: "Pricing.Price", Regular: "Pricing.Regular", StrictRegular: true},
 		Renew:    kit.Op{Price: "Pricing.Renewal"},
 		Currency: "Pricing.Currency",
-	},
-	Shape: format(),
+	})
+	d.Name, d.Shape = Name, format()
+	return d
 }
 
 // notAList fails a JSON object in place of the list, naming what it says:

@@ -38,9 +38,7 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 // promo is a registration whose first year costs first cents instead of
 // its regular cents, with no end date.

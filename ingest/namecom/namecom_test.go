@@ -106,13 +106,9 @@ func status(code int) http.HandlerFunc {
 	}
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetchPages(t *testing.T) {
 	f, srv := newFakeAPI(t, threePages(t))

@@ -107,7 +107,6 @@ import (
 	"strings"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/iana"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/money"
@@ -122,22 +121,18 @@ const DefaultURL = "https://nicnames.com/api/domains/registrar-prices"
 // entryName is the name of NicNames' own entry among the registrars.
 const entryName = "nicnames.com"
 
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: the rows
-// of NicNames' own entry, by position, in its currency, the ICANN fee
-// added where it is owed.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "NicNames", Website: "https://nicnames.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "nicnames price list", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; the rows of
+// NicNames' own entry, by position, in its currency, the ICANN fee added
+// where it is owed.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "NicNames", "https://nicnames.com", DefaultURL, "nicnames price list", "", &kit.Table{
 		Within: own, Rows: "prices[]", Zone: "0", DocCurrency: "currency",
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Prepare: priced, Finish: addICANNFee,
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }
 
 // own narrows the document to NicNames' own entry, whose currency and

@@ -2,8 +2,6 @@ package nicnames_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -23,18 +21,9 @@ var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 // nicnames.com less .pl and .com.pl, which offer nothing.
 const wantZones = 19
 
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the document.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
-		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
-	}
-	return nil
-}
-
 func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	t.Helper()
-	return ingesttest.NewAPI(t, body, checkRequest)
+	return ingesttest.NewAPI(t, body, ingesttest.PlainGet)
 }
 
 // opIn is an operation's regular price in minor units of currency.
@@ -282,7 +271,7 @@ var suite = ingesttest.Suite{
 	},
 	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "registrars.1.prices.0.2",
+	Check: ingesttest.PlainGet, Conditional: true, Spoil: "registrars.1.prices.0.2",
 	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
 	Observed: observed, Tax: contracts.TaxUnknown,
 }

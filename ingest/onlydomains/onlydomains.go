@@ -37,7 +37,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
@@ -45,21 +44,13 @@ import (
 // Name is the source's name and OnlyDomains' registrar id.
 const Name = "onlydomains"
 
-// DefaultURL is OnlyDomains' price page.
-const DefaultURL = "https://www.onlydomains.com/domains/pricing"
-
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "OnlyDomains", Website: "https://www.onlydomains.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "onlydomains price page",
-	Currency: "AUD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "OnlyDomains", "https://www.onlydomains.com", "https://www.onlydomains.com/domains/pricing", "onlydomains price page", "AUD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "tld", Prepare: oneYear,
 		Ignore:   []string{"country/type", "min. term", "restore*"},
 		Register: kit.Op{Price: "price"}, Renew: kit.Op{Price: "renewal"}, Transfer: kit.Op{Price: "transfer", ZeroFree: true},
-	},
+	})
 }
 
 // oneYear leaves out a zone sold for more than a year at least, and

@@ -38,11 +38,9 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
 	return api, srv.URL + path
 }
 
-func price(cur string, amount int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
-}
+func price(cur string, amount int64) *contracts.OpPrice { return ingesttest.Regular(amount, cur) }
 
-func usd(cents int64) *contracts.OpPrice { return price("USD", cents) }
+var usd = ingesttest.USD
 
 // fixtureZones is how many zones pricing.json prices: 22 rows less .pl,
 // which offers nothing.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,24 +20,6 @@ var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 const catalogPath = "/1.0/order/catalog/public/domain"
 
-// fakeAPI serves OVHcloud's catalog route, the current body with an ETag
-// so that conditional requests can be answered, and counts the requests
-// answered 304.
-type fakeAPI struct {
-	*ingesttest.API
-	notModified atomic.Int64
-}
-
-// newFakeAPI fakes the catalog route for the FR subsidiary, answering with
-// body, and returns the URL to configure.
-func newFakeAPI(t *testing.T, body []byte) (*fakeAPI, string) {
-	t.Helper()
-	api, srv := ingesttest.NewAPI(t, nil, checkRequest)
-	f := &fakeAPI{API: api}
-	f.serve(body)
-	return f, srv.URL + catalogPath + "?ovhSubsidiary=FR"
-}
-
 // checkRequest says what is wrong with a request that is not the
 // documented GET.
 func checkRequest(r *http.Request) error {
@@ -46,21 +27,6 @@ func checkRequest(r *http.Request) error {
 		return errors.New(r.Method + " " + r.URL.String())
 	}
 	return nil
-}
-
-// serve makes body the current answer, tagged.
-func (f *fakeAPI) serve(body []byte) {
-	etag := fmt.Sprintf(`"%d-%d"`, len(body), body[len(body)/2])
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("ETag", etag)
-		if r.Header.Get("If-None-Match") == etag {
-			f.notModified.Add(1)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_, _ = w.Write(body)
-	})
 }
 
 func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
@@ -80,7 +46,8 @@ func at(s string) *time.Time {
 }
 
 func TestFetch(t *testing.T) {
-	_, url := newFakeAPI(t, ingesttest.Fixture(t, "catalog_fr.json"))
+	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "catalog_fr.json"), checkRequest)
+	url := srv.URL + catalogPath + "?ovhSubsidiary=FR"
 	list, err := suite.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -114,22 +114,20 @@ const currency = "USD"
 
 // Declaration is the source, as the package comment reads it: what
 // --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Porkbun", Website: "https://porkbun.com"},
-	Kind: contracts.SourceAPI, URL: DefaultURL, What: "porkbun price list", Currency: currency,
-	// The documented request: a POST of "{}", not conditional.
-	Request: kit.Request{Method: http.MethodPost, Body: []byte("{}"),
-		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}},
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Porkbun", "https://porkbun.com", DefaultURL, "porkbun price list", currency, &kit.Table{
 		Rows:     "pricing.*",
 		Register: kit.Op{Price: "registration"}, Renew: kit.Op{Price: "renewal"},
 		Transfer: kit.Op{Price: "transfer", ZeroFree: true},
 		Check:    status, Prepare: specialType, Finish: applyCoupons,
-	},
-	Shape: format(),
+	})
+	// A documented API, whose price sets, published before tax was
+	// declared, say nothing of it; the documented request is a POST of
+	// "{}", not conditional.
+	d.Kind, d.Tax, d.Shape = contracts.SourceAPI, "", format()
+	d.Request = kit.Request{Method: http.MethodPost, Body: []byte("{}"),
+		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}}
+	return d
 }
 
 // status fails a response whose "status" is not "SUCCESS", naming its

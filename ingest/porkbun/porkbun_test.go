@@ -35,13 +35,9 @@ func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	return ingesttest.NewAPI(t, body, checkRequest)
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))

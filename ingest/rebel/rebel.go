@@ -50,7 +50,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
@@ -59,18 +58,14 @@ import (
 const Name = "rebel"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Rebel.com", Website: "https://www.rebel.com"},
-	Kind: contracts.SourceSite, URL: "https://api.rebel.com/price/allTLDPrices/Rebel", What: "rebel price list",
-	Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Rebel.com", "https://www.rebel.com", "https://api.rebel.com/price/allTLDPrices/Rebel", "rebel price list", "USD", &kit.Table{
 		Rows: "prices[]", Zone: "name", ZoneName: zoneName, Repeats: true, Errors: []string{"error", "message"},
 		Register: kit.Op{Price: "prices.USD.Reg", Sale: "prices.USD.Price"},
 		Renew:    kit.Op{Price: "prices.USD.Ren"},
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }
 
 // multiLevel are the names of more than one label Rebel is known to

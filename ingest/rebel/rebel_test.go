@@ -2,8 +2,6 @@ package rebel_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -17,27 +15,14 @@ import (
 
 var observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the list.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
-		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
-	}
-	return nil
-}
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 // TestFetch reads the fixture's 21 entries: 19 zones, .pl offering
 // nothing and com_it's alike repeat left out.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "allTLDPrices.json"), checkRequest)
+	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "allTLDPrices.json"), ingesttest.PlainGet)
 	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +96,7 @@ var suite = ingesttest.Suite{
 	},
 	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"allTLDPrices.json"}, Shrunk: "allTLDPrices_shrunk.json",
-	Check: checkRequest, Conditional: true, Spoil: "prices[].prices.USD.Ren",
+	Check: ingesttest.PlainGet, Conditional: true, Spoil: "prices[].prices.USD.Ren",
 	Drift:    ingesttest.DriftPaths{Row: "prices[].prices.USD", Field: "Ren", Shape: "prices"},
 	Observed: observed, Tax: contracts.TaxUnknown,
 }

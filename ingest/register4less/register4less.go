@@ -27,27 +27,17 @@
 package register4less
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Register4Less's registrar id.
 const Name = "register4less"
 
-// DefaultURL is Register4Less's price page.
-const DefaultURL = "https://register4less.com/info/pricing"
-
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Register4Less", Website: "https://www.register4less.com"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "register4less price page",
-	Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Register4Less", "https://www.register4less.com", "https://register4less.com/info/pricing", "register4less price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "domain extension", Symbols: true,
 		Ignore:   []string{"description"},
 		Register: kit.Op{Price: "yearly price"},
-	},
+	})
 }

@@ -39,8 +39,6 @@
 package sav
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -48,15 +46,10 @@ import (
 const Name = "sav"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Sav", Website: "https://www.sav.com"},
-	Kind: contracts.SourceSite, URL: "https://www.sav.com/domains/pricing",
-	What: "sav price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Sav", "https://www.sav.com", "https://www.sav.com/domains/pricing", "sav price page", "USD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Ignore: []string{"extension", "registration", "renewal", "transfer"},
-	},
+	})
 }

@@ -3,14 +3,11 @@ package sav_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/sav"
 )
 
-func op(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "USD"}}
-}
+var op = ingesttest.USD
 
 // TestFetch reads the price table in its column order, register, renew,
 // transfer: 12 zones; .gg offers nothing but a free transfer, and the

@@ -85,7 +85,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
@@ -93,24 +92,17 @@ import (
 // Name is the source's name and TierraNet's registrar id.
 const Name = "tierra"
 
-// DefaultURL is TierraNet's public price list.
-const DefaultURL = "https://registry.tierra.net:8443/pricingData"
-
-// Declaration is the source, as the package comment reads it: what
-// --sources registers, --file imports (Read) and its tests check.
-func Declaration() *kit.Declaration { return &declaration }
-
-// declaration is the source, as the package comment reads it: each entry
-// an array of register, renew, transfer, sale price and type.
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "TierraNet", Website: "https://www.tierra.net"},
-	Kind: contracts.SourceSite, URL: DefaultURL, What: "tierra price list", Currency: "USD", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it: what --sources
+// registers, --file imports (Read) and its tests check; each entry an array
+// of register, renew, transfer, sale price and type.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "TierraNet", "https://www.tierra.net", "https://registry.tierra.net:8443/pricingData", "tierra price list", "USD", &kit.Table{
 		Rows: "*", Errors: []string{"error", "message"}, Prepare: kind,
 		Register: kit.Op{Price: "0", Sale: "3"}, Renew: kit.Op{Price: "1"}, Transfer: kit.Op{Price: "2", ZeroFree: true},
 		Symbols: true,
-	},
-	Shape: format(),
+	})
+	d.Shape = format()
+	return d
 }
 
 // kind reads an entry's type: nothing for a DNS zone priced here, a

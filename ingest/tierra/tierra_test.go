@@ -2,8 +2,6 @@ package tierra_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -22,27 +20,14 @@ var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 // (nothing offered) and the Handshake names .c and .hns.
 const wantZones = 19
 
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the document.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
-		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
-	}
-	return nil
-}
-
 func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
 	t.Helper()
-	return ingesttest.NewAPI(t, body, checkRequest)
+	return ingesttest.NewAPI(t, body, ingesttest.PlainGet)
 }
 
-func usd(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "USD"} }
+var op = ingesttest.USD
 
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: usd(cents)} }
-
-func promo(cents, promoCents int64) *contracts.OpPrice {
-	return ingesttest.Promo(cents, promoCents, "USD")
-}
+var promo = ingesttest.USDPromo
 
 func TestFetch(t *testing.T) {
 	_, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
@@ -212,7 +197,7 @@ var suite = ingesttest.Suite{
 	},
 	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
 	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
-	Check: checkRequest, Conditional: true, Spoil: "com.1",
+	Check: ingesttest.PlainGet, Conditional: true, Spoil: "com.1",
 	Drift:    ingesttest.DriftPaths{Shape: "*"},
 	Observed: observed, Tax: contracts.TaxUnknown,
 }

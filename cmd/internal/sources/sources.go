@@ -19,6 +19,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/cn22"
 	"github.com/zoneprice/zoneprice/ingest/connectreseller"
 	"github.com/zoneprice/zoneprice/ingest/domaincostclub"
+	"github.com/zoneprice/zoneprice/ingest/domeneshop"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
@@ -32,6 +33,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/lcn"
+	"github.com/zoneprice/zoneprice/ingest/loopia"
 	"github.com/zoneprice/zoneprice/ingest/lws"
 	"github.com/zoneprice/zoneprice/ingest/metaname"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
@@ -60,6 +62,7 @@ func adapterRegistrars() []string {
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
 		metaname.Name, cn22.Name, lws.Name,
+		loopia.Name, domeneshop.Name,
 		forpsi.Name, truehost.Name, lcn.Name,
 	}
 }
@@ -139,6 +142,8 @@ func Registry() map[string]app.SourceSpec {
 		connectreseller.Name: declared("ZONEPRICE_CONNECTRESELLER_URL", connectreseller.Declaration()),
 		domaincostclub.Name:  declared("ZONEPRICE_DOMAINCOSTCLUB_URL", domaincostclub.Declaration()),
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
+		loopia.Name:          declared("ZONEPRICE_LOOPIA_URL", loopia.Declaration()),
+		domeneshop.Name:      declared("ZONEPRICE_DOMENESHOP_URL", domeneshop.Declaration()),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
