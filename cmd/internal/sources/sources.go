@@ -24,6 +24,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
 	"github.com/zoneprice/zoneprice/ingest/forpsi"
+	"github.com/zoneprice/zoneprice/ingest/gandi"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/iana"
@@ -40,6 +41,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onecom"
 	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -51,6 +53,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
 	"github.com/zoneprice/zoneprice/ingest/truehost"
+	"github.com/zoneprice/zoneprice/ingest/vpsor"
 )
 
 // adapterRegistrars are the registrar ids the registrar adapters publish;
@@ -61,8 +64,8 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
-		metaname.Name, cn22.Name, lws.Name,
-		loopia.Name, domeneshop.Name,
+		metaname.Name, cn22.Name, lws.Name, loopia.Name, domeneshop.Name,
+		gandi.Name, onecom.Name, vpsor.Name,
 		forpsi.Name, truehost.Name, lcn.Name,
 	}
 }
@@ -144,6 +147,15 @@ func Registry() map[string]app.SourceSpec {
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
 		loopia.Name:          declared("ZONEPRICE_LOOPIA_URL", loopia.Declaration()),
 		domeneshop.Name:      declared("ZONEPRICE_DOMENESHOP_URL", domeneshop.Declaration()),
+		gandi.Name:           declared("ZONEPRICE_GANDI_URL", gandi.Declaration()),
+		onecom.Name:          declared("ZONEPRICE_ONECOM_URL", onecom.Declaration()),
+		vpsor.Name: func() app.SourceSpec {
+			// Vpsor's API reference asks that its product list, which
+			// rarely changes, be cached: read daily, as a site's.
+			spec := declared("ZONEPRICE_VPSOR_URL", vpsor.Declaration())
+			spec.Interval = siteInterval
+			return spec
+		}(),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
