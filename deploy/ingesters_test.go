@@ -82,6 +82,9 @@ var sourceInputs = map[string]struct {
 	"gandi":           {files: []string{"gandi/testdata/page1.html", "gandi/testdata/page2.html", "gandi/testdata/page3.html"}},
 	"onecom":          {files: []string{"onecom/testdata/domain-prices.html"}},
 	"vpsor":           {files: []string{"vpsor/testdata/product-search.json"}},
+	"forpsi":          {files: []string{"forpsi/testdata/pricing.html"}},
+	"truehost":        {files: []string{"truehost/testdata/pricing.html"}},
+	"lcn":             {files: []string{"lcn/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed

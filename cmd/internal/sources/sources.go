@@ -23,6 +23,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
+	"github.com/zoneprice/zoneprice/ingest/forpsi"
 	"github.com/zoneprice/zoneprice/ingest/gandi"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
@@ -32,6 +33,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/lcn"
 	"github.com/zoneprice/zoneprice/ingest/loopia"
 	"github.com/zoneprice/zoneprice/ingest/lws"
 	"github.com/zoneprice/zoneprice/ingest/metaname"
@@ -50,6 +52,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sav"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
+	"github.com/zoneprice/zoneprice/ingest/truehost"
 	"github.com/zoneprice/zoneprice/ingest/vpsor"
 )
 
@@ -63,6 +66,7 @@ func adapterRegistrars() []string {
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
 		metaname.Name, cn22.Name, lws.Name, loopia.Name, domeneshop.Name,
 		gandi.Name, onecom.Name, vpsor.Name,
+		forpsi.Name, truehost.Name, lcn.Name,
 	}
 }
 
@@ -248,5 +252,8 @@ func Registry() map[string]app.SourceSpec {
 		metaname.Name:      declared("ZONEPRICE_METANAME_URL", metaname.Declaration()),
 		cn22.Name:          declared("ZONEPRICE_22CN_URL", cn22.Declaration()),
 		lws.Name:           declared("ZONEPRICE_LWS_URL", lws.Declaration()),
+		forpsi.Name:        declared("ZONEPRICE_FORPSI_URL", forpsi.Declaration()),
+		truehost.Name:      declared("ZONEPRICE_TRUEHOST_URL", truehost.Declaration()),
+		lcn.Name:           declared("ZONEPRICE_LCN_URL", lcn.Declaration()),
 	}
 }
