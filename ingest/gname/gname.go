@@ -243,7 +243,7 @@ func parse(d *kit.Declaration, body []byte, observed time.Time) (*ingest.List, e
 		}
 		if ended > 0 {
 			// Pages saved past the end may be empty or repeat the last.
-			if acc.fresh(rows) > 0 {
+			if acc.fresh(keysOf(rows)) > 0 {
 				return nil, fmt.Errorf("gname price list: saved page %d ends the list, yet page %d brings more rows", ended, page)
 			}
 			continue
@@ -329,14 +329,15 @@ func (a *accumulator) add(page int, rows []json.RawMessage, limit int, observed 
 	if len(rows) == 0 {
 		return true, nil
 	}
-	if a.fresh(rows) == 0 {
+	keys := keysOf(rows) // each row's key, read once
+	if a.fresh(keys) == 0 {
 		if page == 2 {
 			return false, errors.New("gname price list page 2 repeats page 1: the server may be ignoring the page asked for, and the list may go on")
 		}
 		return true, nil // a page past the end, answered with the last page again
 	}
 	for i, raw := range rows {
-		key := rowKey(raw)
+		key := keys[i]
 		a.seen[key] = true
 		ps, err := a.d.PriceSet("", raw, observed)
 		label := "" // only a row not priced is named
@@ -348,15 +349,24 @@ func (a *accumulator) add(page int, rows []json.RawMessage, limit int, observed 
 	return len(rows) < limit, nil
 }
 
-// fresh counts the rows not read before.
-func (a *accumulator) fresh(rows []json.RawMessage) int {
+// fresh counts the rows, by their keys, not read before.
+func (a *accumulator) fresh(keys []string) int {
 	n := 0
-	for _, raw := range rows {
-		if !a.seen[rowKey(raw)] {
+	for _, key := range keys {
+		if !a.seen[key] {
 			n++
 		}
 	}
 	return n
+}
+
+// keysOf is each row's rowKey.
+func keysOf(rows []json.RawMessage) []string {
+	keys := make([]string, len(rows))
+	for i, raw := range rows {
+		keys[i] = rowKey(raw)
+	}
+	return keys
 }
 
 // rowKey names a row by its hz as written, or by the whole row when it has
