@@ -135,3 +135,15 @@ func PlainGet(r *http.Request) error {
 	}
 	return nil
 }
+
+// GetOf is a Suite's Check for a source that asks for one document at
+// path (with its query, as the registrar spells it) with a GET and
+// nothing else.
+func GetOf(path string) func(*http.Request) error {
+	return func(r *http.Request) error {
+		if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RequestURI() != path {
+			return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL.RequestURI(), r.ContentLength)
+		}
+		return nil
+	}
+}

@@ -413,6 +413,11 @@ func Regular(amount int64, cur string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
 
+// In is Regular in cur: a test's eur(cents) or cny(fen).
+func In(cur string) func(amount int64) *contracts.OpPrice {
+	return func(amount int64) *contracts.OpPrice { return Regular(amount, cur) }
+}
+
 // USD is Regular in US cents, the currency most registrars price in: a
 // test's op(cents).
 func USD(cents int64) *contracts.OpPrice { return Regular(cents, "USD") }

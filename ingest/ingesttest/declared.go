@@ -3,6 +3,7 @@ package ingesttest
 import (
 	"context"
 	"path"
+	"reflect"
 	"testing"
 	"time"
 
@@ -21,20 +22,27 @@ func (s Suite) Reads(fixture, shrunk string) Suite {
 	return s
 }
 
+// At is s asking for path (with its query) below the fake's address, a
+// plain GET of it and nothing else (GetOf).
+func (s Suite) At(path string) Suite {
+	s.Path, s.Check = path, GetOf(path)
+	return s
+}
+
 // Fetched serves the testdata file fixture as the registrar would
-// (requests checked by Check) and fetches it through the source: its
-// price sets by zone. The fetch must succeed with zones zones, skipped
-// rows skipped, and no drift.
+// (requests checked by Check, at Path) and fetches it through the source:
+// its price sets by zone. The fetch must succeed with zones zones, skipped
+// rows skipped (keeping no more zones than that), and no drift.
 func (s Suite) Fetched(t *testing.T, fixture string, zones, skipped int) map[string]contracts.PriceSet {
 	t.Helper()
 	_, srv := NewAPI(t, Fixture(t, fixture), s.Check)
-	list, err := s.Source(t, srv.URL, nil).Fetch(context.Background())
+	list, err := s.Source(t, srv.URL+s.Path, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := s.ByZone(t, list)
-	if len(got) != zones || list.Skipped != skipped {
-		t.Errorf("%d zones, %d skipped; want %d and %d skipped", len(got), list.Skipped, zones, skipped)
+	if len(got) != zones || list.Skipped != skipped || len(list.Keep) > skipped {
+		t.Errorf("%d zones, %d skipped, keep %q; want %d and %d skipped", len(got), list.Skipped, list.Keep, zones, skipped)
 	}
 	if list.Drift == nil || !list.Drift.Empty() {
 		t.Errorf("drift %+v, want none", list.Drift)
@@ -58,4 +66,16 @@ func CheckEach(t *testing.T, got map[string]contracts.PriceSet, cases []Ops, abs
 	for _, zone := range absent {
 		CheckZone(t, got, zone, nil)
 	}
+}
+
+// With is s with every field o sets, for what a source's format adds to
+// Declared and Reads: its error envelopes, drift paths, spoilt price.
+func (s Suite) With(o Suite) Suite {
+	sv, ov := reflect.ValueOf(&s).Elem(), reflect.ValueOf(o)
+	for i := range ov.NumField() {
+		if f := ov.Field(i); !f.IsZero() {
+			sv.Field(i).Set(f)
+		}
+	}
+	return s
 }
