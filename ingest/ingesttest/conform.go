@@ -426,11 +426,11 @@ func USD(cents int64) *contracts.OpPrice { return Regular(cents, "USD") }
 func USDPromo(regular, promo int64) *contracts.OpPrice { return Promo(regular, promo, "USD") }
 
 // Declared is the Suite of a source declared with the adapter kit, built
-// and parsed as its registration does; the caller adds its fixtures and
-// what else its format needs.
+// and parsed as its registration does, observing on 2026-11-28 at noon;
+// the caller adds its fixtures and what else its format needs.
 func Declared(d *kit.Declaration) Suite {
 	return Suite{
-		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read, Tax: d.Tax,
+		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read, Tax: d.Tax, Observed: observed,
 		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
 			return kit.New(d, kit.Config{URL: url}, client, now)
 		},

@@ -10,6 +10,9 @@ import (
 	"github.com/zoneprice/zoneprice/contracts"
 )
 
+// observed is when a suite's sources observe their lists unless it says.
+var observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+
 // Reads is s reading one document with a conditional GET, whose good
 // answer is the testdata file fixture and shrunken one shrunk; the golden
 // files of the fixtures of its format are checked, and its lists are
@@ -17,7 +20,7 @@ import (
 func (s Suite) Reads(fixture, shrunk string) Suite {
 	s.Fixtures, s.Shrunk, s.Golden, s.Conditional = []string{fixture}, shrunk, "*"+path.Ext(fixture), true
 	if s.Observed.IsZero() {
-		s.Observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+		s.Observed = observed
 	}
 	return s
 }
