@@ -1,26 +1,11 @@
 package cloudflare_test
 
 import (
-	"fmt"
-	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
-
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the file asking for JSON.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RawQuery != "" || r.Header.Get("Accept") != "application/json" {
-		return fmt.Errorf("%s %s Accept %q", r.Method, r.URL, r.Header.Get("Accept"))
-	}
-	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "zoneprice-ingest/") {
-		return fmt.Errorf("User-Agent %q does not name the service", ua)
-	}
-	return nil
-}
 
 var (
 	op  = ingesttest.USD
@@ -207,7 +192,7 @@ func TestParseQuirks(t *testing.T) {
 
 // suite is the source, for the conformance suite and the tests above.
 var suite = ingesttest.Declared(cloudflare.Declaration()).Reads("prices.json", "prices_shrunk.json").With(ingesttest.Suite{
-	Check:  checkRequest,
+	Check:  ingesttest.GetJSON,
 	Errors: []string{"error.json"}, Spoil: "com.renewal",
 	Drift: ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
 })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -146,4 +147,16 @@ func GetOf(path string) func(*http.Request) error {
 		}
 		return nil
 	}
+}
+
+// GetJSON is a Suite's Check for a source that asks for a static JSON
+// file with a GET asking for JSON, naming the service as its agent.
+func GetJSON(r *http.Request) error {
+	if err := PlainGet(r); err != nil || r.Header.Get("Accept") != "application/json" {
+		return fmt.Errorf("%s %s Accept %q", r.Method, r.URL, r.Header.Get("Accept"))
+	}
+	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "zoneprice-ingest/") {
+		return fmt.Errorf("User-Agent %q does not name the service", ua)
+	}
+	return nil
 }
