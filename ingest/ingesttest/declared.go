@@ -39,7 +39,24 @@ func (s Suite) At(path string) Suite {
 func (s Suite) Fetched(t *testing.T, fixture string, zones, skipped int) map[string]contracts.PriceSet {
 	t.Helper()
 	_, srv := NewAPI(t, Fixture(t, fixture), s.Check)
-	list, err := s.Source(t, srv.URL+s.Path, nil).Fetch(context.Background())
+	return s.fetched(t, srv.URL+s.Path, zones, skipped)
+}
+
+// FetchedPages is Fetched of a paged source's Fixtures, served by the
+// page each request asks for (Page), as Conform serves them.
+func (s Suite) FetchedPages(t *testing.T, zones, skipped int) map[string]contracts.PriceSet {
+	t.Helper()
+	api, srv := NewAPI(t, nil, s.Check)
+	api.SetHandler(s.serve(s.pages(t)))
+	return s.fetched(t, srv.URL+s.Path, zones, skipped)
+}
+
+// fetched fetches url through the source and checks the list (Fetched):
+// it reports no drift, and a source whose drift is tested (Drift) must
+// report that.
+func (s Suite) fetched(t *testing.T, url string, zones, skipped int) map[string]contracts.PriceSet {
+	t.Helper()
+	list, err := s.Source(t, url, nil).Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +64,7 @@ func (s Suite) Fetched(t *testing.T, fixture string, zones, skipped int) map[str
 	if len(got) != zones || list.Skipped != skipped || len(list.Keep) > skipped {
 		t.Errorf("%d zones, %d skipped, keep %q; want %d and %d skipped", len(got), list.Skipped, list.Keep, zones, skipped)
 	}
-	if list.Drift == nil || !list.Drift.Empty() {
+	if list.Drift != nil && !list.Drift.Empty() || list.Drift == nil && s.Drift != (DriftPaths{}) {
 		t.Errorf("drift %+v, want none", list.Drift)
 	}
 	return got
