@@ -14,11 +14,19 @@ import (
 var observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 
 // Reads is s reading one document with a conditional GET, whose good
-// answer is the testdata file fixture and shrunken one shrunk; the golden
-// files of the fixtures of its format are checked, and its lists are
-// observed on 2026-11-28 at noon unless s says when.
+// answer is the testdata file fixture and shrunken one shrunk (Pages).
 func (s Suite) Reads(fixture, shrunk string) Suite {
-	s.Fixtures, s.Shrunk, s.Golden, s.Conditional = []string{fixture}, shrunk, "*"+path.Ext(fixture), true
+	s = s.Pages(shrunk, fixture)
+	s.Conditional = true
+	return s
+}
+
+// Pages is s reading a list whose good answer is the testdata files
+// fixtures, its pages in order, and shrunken one shrunk; the golden files
+// of the fixtures of their format are checked, and its lists are observed
+// on 2026-11-28 at noon unless s says when.
+func (s Suite) Pages(shrunk string, fixtures ...string) Suite {
+	s.Fixtures, s.Shrunk, s.Golden = fixtures, shrunk, "*"+path.Ext(shrunk)
 	if s.Observed.IsZero() {
 		s.Observed = observed
 	}
