@@ -282,30 +282,9 @@ func (s *Source) fetchErr(page int, err error) error {
 	return fmt.Errorf("fetch namecom price list page %d: %w", page, err)
 }
 
-// redactedError hides the credentials in an error's message but keeps the
-// error it wraps inspectable with errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
 // redact replaces the token and the encoded credentials in err's message,
 // in case the server echoes them.
-func (s *Source) redact(err error) error {
-	msg := err.Error()
-	for _, secret := range s.secrets {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "[REDACTED]")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
-}
+func (s *Source) redact(err error) error { return fetch.Redact(err, s.secrets...) }
 
 // Parse reads a saved price list, for an import from a file: one page that is the whole
 // list, or a JSON array of every page in order ([page1, page2, ...]). A
