@@ -292,15 +292,9 @@ func (s *Source) redact(err error) error { return fetch.Redact(err, s.secrets...
 // totalCount, is refused: importing part of the list would withdraw the
 // zones on the missing pages.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	bodies := []json.RawMessage{body}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		bodies = nil
-		if err := json.Unmarshal(t, &bodies); err != nil {
-			return nil, fmt.Errorf("name.com price list: saved pages do not decode: %w", err)
-		}
-		if len(bodies) == 0 {
-			return nil, errors.New("name.com price list: no saved pages")
-		}
+	bodies, err := ingest.SavedPages(body, "name.com price list")
+	if err != nil {
+		return nil, err
 	}
 	var (
 		acc         accumulator
