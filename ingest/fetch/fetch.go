@@ -404,6 +404,22 @@ func redact(s string, secrets []string) string {
 	return s
 }
 
+// Ready checks what a source's constructor needs before it builds the
+// source named source: a valid configuration (cfg's Validate) and a
+// client. It returns the source's clock, time.Now when now is nil.
+func Ready(source string, cfg interface{ Validate() error }, client *Client, now func() time.Time) (func() time.Time, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, fmt.Errorf("%s source needs a fetch client", source)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return now, nil
+}
+
 // CheckURL reports a configured address the client cannot fetch: anything
 // but an absolute http or https URL. Empty is fine; it means the source's
 // default.
