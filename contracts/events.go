@@ -291,21 +291,21 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// validatePrice checks the price at field op+name ("register" and
-// ".regular"); the two parts are joined only for an error, since a replay
-// validates every price of the stream.
-func validatePrice(op, name string, p Price) error {
+// validatePrice checks the price at field prefix+op+name ("before.",
+// OpRegister and ".regular"); the parts are joined only for an error,
+// since a replay validates every price of the stream.
+func validatePrice(prefix string, op Op, name string, p Price) error {
 	if p.Currency == "" {
-		return invalid(op+name+".currency", "must not be empty")
+		return invalid(prefix+op.String()+name+".currency", "must not be empty")
 	}
 	if _, ok := CurrencyExponent(p.Currency); !ok {
-		return invalid(op+name+".currency", "unknown currency %q", p.Currency)
+		return invalid(prefix+op.String()+name+".currency", "unknown currency %q", p.Currency)
 	}
 	if p.Amount < 0 {
-		return invalid(op+name+".amount", "negative amount %d", p.Amount)
+		return invalid(prefix+op.String()+name+".amount", "negative amount %d", p.Amount)
 	}
 	if p.Amount > MaxAmount {
-		return invalid(op+name+".amount", "%d minor units is above the ceiling of %d", p.Amount, MaxAmount)
+		return invalid(prefix+op.String()+name+".amount", "%d minor units is above the ceiling of %d", p.Amount, MaxAmount)
 	}
 	return nil
 }
@@ -317,22 +317,22 @@ func validatePrice(op, name string, p Price) error {
 // promotion may make a name free (a coupon worth its price), and a transfer
 // may cost nothing: moving a .uk name between registrars is free, since no
 // year comes with it.
-func validateOp(field string, o *OpPrice, free bool) error {
+func validateOp(prefix string, op Op, o *OpPrice) error {
 	if o == nil {
 		return nil
 	}
-	if err := validatePrice(field, ".regular", o.Regular); err != nil {
+	if err := validatePrice(prefix, op, ".regular", o.Regular); err != nil {
 		return err
 	}
-	if o.Regular.Amount == 0 && !free {
-		return invalid(field+".regular.amount", "0 is no price: an operation not offered is left out")
+	if o.Regular.Amount == 0 && op != OpTransfer {
+		return invalid(prefix+op.String()+".regular.amount", "0 is no price: an operation not offered is left out")
 	}
 	if o.Promo != nil {
-		if err := validatePrice(field, ".promo.price", o.Promo.Price); err != nil {
+		if err := validatePrice(prefix, op, ".promo.price", o.Promo.Price); err != nil {
 			return err
 		}
 		if o.Promo.Price.Currency != o.Regular.Currency {
-			return invalid(field+".promo.price.currency", "%s differs from the regular price's %s", o.Promo.Price.Currency, o.Regular.Currency)
+			return invalid(prefix+op.String()+".promo.price.currency", "%s differs from the regular price's %s", o.Promo.Price.Currency, o.Regular.Currency)
 		}
 	}
 	return nil
@@ -362,7 +362,7 @@ func validateOffer(prefix string, o *Offer) error {
 	}
 	ops := o.Ops()
 	for _, op := range Ops {
-		if err := validateOp(prefix+op.String(), ops[op], op == OpTransfer); err != nil {
+		if err := validateOp(prefix, op, ops[op]); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -78,6 +79,12 @@ var sourceInputs = map[string]struct {
 	"lws":             {files: []string{"lws/testdata/pricing.html"}},
 	"loopia":          {files: []string{"loopia/testdata/detaljerad_prislista.html"}},
 	"domeneshop":      {files: []string{"domeneshop/testdata/pricelist.html"}},
+	"gandi":           {files: []string{"gandi/testdata/page1.html", "gandi/testdata/page2.html", "gandi/testdata/page3.html"}},
+	"onecom":          {files: []string{"onecom/testdata/domain-prices.html"}},
+	"vpsor":           {files: []string{"vpsor/testdata/product-search.json"}},
+	"forpsi":          {files: []string{"forpsi/testdata/pricing.html"}},
+	"truehost":        {files: []string{"truehost/testdata/pricing.html"}},
+	"lcn":             {files: []string{"lcn/testdata/pricing.html"}},
 }
 
 // TestIngestersPublishAsAllowed runs every source of every deployed
@@ -356,12 +363,18 @@ func ingestRound(t *testing.T, keys map[string]string, user, source string) roun
 	case 1:
 		args = append(args, "--file", filepath.Join("..", "ingest", in.files[0]))
 	default:
-		// A list of pages is imported as a JSON array of them.
+		// A list of pages is imported as a JSON array of them, a page that
+		// is no JSON (HTML) as a JSON string.
 		var pages [][]byte
 		for _, f := range in.files {
 			b, err := os.ReadFile(filepath.Join("..", "ingest", f))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !json.Valid(b) {
+				if b, err = json.Marshal(string(b)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			pages = append(pages, b)
 		}

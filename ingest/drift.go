@@ -240,14 +240,25 @@ func driftNames(paths []string) string {
 }
 
 // FirstOf returns the first page of saved pages (a JSON array of page
-// bodies), or body when it is one page: the page a paged source's format
-// is checked on.
+// bodies, each a JSON document or, for a page that is none, such as an
+// HTML one, a JSON string holding it), or body when it is one page: the
+// page a paged source's format is checked on.
 func FirstOf(body []byte) []byte {
-	var pages []json.RawMessage
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' && json.Unmarshal(t, &pages) == nil && len(pages) > 0 {
-		return pages[0]
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '[' || !json.Valid(t) {
+		return body
 	}
-	return body
+	// The first element only: decoding the array would copy every page.
+	dec := json.NewDecoder(bytes.NewReader(t))
+	var first json.RawMessage
+	if _, err := dec.Token(); err != nil || !dec.More() || dec.Decode(&first) != nil {
+		return body
+	}
+	var text string
+	if json.Unmarshal(first, &text) == nil {
+		return []byte(text) // a page that is no JSON (HTML), saved as a JSON string
+	}
+	return first
 }
 
 // CheckFirstPage runs a paged source's fetch, which keeps its first page

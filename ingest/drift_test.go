@@ -71,3 +71,22 @@ func TestCheckFormatNoJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstOf finds the page a paged source's format is checked on: the
+// first of saved JSON pages, the HTML of the first of saved HTML pages
+// (each a JSON string), or the body itself.
+func TestFirstOf(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"one page", `{"rows":[]}`, `{"rows":[]}`},
+		{"saved JSON pages", `[{"page":1},{"page":2}]`, `{"page":1}`},
+		{"saved HTML pages", `["<html><p>\"1\"</p></html>","<html>2</html>"]`, `<html><p>"1"</p></html>`},
+		{"one HTML page", `<html>1</html>`, `<html>1</html>`},
+		{"an empty array", `[]`, `[]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(ingest.FirstOf([]byte(tt.body))); got != tt.want {
+				t.Errorf("FirstOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

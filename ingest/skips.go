@@ -85,6 +85,10 @@ func (t *Tally) Add(label string, ps contracts.PriceSet, err error) {
 	t.prices = append(t.prices, ps)
 }
 
+// Skipped is how many rows were skipped so far: rows that could not be
+// read, not rows left out.
+func (t *Tally) Skipped() int { return t.skipped }
+
 // List returns the prices sorted by zone, with Keep and Skipped; or, when
 // no row was usable, an error naming what (the list) and the first reasons.
 func (t *Tally) List(what string) (*List, error) {

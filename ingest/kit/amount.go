@@ -16,7 +16,7 @@ import (
 var marks = []struct{ mark, code string }{
 	{"US$", "USD"}, {"CA$", "CAD"}, {"MX$", "MXN"}, {"AU$", "AUD"}, {"NZ$", "NZD"}, {"A$", "AUD"},
 	{"C$", "CAD"}, {"R$", "BRL"}, {"Rs.", "INR"}, {"Rs", "INR"}, {"₹", "INR"}, {"€", "EUR"},
-	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"},
+	{"£", "GBP"}, {"¥", "CNY"}, {"￥", "CNY"}, {"KSh", "KES"}, {"Ksh", "KES"}, {"$", "USD"},
 }
 
 // marksAfter are the currency marks registrars write after a price
@@ -125,12 +125,7 @@ func (t *Table) readPrice(raw json.RawMessage) (price, error) {
 // pick is the amount of a cell showing Amounts of them that Pick names,
 // or the cell as it is when it shows none.
 func (t *Table) pick(text string) (string, error) {
-	var amounts []string
-	for _, w := range strings.Fields(text) {
-		if strings.ContainsAny(w, "0123456789") {
-			amounts = append(amounts, w)
-		}
-	}
+	amounts := amountWords(text, t.DecimalComma)
 	switch {
 	case len(amounts) == 0:
 		return text, nil
@@ -207,4 +202,33 @@ func CommaDecimal(s string) (string, error) {
 		b.WriteString(frac)
 	}
 	return b.String(), nil
+}
+
+// amountWords are the amounts a cell shows: its words holding a digit. With
+// grouped (a decimal comma, whose thousands may be spaced), a word of one to
+// three digits followed by one that starts with a group of three ("1 200,00",
+// "12 500") is one amount, written with a space; CommaDecimal then reads or
+// refuses it.
+func amountWords(text string, grouped bool) []string {
+	var out []string
+	group := false // the word before was a group of one to three digits
+	for _, w := range strings.Fields(text) {
+		if !strings.ContainsAny(w, "0123456789") {
+			group = false
+			continue
+		}
+		if grouped && group && startsGroup(w) {
+			out[len(out)-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+		group = len(w) <= 3 && strings.Trim(w, "0123456789") == ""
+	}
+	return out
+}
+
+// startsGroup reports a word that starts with a group of three digits,
+// alone or before its decimal comma ("200", "200,00").
+func startsGroup(w string) bool {
+	return len(w) >= 3 && strings.Trim(w[:3], "0123456789") == "" && (len(w) == 3 || w[3] == ',')
 }

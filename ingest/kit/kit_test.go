@@ -289,6 +289,9 @@ func TestMarked(t *testing.T) {
 		{"1,200 元", "CNY", "1,200"},
 		{"10.88 EUR", "EUR", "10.88"},
 		{"CHF 13.00", "CHF", "13.00"},
+		{"KSh 1,600", "KES", "1,600"},
+		{"Ksh1,259.00", "KES", "1,259.00"},
+		{"KES 999", "KES", "999"},
 		{"9.99", "", "9.99"},
 	} {
 		if cur, text := kit.Marked(tc.in); cur != tc.cur || text != tc.text {

@@ -30,6 +30,11 @@ import (
 // tell, as a JSON document that is no JSON has none.
 var errCutShort = errors.New("cut short")
 
+// ErrNoRows is an HTML document with no row of the table Rows selects (an
+// error page, a paged list's page past its end): errors.Is tells it from
+// a document that cannot be read.
+var ErrNoRows = errors.New("no rows")
+
 // Heading is how a column's heading is named in a row: its text, lower
 // case, its spaces folded ("Renew Price" is "renew price").
 func Heading(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
@@ -108,7 +113,7 @@ func (t *Table) htmlCells(body []byte) (head, has []string, rows [][]string, err
 		}
 	})
 	if len(rows) == 0 {
-		return head, head, nil, fmt.Errorf("no table rows match %q", t.Rows)
+		return head, head, nil, fmt.Errorf("no table rows match %q: %w", t.Rows, ErrNoRows)
 	}
 	return head, head, rows, nil
 }

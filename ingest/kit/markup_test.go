@@ -1,6 +1,9 @@
 package kit
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestTextRowGet reads a table's cells as the JSON strings a Table reads,
 // by heading and by position, without making each row a JSON object.
@@ -57,5 +60,21 @@ func TestCompleteFragment(t *testing.T) {
 				t.Errorf("complete(%q) = %v, want whole %v", tt.body, err, tt.whole)
 			}
 		})
+	}
+}
+
+// TestNoRows tells a page without the table's rows (an error page, a
+// paged list's page past its end) from one that cannot be read.
+func TestNoRows(t *testing.T) {
+	d := &Declaration{Name: "x", What: "x page", Currency: "USD", Table: &Table{
+		Format: HTML, Rows: "table tr", Zone: "0", Register: Op{Price: "1"},
+	}}
+	_, _, err := d.Table.rows(d, []byte(`<html><body><table><tr><th>Zone</th></tr></table><p>No results</p></body></html>`))
+	if !errors.Is(err, ErrNoRows) {
+		t.Errorf("a page without rows: %v, want ErrNoRows", err)
+	}
+	_, _, err = d.Table.rows(d, []byte(`<html><body><table><tr><td>.com</td><td>9.99</td></tr>`))
+	if err == nil || errors.Is(err, ErrNoRows) {
+		t.Errorf("a page cut short: %v, want an error that is not ErrNoRows", err)
 	}
 }

@@ -71,7 +71,9 @@ type Table struct {
 	// amounts side by side ("$38.50 $44.27": the price without tax and
 	// with it), and Pick which of them is read (0 the first). A cell's
 	// amounts are its words holding a digit; a word without one ("+GST")
-	// is none. A cell showing none is read as a no-price text; one
+	// is none; with DecimalComma, words that are the thousands groups of
+	// one amount ("1 200,00 Kč") are that one. A cell showing none is read
+	// as a no-price text; one
 	// showing another number of them is unreadable (which is which cannot
 	// be told), and its row skipped.
 	Amounts, Pick int
@@ -155,7 +157,8 @@ type Op struct {
 	// SaleAfter reads a Price cell that may show a second amount after
 	// the first ("14.59€ 1.99 €"): the first is the regular price, a
 	// second below it a promotion on it (as Sale's). The amounts are the
-	// cell's words holding a digit; a cell of more than two, or whose
+	// cell's words holding a digit (as Amounts counts them); a cell of
+	// more than two, or whose
 	// second is above the first, is unreadable.
 	SaleAfter bool
 	// Currency, when set, is the field of this operation's own currency.
@@ -577,12 +580,7 @@ func (t *Table) saleAfter(op *Op, raw json.RawMessage) (first, second json.RawMe
 	if !op.SaleAfter || !ok {
 		return raw, nil, nil
 	}
-	var amounts []string
-	for _, w := range strings.Fields(text) {
-		if strings.ContainsAny(w, "0123456789") {
-			amounts = append(amounts, w)
-		}
-	}
+	amounts := amountWords(text, t.DecimalComma)
 	switch len(amounts) {
 	case 0, 1:
 		return raw, nil, nil

@@ -23,6 +23,8 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
 	"github.com/zoneprice/zoneprice/ingest/ecb"
 	"github.com/zoneprice/zoneprice/ingest/epik"
+	"github.com/zoneprice/zoneprice/ingest/forpsi"
+	"github.com/zoneprice/zoneprice/ingest/gandi"
 	"github.com/zoneprice/zoneprice/ingest/gname"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/iana"
@@ -31,13 +33,15 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/iwantmyname"
 	"github.com/zoneprice/zoneprice/ingest/joker"
 	"github.com/zoneprice/zoneprice/ingest/kit"
+	"github.com/zoneprice/zoneprice/ingest/lcn"
+	"github.com/zoneprice/zoneprice/ingest/loopia"
 	"github.com/zoneprice/zoneprice/ingest/lws"
 	"github.com/zoneprice/zoneprice/ingest/metaname"
-	"github.com/zoneprice/zoneprice/ingest/loopia"
 	"github.com/zoneprice/zoneprice/ingest/namecheap"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
+	"github.com/zoneprice/zoneprice/ingest/onecom"
 	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
@@ -48,6 +52,8 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/sav"
 	"github.com/zoneprice/zoneprice/ingest/sheet"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
+	"github.com/zoneprice/zoneprice/ingest/truehost"
+	"github.com/zoneprice/zoneprice/ingest/vpsor"
 )
 
 // adapterRegistrars are the registrar ids the registrar adapters publish;
@@ -58,8 +64,9 @@ func adapterRegistrars() []string {
 		joker.Name, epik.Name, iwantmyname.Name,
 		rebel.Name, internetbs.Name, register4less.Name, onlydomains.Name,
 		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name,
-		metaname.Name, cn22.Name, lws.Name,
-		sav.Name, connectreseller.Name, domaincostclub.Name, hostpoint.Name, loopia.Name, domeneshop.Name,
+		metaname.Name, cn22.Name, lws.Name, loopia.Name, domeneshop.Name,
+		gandi.Name, onecom.Name, vpsor.Name,
+		forpsi.Name, truehost.Name, lcn.Name,
 	}
 }
 
@@ -140,6 +147,15 @@ func Registry() map[string]app.SourceSpec {
 		hostpoint.Name:       declared("ZONEPRICE_HOSTPOINT_URL", hostpoint.Declaration()),
 		loopia.Name:          declared("ZONEPRICE_LOOPIA_URL", loopia.Declaration()),
 		domeneshop.Name:      declared("ZONEPRICE_DOMENESHOP_URL", domeneshop.Declaration()),
+		gandi.Name:           declared("ZONEPRICE_GANDI_URL", gandi.Declaration()),
+		onecom.Name:          declared("ZONEPRICE_ONECOM_URL", onecom.Declaration()),
+		vpsor.Name: func() app.SourceSpec {
+			// Vpsor's API reference asks that its product list, which
+			// rarely changes, be cached: read daily, as a site's.
+			spec := declared("ZONEPRICE_VPSOR_URL", vpsor.Declaration())
+			spec.Interval = siteInterval
+			return spec
+		}(),
 		ovhcloud.Name: {
 			New: func(d app.Deps) (ingest.Source, error) {
 				return ovhcloud.New(ovhcloud.Config{
@@ -236,5 +252,8 @@ func Registry() map[string]app.SourceSpec {
 		metaname.Name:      declared("ZONEPRICE_METANAME_URL", metaname.Declaration()),
 		cn22.Name:          declared("ZONEPRICE_22CN_URL", cn22.Declaration()),
 		lws.Name:           declared("ZONEPRICE_LWS_URL", lws.Declaration()),
+		forpsi.Name:        declared("ZONEPRICE_FORPSI_URL", forpsi.Declaration()),
+		truehost.Name:      declared("ZONEPRICE_TRUEHOST_URL", truehost.Declaration()),
+		lcn.Name:           declared("ZONEPRICE_LCN_URL", lcn.Declaration()),
 	}
 }
