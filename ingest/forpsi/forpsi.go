@@ -38,7 +38,8 @@
 //     or three skips the row; an empty or "-" one is not offered. A
 //     registration or renewal cell whose amounts are not marked "Kč" skips
 //     the row, named: the amounts carry no currency of their own, and one
-//     in euros (Forpsi also sells in Slovakia) must not be read as koruna.
+//     in euros must not be read as koruna (domainhub's MEMORY.md at
+//     0018074 lists forpsi as "EUR 243", against forpsi.ts's CZK).
 //   - The akce cell has the same two amounts; where it is below the
 //     registration it is a promotion on it, with no end the page states.
 //     An akce cell that cannot be read is ignored and the registration's
