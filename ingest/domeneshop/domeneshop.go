@@ -44,8 +44,6 @@
 package domeneshop
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -53,15 +51,10 @@ import (
 const Name = "domeneshop"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Domeneshop", Website: "https://domene.shop"},
-	Kind: contracts.SourceSite, URL: "https://domene.shop/pricelist",
-	What: "domeneshop price list", Currency: "NOK", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Domeneshop", "https://domene.shop", "https://domene.shop/pricelist", "domeneshop price list", "NOK", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Unit: "kr", DecimalComma: true,
 		Prepare: kit.DottedZone, Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"},
 		Ignore: []string{"toppnivå-domene", "registrering", "fornyelse", "reaktivering fra redemption"},
-	},
+	})
 }

@@ -3,14 +3,11 @@ package domeneshop_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/domeneshop"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-func nok(ore int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: ore, Currency: "NOK"}}
-}
+var nok = ingesttest.In("NOK")
 
 // TestFetch reads the list by position, register and renew, the
 // redemption column left: 15 zones; .ai prices nothing, the menu's and

@@ -68,18 +68,15 @@ import (
 const Name = "forpsi"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Forpsi", Website: "https://www.forpsi.com"},
-	Kind: contracts.SourceSite, URL: "https://www.forpsi.com/domain/",
-	What: "forpsi price list", Currency: "CZK", Tax: contracts.TaxExcluded,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Forpsi", "https://www.forpsi.com", "https://www.forpsi.com/domain/", "forpsi price list", "CZK", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", ZoneName: leadingWord, Prepare: oneYear,
 		DecimalComma: true, Amounts: 2, Pick: 0,
 		Register: kit.Op{Price: "3", Sale: "2"}, Renew: kit.Op{Price: "4"},
 		Ignore: []string{"doména", "období", "akce", "registrace", "prodloužení"},
-	},
+	})
+	d.Tax = contracts.TaxExcluded
+	return d
 }
 
 // leadingWord is the zone a first cell starts with: the cell is the zone

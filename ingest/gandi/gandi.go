@@ -78,18 +78,14 @@ const Name = "gandi"
 const MaxPages = 60
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Gandi", Website: "https://www.gandi.net"},
-	Kind: contracts.SourceSite, URL: "https://www.gandi.net/en/domain/tld",
-	What: "gandi price pages", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Gandi", "https://www.gandi.net", "https://www.gandi.net/en/domain/tld", "gandi price pages", "", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Ignore: []string{"extension", "registration", "renewal", "transfer"},
-	},
-	Pages: true, Fetch: fetchPages, Parse: parse,
+	})
+	d.Pages, d.Fetch, d.Parse = true, fetchPages, parse
+	return d
 }
 
 // fetchPages fetches page after page until the list ends, keeping the

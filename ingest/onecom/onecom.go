@@ -61,7 +61,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
@@ -70,18 +69,13 @@ import (
 const Name = "onecom"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "one.com", Website: "https://www.one.com"},
-	Kind: contracts.SourceSite, URL: "https://www.one.com/en/domain/domain-prices",
-	What: "onecom price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Request: kit.Request{Header: http.Header{"Accept": {"text/html"}}},
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "one.com", "https://www.one.com", "https://www.one.com/en/domain/domain-prices", "onecom price page", "USD", &kit.Table{
 		Zone: "tld", Currency: "currency",
 		Register: kit.Op{Price: "firstYearPrice"}, Renew: kit.Op{Price: "renewalPrice"},
-	},
-	Parse: parse,
+	})
+	d.Request, d.Parse = kit.Request{Header: http.Header{"Accept": {"text/html"}}}, parse
+	return d
 }
 
 // known are a price object's fields this package knows.
