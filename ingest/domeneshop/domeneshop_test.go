@@ -31,7 +31,7 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the list's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	page := func(rows string) string {
-		return `<html><body><table><tr><th>Domene</th><th>Registrering</th><th>Fornyelse</th><th>Gjenoppretting</th></tr>` +
+		return `<html><body><table><tr><th>Toppnivå-domene</th><th>Registrering</th><th>Fornyelse</th><th>Reaktivering fra redemption</th></tr>` +
 			`<tr><td>.net</td><td>179 kr</td><td>199 kr</td><td>1 250 kr</td></tr>` + rows + `</table></body></html>`
 	}
 	suite.Quirks(t, []ingesttest.Quirk{
@@ -63,7 +63,7 @@ func TestParseQuirks(t *testing.T) {
 // TestDrift reports a heading the list is not known to have: a transfer
 // column would show here first.
 func TestDrift(t *testing.T) {
-	body := `<html><body><table><tr><th>Domene</th><th>Registrering</th><th>Fornyelse</th><th>Flytting</th></tr>` +
+	body := `<html><body><table><tr><th>Toppnivå-domene</th><th>Registrering</th><th>Fornyelse</th><th>Flytting</th></tr>` +
 		`<tr><td>.com</td><td>159 kr</td><td>179 kr</td><td>0 kr</td></tr></table></body></html>`
 	list, err := domeneshop.Declaration().Read([]byte(body), suite.Observed)
 	if err != nil {

@@ -16,8 +16,10 @@
 // a first-year promotional price; amounts have a decimal comma and may
 // have spaces between thousands. hellouy/domainhub
 // adapters/table-registrars.ts (loopiaAdapter) names the same URL from
-// f8923f7 on, in SEK with the "eu" number format; from 0688fba it renders
-// the page in a browser, which sajda does not need.
+// f8923f7 to 60ec178, in SEK with the "eu" number format, and from 0688fba
+// renders the page in a browser, which sajda does not need; at 001f44c it
+// names loopia.se/domain/ again, which that project's candidate pool
+// records as gone (404).
 //
 // What is ASSUMED:
 //
