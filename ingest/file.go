@@ -1,7 +1,10 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -10,6 +13,24 @@ import (
 // ParseFunc reads one saved response of a source's endpoint into a list, as
 // the source's own Fetch would.
 type ParseFunc func(body []byte, observed time.Time) (*List, error)
+
+// SavedPages splits a paged source's saved response into its pages: one
+// page, or a JSON array of every page in order. what names the list in
+// an error ("gname price list").
+func SavedPages(body []byte, what string) ([]json.RawMessage, error) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '[' {
+		return []json.RawMessage{body}, nil
+	}
+	var pages []json.RawMessage
+	if err := json.Unmarshal(t, &pages); err != nil {
+		return nil, fmt.Errorf("%s: saved pages do not decode: %w", what, err)
+	}
+	if len(pages) == 0 {
+		return nil, errors.New(what + ": no saved pages")
+	}
+	return pages, nil
+}
 
 // FileSource replays a saved response: a price list downloaded by hand, or
 // kept from a fetch, parsed by its source's own parser and published under

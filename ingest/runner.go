@@ -151,6 +151,9 @@ func NewRunner(src Source, streams LastReader, pub Sender, cfg RunnerConfig, log
 // present at zero from the start, and registers them on reg.
 func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer) (*runnerMetrics, error) {
 	labels := prometheus.Labels{"source": source}
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels})
+	}
 	m := &runnerMetrics{
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "zoneprice_ingest_fetches_total", Help: "Price list fetches by outcome.", ConstLabels: labels,
@@ -159,21 +162,11 @@ func newRunnerMetrics(source string, cfg RunnerConfig, reg prometheus.Registerer
 			Name: "zoneprice_ingest_fetch_duration_seconds", Help: "Time to fetch and parse a price list.", ConstLabels: labels,
 			Buckets: prometheus.ExponentialBuckets(0.01, 3, 9),
 		}),
-		published: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_ingest_events_published_total", Help: "Events published and acknowledged by the stream.", ConstLabels: labels,
-		}),
-		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_ingest_events_deduplicated_total", Help: "Events the stream dropped as duplicates.", ConstLabels: labels,
-		}),
-		withdrawn: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_ingest_withdrawals_total", Help: "Zones withdrawn because they left a registrar's list.", ConstLabels: labels,
-		}),
-		invalid: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_ingest_events_invalid_total", Help: "Events a source produced that failed validation and were skipped.", ConstLabels: labels,
-		}),
-		skipped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "zoneprice_ingest_rows_skipped_total", Help: "Rows of a fetched list the source could not read; their last good prices stay.", ConstLabels: labels,
-		}),
+		published:  counter("zoneprice_ingest_events_published_total", "Events published and acknowledged by the stream."),
+		duplicates: counter("zoneprice_ingest_events_deduplicated_total", "Events the stream dropped as duplicates."),
+		withdrawn:  counter("zoneprice_ingest_withdrawals_total", "Zones withdrawn because they left a registrar's list."),
+		invalid:    counter("zoneprice_ingest_events_invalid_total", "Events a source produced that failed validation and were skipped."),
+		skipped:    counter("zoneprice_ingest_rows_skipped_total", "Rows of a fetched list the source could not read; their last good prices stay."),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "zoneprice_ingest_last_success_timestamp_seconds", Help: "When the source last published a good list.", ConstLabels: labels,
 		}),

@@ -1,115 +1,32 @@
 package cloudflare_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/cloudflare"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	op  = ingesttest.USD
+	eur = ingesttest.In("EUR")
+)
 
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the file asking for JSON.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RawQuery != "" || r.Header.Get("Accept") != "application/json" {
-		return fmt.Errorf("%s %s Accept %q", r.Method, r.URL, r.Header.Get("Accept"))
-	}
-	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "zoneprice-ingest/") {
-		return fmt.Errorf("User-Agent %q does not name the service", ua)
-	}
-	return nil
-}
-
-// newAPI fakes cfdomainpricing.com's file, answering with body.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
-	t.Helper()
-	return ingesttest.NewAPI(t, body, checkRequest)
-}
-
-var op = ingesttest.USD
-
+// TestFetch reads the file: 20 zones, priced for Cloudflare by the third
+// party's source.
 func TestFetch(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 20 {
-		t.Errorf("got %d zones, want 20", len(got))
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; want none", list.Skipped, list.Keep)
-	}
-	if got := f.Requests(); got != 1 {
-		t.Errorf("server saw %d requests, want 1", got)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"at cost: transfer is the renewal", ".com", op(1046), op(1046), op(1046)},
-		{"whole dollars", ".co", op(2600), op(2600), op(2600)},
-		{"one decimal", ".dev", op(1220), op(1220), op(1220)},
-		{"renewal above registration", ".pro", op(325), op(1950), op(1950)},
-		{"large number", ".security", op(206023), op(206023), op(206023)},
-		{"UK extension transfers free", ".uk", op(496), op(496), op(0)},
-		{"UK second-level zone is its own and transfers free", ".co.uk", op(496), op(496), op(0)},
-		{"another UK second-level zone", ".me.uk", op(496), op(496), op(0)},
-		{"transfer follows the renewal, not the registration", ".me", op(1238), op(1838), op(1838)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxExcluded {
-				t.Errorf("tax = %q, want %q", p.Tax, contracts.TaxExcluded)
-			}
-			if p.Registrar != "cloudflare" || p.Source != "cfdomainpricing" {
-				t.Errorf("registrar %q source %q: the registrar is Cloudflare, the source the third party", p.Registrar, p.Source)
-			}
-		})
-	}
-}
-
-// TestConditional shows the list is fetched as the static file it is: the
-// second fetch carries the validators, and a 304 answers with the list.
-func TestConditional(t *testing.T) {
-	body := ingesttest.Fixture(t, "prices.json")
-	f, srv := newAPI(t, body)
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-Modified-Since") == "Thu, 19 Nov 2026 06:00:12 GMT" {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Last-Modified", "Thu, 19 Nov 2026 06:00:12 GMT")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
+	got := suite.Fetched(t, "prices.json", 20, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "at cost: transfer is the renewal", Zone: ".com", Register: op(1046), Renew: op(1046), Transfer: op(1046)},
+		{Name: "whole dollars", Zone: ".co", Register: op(2600), Renew: op(2600), Transfer: op(2600)},
+		{Name: "one decimal", Zone: ".dev", Register: op(1220), Renew: op(1220), Transfer: op(1220)},
+		{Name: "renewal above registration", Zone: ".pro", Register: op(325), Renew: op(1950), Transfer: op(1950)},
+		{Name: "large number", Zone: ".security", Register: op(206023), Renew: op(206023), Transfer: op(206023)},
+		{Name: "UK extension transfers free", Zone: ".uk", Register: op(496), Renew: op(496), Transfer: op(0)},
+		{Name: "UK second-level zone is its own and transfers free", Zone: ".co.uk", Register: op(496), Renew: op(496), Transfer: op(0)},
+		{Name: "another UK second-level zone", Zone: ".me.uk", Register: op(496), Renew: op(496), Transfer: op(0)},
+		{Name: "transfer follows the renewal, not the registration", Zone: ".me", Register: op(1238), Renew: op(1838), Transfer: op(1838)},
 	})
-	src := suite.Source(t, srv.URL, nil)
-	for i := range 2 {
-		list, err := src.Fetch(context.Background())
-		if err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-		if len(list.Prices) != 20 {
-			t.Errorf("fetch %d: %d zones, want 20", i, len(list.Prices))
-		}
-	}
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -209,13 +126,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "currency in the entry is read",
 			Body: `{"com":{"registration":9.65,"renewal":9.65,"currency":"eur"}}`,
-			Zone: ".com", Want: &contracts.PriceSet{
-				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: cloudflare.Name, Zone: ".com",
-				Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
-				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
-				Transfer:   &contracts.OpPrice{Regular: contracts.Price{Amount: 965, Currency: "EUR"}},
-				ObservedAt: observed, Source: cloudflare.ListSource, Tax: contracts.TaxExcluded,
-			},
+			Zone: ".com", Want: suite.Set(".com", eur(965), eur(965), eur(965)),
 		},
 		{
 			Name: "unknown currency skips the zone",
@@ -279,18 +190,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: cloudflare.ListSource, Registrar: cloudflare.Name, Parse: cloudflare.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(cloudflare.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "com.renewal",
-	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
-	Observed: observed, Tax: contracts.TaxExcluded,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(cloudflare.Declaration()).Reads("prices.json", "prices_shrunk.json").With(ingesttest.Suite{
+	Check:  ingesttest.GetJSON,
+	Errors: []string{"error.json"}, Spoil: "com.renewal",
+	Drift: ingesttest.DriftPaths{Row: "*", Field: "renewal", Shape: "*"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -41,8 +41,6 @@
 package cn22
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -50,15 +48,10 @@ import (
 const Name = "22cn"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "22.cn", Website: "https://www.22.cn"},
-	Kind: contracts.SourceSite, URL: "https://www.22.cn/domain/price/",
-	What: "22.cn price page", Currency: "CNY", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "22.cn", "https://www.22.cn", "https://www.22.cn/domain/price/", "22.cn price page", "CNY", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Ignore: []string{"域名", "注册", "续费", "转入", "赎回"},
-	},
+	})
 }

@@ -3,14 +3,11 @@ package cn22_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/cn22"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-func cny(fen int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: fen, Currency: "CNY"}}
-}
+var cny = ingesttest.In("CNY")
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Declared(cn22.Declaration()).Reads("pricing.html", "pricing_shrunk.html")

@@ -5,25 +5,26 @@
 //
 // What is KNOWN, from the one public reader of this list,
 // github.com/hellouy/domainhub adapters/table-registrars.ts
-// (domeneshopAdapter, the same from 55f6bea to 60ec178), through
-// adapters/shared/table-adapter.ts: the page is fetched with a plain GET
-// and no browser (unlike EuroDNS's and Loopia's, which that file renders
-// from 0688fba); its prices are read from every table row naming a zone,
-// the cells after the zone taken in order; amounts are NOK in the "eu"
-// number format (decimal comma, "1.234,56"). That reader fetched
-// domene.shop/priser, which a later status note of the same project
-// records as gone (404); the list's address is domene.shop/pricelist.
-// The project's research notes (shared/sources-research.md, row 22) say
-// the third price column is redemption, not the transfer domainhub maps
-// it to.
+// (domeneshopAdapter, read through adapters/shared/table-adapter.ts). At
+// commit 001f44c it reads domene.shop/pricelist with a plain GET (the
+// entries of that file that need a browser say so with a "browser"
+// option; this one has none), keeps the rows whose first cell is "." and
+// a letter, and says the heading is "Toppnivå-domene | Registrering |
+// Fornyelse | Reaktivering fra redemption": the third price column is the
+// redemption (reactivation) price, not a transfer, and is skipped;
+// amounts are NOK in the "eu" number format (decimal comma, "1.234,56").
+// The same project's .monkeycode/MEMORY.md (commit 0018074) records 17
+// zones read from it. Its earlier entries (55f6bea to 60ec178) read
+// domene.shop/priser as register, renew, transfer; the project's
+// candidate pool later records that address as gone (404).
 //
 // What is ASSUMED:
 //
 //   - The columns are read by position: the zone, register, renew; the
 //     redemption after them is not an operation this service compares and
-//     is not read, nor is any cell after it. The headings are not known:
-//     those below are a guess, and any other heading shows as unknown
-//     drift on the first real page read.
+//     is not read, nor is any cell after it. The headings are the
+//     reader's (above), known and not read; any other heading shows as
+//     unknown drift.
 //   - The zone is written with its leading dot, alone in its cell; a row
 //     whose first cell does not start with "." is left out
 //     (kit.DottedZone), and a zone cell with more in it is skipped.
@@ -37,13 +38,12 @@
 // # Fields
 //
 // The table's columns, by position: zone, register, renew (read),
-// redemption (known, not read); headings ASSUMED "domene",
-// "registrering", "fornyelse", "gjenoppretting" (known, not read).
+// redemption (known, not read); headings "toppnivå-domene",
+// "registrering", "fornyelse", "reaktivering fra redemption" (known, not
+// read).
 package domeneshop
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -51,15 +51,10 @@ import (
 const Name = "domeneshop"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Domeneshop", Website: "https://domene.shop"},
-	Kind: contracts.SourceSite, URL: "https://domene.shop/pricelist",
-	What: "domeneshop price list", Currency: "NOK", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Domeneshop", "https://domene.shop", "https://domene.shop/pricelist", "domeneshop price list", "NOK", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Unit: "kr", DecimalComma: true,
 		Prepare: kit.DottedZone, Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"},
-		Ignore: []string{"domene", "registrering", "fornyelse", "gjenoppretting"},
-	},
+		Ignore: []string{"toppnivå-domene", "registrering", "fornyelse", "reaktivering fra redemption"},
+	})
 }

@@ -3,14 +3,11 @@ package domeneshop_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/domeneshop"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-func nok(ore int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: ore, Currency: "NOK"}}
-}
+var nok = ingesttest.In("NOK")
 
 // TestFetch reads the list by position, register and renew, the
 // redemption column left: 15 zones; .ai prices nothing, the menu's and
@@ -34,7 +31,7 @@ func TestFetch(t *testing.T) {
 // TestParseQuirks covers the list's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	page := func(rows string) string {
-		return `<html><body><table><tr><th>Domene</th><th>Registrering</th><th>Fornyelse</th><th>Gjenoppretting</th></tr>` +
+		return `<html><body><table><tr><th>Toppnivå-domene</th><th>Registrering</th><th>Fornyelse</th><th>Reaktivering fra redemption</th></tr>` +
 			`<tr><td>.net</td><td>179 kr</td><td>199 kr</td><td>1 250 kr</td></tr>` + rows + `</table></body></html>`
 	}
 	suite.Quirks(t, []ingesttest.Quirk{
@@ -66,7 +63,7 @@ func TestParseQuirks(t *testing.T) {
 // TestDrift reports a heading the list is not known to have: a transfer
 // column would show here first.
 func TestDrift(t *testing.T) {
-	body := `<html><body><table><tr><th>Domene</th><th>Registrering</th><th>Fornyelse</th><th>Flytting</th></tr>` +
+	body := `<html><body><table><tr><th>Toppnivå-domene</th><th>Registrering</th><th>Fornyelse</th><th>Flytting</th></tr>` +
 		`<tr><td>.com</td><td>159 kr</td><td>179 kr</td><td>0 kr</td></tr></table></body></html>`
 	list, err := domeneshop.Declaration().Read([]byte(body), suite.Observed)
 	if err != nil {

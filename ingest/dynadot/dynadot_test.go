@@ -1,117 +1,51 @@
 package dynadot_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/dynadot"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	usd     = ingesttest.USD
+	sale    = ingesttest.Promo
+	usdSale = ingesttest.USDPromo
+	cny     = ingesttest.In("CNY")
+	eur     = ingesttest.In("EUR")
+)
 
-// path is where the fake serves the list, as www.dynadot.com does.
-const path = "/dynadot-vue-api/dynadot-service/domain-search?command=get_current_list&lang=en"
-
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the list.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RequestURI() != path {
-		return fmt.Errorf("%s %s", r.Method, r.URL.RequestURI())
-	}
-	return nil
-}
-
-// newAPI fakes the price list endpoint, answering with body; it returns the
-// list's URL.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
-	t.Helper()
-	api, srv := ingesttest.NewAPI(t, body, checkRequest)
-	return api, srv.URL + path
-}
-
-func price(cur string, amount int64) *contracts.OpPrice { return ingesttest.Regular(amount, cur) }
-
-func sale(cur string, regular, promo int64) *contracts.OpPrice {
-	o := price(cur, regular)
-	o.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
-	return o
-}
-
-var usd = ingesttest.USD
-
-func usdSale(regular, promo int64) *contracts.OpPrice { return sale("USD", regular, promo) }
-
-// fixtureZones is how many zones current_list.json prices: 20 rows less
-// .gg, which offers nothing.
-const fixtureZones = 19
-
+// TestFetch reads the list as served to a visitor it shows dollars: 19
+// zones, 20 rows less .gg, which offers nothing (left out, not skipped).
 func TestFetch(t *testing.T) {
-	_, url := newAPI(t, ingesttest.Fixture(t, "current_list.json"))
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != fixtureZones {
-		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a zone offering nothing is left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"no sale", ".com", usd(1088), usd(1088), usd(1088)},
-		{"registration on sale", ".org", usdSale(1099, 899), usd(1099), usd(1099)},
-		{"cheap first year on sale", ".xyz", usdSale(1317, 199), usd(1317), usd(1317)},
-		{"renewal on sale too", ".online", usdSale(2999, 99), usdSale(2999, 2699), usd(2999)},
-		{"original equal to the shown price is no sale", ".co", usd(1099), usd(2299), usd(2299)},
-		{"sale with google_data currency", ".shop", usdSale(2999, 199), usd(2999), usd(2999)},
-		{"dear renewal", ".watches", usd(5369), usd(26772), usd(26772)},
-		{"thousands separator", ".sexy", usd(290000), usd(290000), usd(290000)},
-		{"second-level zone is its own", ".co.uk", usd(699), usd(699), nil},
-		{"second-level zone beside its parent, transfer -", ".uk", usd(699), usd(699), nil},
-		{"another second-level zone", ".com.mx", usd(1299), usd(2299), usd(2299)},
-		{"IDN as an A-label", ".xn--mk1bu44c", usd(1299), usd(1299), usd(1299)},
-		{"IDN in Unicode", ".xn--q9jyb4c", usd(899), usd(2899), usd(2899)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxExcluded {
-				t.Errorf("tax = %q, want %q", p.Tax, contracts.TaxExcluded)
-			}
-		})
-	}
-	if _, ok := got[".gg"]; ok {
-		t.Error(".gg offers nothing; it should be left out")
-	}
+	got := suite.Fetched(t, "current_list.json", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "no sale", Zone: ".com", Register: usd(1088), Renew: usd(1088), Transfer: usd(1088)},
+		{Name: "registration on sale", Zone: ".org", Register: usdSale(1099, 899), Renew: usd(1099), Transfer: usd(1099)},
+		{Name: "cheap first year on sale", Zone: ".xyz", Register: usdSale(1317, 199), Renew: usd(1317), Transfer: usd(1317)},
+		{Name: "renewal on sale too", Zone: ".online", Register: usdSale(2999, 99), Renew: usdSale(2999, 2699), Transfer: usd(2999)},
+		{Name: "original equal to the shown price is no sale", Zone: ".co", Register: usd(1099), Renew: usd(2299), Transfer: usd(2299)},
+		{Name: "sale with google_data currency", Zone: ".shop", Register: usdSale(2999, 199), Renew: usd(2999), Transfer: usd(2999)},
+		{Name: "dear renewal", Zone: ".watches", Register: usd(5369), Renew: usd(26772), Transfer: usd(26772)},
+		{Name: "thousands separator", Zone: ".sexy", Register: usd(290000), Renew: usd(290000), Transfer: usd(290000)},
+		{Name: "second-level zone is its own", Zone: ".co.uk", Register: usd(699), Renew: usd(699)},
+		{Name: "second-level zone beside its parent, transfer -", Zone: ".uk", Register: usd(699), Renew: usd(699)},
+		{Name: "another second-level zone", Zone: ".com.mx", Register: usd(1299), Renew: usd(2299), Transfer: usd(2299)},
+		{Name: "IDN as an A-label", Zone: ".xn--mk1bu44c", Register: usd(1299), Renew: usd(1299), Transfer: usd(1299)},
+		{Name: "IDN in Unicode", Zone: ".xn--q9jyb4c", Register: usd(899), Renew: usd(2899), Transfer: usd(2899)},
+	}, ".gg")
 }
 
 // TestYuan reads the list as Dynadot serves it to a visitor it shows
 // yuan: the prices are published in yuan, not taken for dollars.
 func TestYuan(t *testing.T) {
-	list, err := dynadot.Declaration().Read(ingesttest.Fixture(t, "current_list_cny.json"), observed)
+	list, err := suite.Parse(ingesttest.Fixture(t, "current_list_cny.json"), suite.Observed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := suite.ByZone(t, list)
-	cny := func(fen int64) *contracts.OpPrice { return price("CNY", fen) }
-	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", sale("CNY", 7970, 5120), cny(7970), cny(7970)))
+	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", sale(7970, 5120, "CNY"), cny(7970), cny(7970)))
 	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", cny(9510), cny(9510), cny(9510)))
 	ingesttest.CheckZone(t, got, ".sexy", suite.Set(".sexy", cny(2124120), cny(2124120), cny(2124120)))
 }
@@ -171,37 +105,37 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "ISO code after the price",
 			Body: rows(`{"name":"de","reg_price":"5.49 EUR","renew_price":"5.49\u00a0EUR"}`),
-			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), nil),
+			Zone: ".de", Want: suite.Set(".de", eur(549), eur(549), nil),
 		},
 		{
 			Name: "euros",
 			Body: rows(`{"name":"de","reg_price":"€5.49","original_reg_price":"-1","renew_price":"€5.49","tr_price":"€ 5.49"}`),
-			Zone: ".de", Want: suite.Set(".de", price("EUR", 549), price("EUR", 549), price("EUR", 549)),
+			Zone: ".de", Want: suite.Set(".de", eur(549), eur(549), eur(549)),
 		},
 		{
 			Name: "pounds",
 			Body: rows(`{"name":"uk","reg_price":"£5.49","renew_price":"£5.49"}`),
-			Zone: ".uk", Want: suite.Set(".uk", price("GBP", 549), price("GBP", 549), nil),
+			Zone: ".uk", Want: suite.Set(".uk", ingesttest.Regular(549, "GBP"), ingesttest.Regular(549, "GBP"), nil),
 		},
 		{
 			Name: "Canadian dollars are not US dollars",
 			Body: rows(`{"name":"ca","reg_price":"C$14.50","renew_price":"C$14.50","tr_price":"CA$14.50"}`),
-			Zone: ".ca", Want: suite.Set(".ca", price("CAD", 1450), price("CAD", 1450), price("CAD", 1450)),
+			Zone: ".ca", Want: suite.Set(".ca", ingesttest.Regular(1450, "CAD"), ingesttest.Regular(1450, "CAD"), ingesttest.Regular(1450, "CAD")),
 		},
 		{
 			Name: "Mexican pesos",
 			Body: rows(`{"name":"mx","reg_price":"MX$1,199.00","renew_price":"MX$1,199.00"}`),
-			Zone: ".mx", Want: suite.Set(".mx", price("MXN", 119900), price("MXN", 119900), nil),
+			Zone: ".mx", Want: suite.Set(".mx", ingesttest.Regular(119900, "MXN"), ingesttest.Regular(119900, "MXN"), nil),
 		},
 		{
 			Name: "reais",
 			Body: rows(`{"name":"br","reg_price":"R$59.90","renew_price":"R$59.90"}`),
-			Zone: ".br", Want: suite.Set(".br", price("BRL", 5990), price("BRL", 5990), nil),
+			Zone: ".br", Want: suite.Set(".br", ingesttest.Regular(5990, "BRL"), ingesttest.Regular(5990, "BRL"), nil),
 		},
 		{
 			Name: "rupees",
 			Body: rows(`{"name":"in","reg_price":"Rs.599.00","renew_price":"₹599.00","tr_price":"Rs 599"}`),
-			Zone: ".in", Want: suite.Set(".in", price("INR", 59900), price("INR", 59900), price("INR", 59900)),
+			Zone: ".in", Want: suite.Set(".in", ingesttest.Regular(59900, "INR"), ingesttest.Regular(59900, "INR"), ingesttest.Regular(59900, "INR")),
 		},
 		{
 			Name: "fractions of a cent round half up",
@@ -290,18 +224,13 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: dynadot.Name, Registrar: dynadot.Name, Parse: dynadot.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(dynadot.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Path:     path, Fixtures: []string{"current_list.json"}, Shrunk: "current_list_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "data.current_tlds.0.renew_price",
-	Drift:    ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
-	Observed: observed, Tax: contracts.TaxExcluded,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(dynadot.Declaration()).Reads("current_list.json", "current_list_shrunk.json").
+	At("/dynadot-vue-api/dynadot-service/domain-search?command=get_current_list&lang=en").
+	With(ingesttest.Suite{
+		Errors: []string{"error.json"}, Spoil: "data.current_tlds.0.renew_price",
+		Drift: ingesttest.DriftPaths{Row: "data.current_tlds[]", Field: "renew_price", Shape: "data.current_tlds"},
+	})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

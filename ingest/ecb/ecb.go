@@ -112,14 +112,9 @@ var _ ingest.Source = (*Source)(nil)
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
 func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
+	now, err := fetch.Ready("ecb", cfg, client, now)
+	if err != nil {
 		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("ecb source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
 	}
 	u := cfg.URL
 	if u == "" {

@@ -1,95 +1,41 @@
 package epik_test
 
 import (
-	"context"
-	"errors"
-	"net/http"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/epik"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	op    = ingesttest.USD
+	promo = ingesttest.USDPromo
+)
 
-const listPath = "/api/load-200-plus-prices"
-
-// wantZones is how many zones the fixture prices: 20 entries less .pl
-// (zero throughout) and "bit/" (a Handshake name).
-const wantZones = 18
-
-// checkRequest says what is wrong with a request that is not the plain GET
-// Epik's pages send.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.Path != listPath || r.URL.RawQuery != "" {
-		return errors.New(r.Method + " " + r.URL.String())
-	}
-	return nil
-}
-
-var op = ingesttest.USD
-
-var promo = ingesttest.USDPromo
-
+// TestFetch reads the list: 18 zones, 20 entries less .pl (zero
+// throughout) and "bit/" (a Handshake name), both left out, not skipped.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "prices.json"), checkRequest)
-	url := srv.URL + listPath
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a Handshake name and a zone priced at zero are left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"plain", ".com", op(1049), op(1049), op(1049)},
-		{"prices as JSON numbers, zero transfer is free", ".de", op(549), op(549), op(0)},
-		{"prices as JSON numbers", ".net", op(1249), op(1249), op(1249)},
-		{"registration below its standard price is a promotion", ".org", promo(1199, 749), op(1199), op(1199)},
-		{"promotions on registration and transfer", ".xyz", promo(1299, 99), op(1299), promo(1299, 999)},
-		{"price of the day above the standard one is paid", ".io", op(4999), op(5499), op(4999)},
-		{"no standard prices", ".app", op(1499), op(1499), op(1499)},
-		{"-1 standard prices", ".dev", op(1499), op(1499), op(1499)},
-		{"second-level zone, free transfer", ".co.uk", op(699), op(699), op(0)},
-		{"second-level zone, null transfer", ".com.au", op(1299), op(1299), nil},
-		{"free transfer", ".uk", op(699), op(699), op(0)},
-		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
-		{"n/a transfer is not offered", ".es", op(899), op(899), nil},
-		{"empty transfer is not offered, registration promotion stays", ".online", promo(3499, 299), op(3499), nil},
-		{"-1 transfer is not offered", ".club", op(1299), op(1499), nil},
-		{"null renewal is not offered", ".shop", promo(3499, 199), nil, op(3499)},
-		{"IDN as an A-label", ".xn--q9jyb4c", promo(2799, 899), op(2799), op(2799)},
-		{"IDN in Unicode", ".xn--80asehdb", promo(2999, 2499), op(2999), op(2999)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("tax %q, want %q", p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	for _, zone := range []string{".pl", ".bit"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should be left out", zone)
-		}
-	}
+	got := suite.Fetched(t, "prices.json", 18, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "plain", Zone: ".com", Register: op(1049), Renew: op(1049), Transfer: op(1049)},
+		{Name: "prices as JSON numbers, zero transfer is free", Zone: ".de", Register: op(549), Renew: op(549), Transfer: op(0)},
+		{Name: "prices as JSON numbers", Zone: ".net", Register: op(1249), Renew: op(1249), Transfer: op(1249)},
+		{Name: "registration below its standard price is a promotion", Zone: ".org", Register: promo(1199, 749), Renew: op(1199), Transfer: op(1199)},
+		{Name: "promotions on registration and transfer", Zone: ".xyz", Register: promo(1299, 99), Renew: op(1299), Transfer: promo(1299, 999)},
+		{Name: "price of the day above the standard one is paid", Zone: ".io", Register: op(4999), Renew: op(5499), Transfer: op(4999)},
+		{Name: "no standard prices", Zone: ".app", Register: op(1499), Renew: op(1499), Transfer: op(1499)},
+		{Name: "-1 standard prices", Zone: ".dev", Register: op(1499), Renew: op(1499), Transfer: op(1499)},
+		{Name: "second-level zone, free transfer", Zone: ".co.uk", Register: op(699), Renew: op(699), Transfer: op(0)},
+		{Name: "second-level zone, null transfer", Zone: ".com.au", Register: op(1299), Renew: op(1299)},
+		{Name: "free transfer", Zone: ".uk", Register: op(699), Renew: op(699), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(206023), Renew: op(206023), Transfer: op(206023)},
+		{Name: "n/a transfer is not offered", Zone: ".es", Register: op(899), Renew: op(899)},
+		{Name: "empty transfer is not offered, registration promotion stays", Zone: ".online", Register: promo(3499, 299), Renew: op(3499)},
+		{Name: "-1 transfer is not offered", Zone: ".club", Register: op(1299), Renew: op(1499)},
+		{Name: "null renewal is not offered", Zone: ".shop", Register: promo(3499, 199), Transfer: op(3499)},
+		{Name: "IDN as an A-label", Zone: ".xn--q9jyb4c", Register: promo(2799, 899), Renew: op(2799), Transfer: op(2799)},
+		{Name: "IDN in Unicode", Zone: ".xn--80asehdb", Register: promo(2999, 2499), Renew: op(2999), Transfer: op(2999)},
+	}, ".pl", ".bit")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -127,14 +73,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "currency named by the entry",
 			Body: `{"eu":{"price":"4.99","priceStandard":"5.99","currency":"eur"}}`,
-			Zone: ".eu", Want: &contracts.PriceSet{
-				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: epik.Name, Zone: ".eu",
-				Register: &contracts.OpPrice{
-					Regular: contracts.Price{Amount: 599, Currency: "EUR"},
-					Promo:   &contracts.Promo{Price: contracts.Price{Amount: 499, Currency: "EUR"}},
-				},
-				ObservedAt: observed, Source: epik.Name, Tax: contracts.TaxUnknown,
-			},
+			Zone: ".eu", Want: suite.Set(".eu", ingesttest.Promo(599, 499, "EUR"), nil, nil),
 		},
 		{
 			Name: "leading dot and upper case key",
@@ -199,18 +138,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: epik.Name, Registrar: epik.Name, Parse: epik.Declaration().Read, Path: listPath,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(epik.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"prices.json"}, Shrunk: "prices_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "com.renew",
-	Drift:    ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(epik.Declaration()).Reads("prices.json", "prices_shrunk.json").
+	At("/api/load-200-plus-prices").With(ingesttest.Suite{
+	Errors: []string{"error.json"}, Spoil: "com.renew",
+	Drift: ingesttest.DriftPaths{Row: "*", Field: "renew", Shape: "*"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -375,6 +375,25 @@ func snippet(b []byte) string {
 	return string(bytes.ToValidUTF8(b, []byte("?")))
 }
 
+// Redact hides every secret in err's message, for a credentialed source
+// whose server may echo them, and keeps the error it wraps inspectable
+// with errors.Is and errors.As.
+func Redact(err error, secrets ...string) error {
+	if msg := redact(err.Error(), secrets); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose message has its secrets redacted.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // redact replaces every secret in s.
 func redact(s string, secrets []string) string {
 	for _, secret := range secrets {
@@ -383,6 +402,22 @@ func redact(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+// Ready checks what a source's constructor needs before it builds the
+// source named source: a valid configuration (cfg's Validate) and a
+// client. It returns the source's clock, time.Now when now is nil.
+func Ready(source string, cfg interface{ Validate() error }, client *Client, now func() time.Time) (func() time.Time, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, fmt.Errorf("%s source needs a fetch client", source)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return now, nil
 }
 
 // CheckURL reports a configured address the client cannot fetch: anything

@@ -71,9 +71,11 @@ func TestParseQuirks(t *testing.T) {
 		skipped("a term that is no number of years skips the row", page(row("měsíc", "", price, price))),
 		skipped("a price with VAT only skips the row", page(row("1 rok", "", "410,19 vč. DPH", price))),
 		skipped("a decimal point skips the row", page(row("1 rok", "", "339.00 Kč 410.19 vč. DPH", price))),
+		skipped("a price in euros skips the row", page(row("1 rok", "", "13,90 € 16,82 vč. DPH", price))),
+		skipped("a renewal without its Kč skips the row", page(row("1 rok", "", price, "339,00 410,19"))),
 		{
-			Name: "a badge in the zone's cell skips the row, which names no zone", Skipped: 1, Zone: ".com",
-			Body: page(`<tr><td>.com Novinka</td><td>1 rok</td><td></td><td>` + price + `</td><td>` + price + `</td></tr>`),
+			Name: "the zone's category after it is not read", Zone: ".com", Want: suite.Set(".com", czk(33900), czk(33900), nil),
+			Body: page(`<tr><td>.com <span class="category">generické</span></td><td>1 rok</td><td></td><td>` + price + `</td><td>` + price + `</td></tr>`),
 		},
 		{
 			Name: "a zone without its dot is no zone's row", Body: page(`<tr><td>com</td><td>1 rok</td><td></td><td>` + price + `</td><td>` + price + `</td></tr>`),

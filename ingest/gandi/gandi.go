@@ -9,11 +9,15 @@
 // pages are server-rendered and fetched with a plain GET (Accept: text/html),
 // no browser, one after another from page=1; the list ends at the first page
 // whose table has no zone's row (the reader's own words: more reliable than
-// the "next page" link), at most 25 pages; each row is read from its zone
-// cell (a leading dot, alone in its cell) and the cells after it, register,
-// renew and transfer; a zone seen on an earlier page is not read again. The
-// reader names USD but reads no mark: it strips every character but digits.
+// the "next page" link), at most 25 pages; each row is read from the first
+// cell that looks like a zone (a leading dot, a badge word after it
+// dropped) and the cells after it, register, renew and transfer; a zone
+// seen on an earlier page is not read again. The reader names USD but reads
+// no mark: it strips every character but digits, separators and spaces.
 // Gandi's price API (api.gandi.net/v5/domain/tlds) needs a key: not used.
+// The same project's .monkeycode/docs/registrar-candidate-pool.md (search
+// index id 70111431896, checked 2026-09-28) found the server-rendered page
+// gives only 42 rows and no price request, and the API answers 401.
 //
 // What is ASSUMED:
 //
@@ -25,8 +29,9 @@
 //     known for this page.
 //   - The columns are read by position: zone, register, renew, transfer;
 //     later cells are not read. Their headings are a guess; any other shows
-//     as unknown drift on the first real page read. A row whose first cell
-//     does not start with "." is a heading's or a note's: left out. "",
+//     as unknown drift on the first real page read. The zone is alone in
+//     the first cell; a row whose first cell does not start with "." is a
+//     heading's or a note's: left out. "",
 //     "-" or "n/a" is not offered; a zero registration or renewal is no
 //     price, a zero transfer a free one.
 //   - The end of the list: a page with no table row, or whose rows name no
@@ -73,18 +78,14 @@ const Name = "gandi"
 const MaxPages = 60
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Gandi", Website: "https://www.gandi.net"},
-	Kind: contracts.SourceSite, URL: "https://www.gandi.net/en/domain/tld",
-	What: "gandi price pages", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Gandi", "https://www.gandi.net", "https://www.gandi.net/en/domain/tld", "gandi price pages", "", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Ignore: []string{"extension", "registration", "renewal", "transfer"},
-	},
-	Pages: true, Fetch: fetchPages, Parse: parse,
+	})
+	d.Pages, d.Fetch, d.Parse = true, fetchPages, parse
+	return d
 }
 
 // fetchPages fetches page after page until the list ends, keeping the

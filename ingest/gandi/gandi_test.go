@@ -135,6 +135,26 @@ func TestPaging(t *testing.T) {
 	}
 }
 
+// TestPagingBounded stops a list that never ends at MaxPages pages, each
+// asked for once, and fails the round rather than publish part of it.
+func TestPagingBounded(t *testing.T) {
+	var asked atomic.Int64
+	api, srv := ingesttest.NewAPI(t, nil, checkRequest)
+	api.SetHandler(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		page := fmt.Sprintf(`<html><body><table><tr><th>Extension</th><th>Registration</th><th>Renewal</th><th>Transfer</th></tr>`+
+			`<tr><td>.z%d</td><td>€15.50</td><td>€15.50</td><td>€15.50</td></tr></table></body></html>`, pageOf(r))
+		ingesttest.Body([]byte(page))(w, r)
+	})
+	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
+	if want := fmt.Sprintf("more than %d pages", gandi.MaxPages); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Fetch = %v, %v; want an error containing %q", list, err, want)
+	}
+	if asked.Load() != gandi.MaxPages {
+		t.Errorf("%d pages asked for, want %d", asked.Load(), gandi.MaxPages)
+	}
+}
+
 // TestParseQuirks covers the page's quirks one body at a time.
 func TestParseQuirks(t *testing.T) {
 	page := func(rows string) string {

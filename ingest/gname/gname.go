@@ -220,15 +220,9 @@ func fetchPages(ctx context.Context, s *kit.Source, perPage int, first *[]byte) 
 // pages that end with a page as long as the first are refused: the list
 // may go on.
 func parse(d *kit.Declaration, body []byte, observed time.Time) (*ingest.List, error) {
-	bodies := []json.RawMessage{body}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		bodies = nil
-		if err := json.Unmarshal(t, &bodies); err != nil {
-			return nil, fmt.Errorf("gname price list: saved pages do not decode: %w", err)
-		}
-		if len(bodies) == 0 {
-			return nil, errors.New("gname price list: no saved pages")
-		}
+	bodies, err := ingest.SavedPages(body, "gname price list")
+	if err != nil {
+		return nil, err
 	}
 	var (
 		acc   = accumulator{d: d}

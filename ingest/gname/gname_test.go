@@ -1,17 +1,12 @@
 package gname_test
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,162 +17,50 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-
-// perPage is the limit the tests configure: page1.json is a full page of
+// perPage is the limit the suite configures: page1.json is a full page of
 // 10 rows, page2.json a short one of 7.
 const perPage = 10
-
-// wantZones is how many zones the two pages price: 17 rows less .pl,
-// which offers nothing.
-const wantZones = 16
 
 // emptyPage is Gname's answer to a page past the end.
 const emptyPage = `{"code":1,"msg":"success","data":{"ymjg":[]}}`
 
-func twoPages(t testing.TB) map[int][]byte {
-	return map[int][]byte{1: ingesttest.Fixture(t, "page1.json"), 2: ingesttest.Fixture(t, "page2.json")}
-}
-
-// fakeAPI speaks Gname's price list: it checks the form POST, records the
-// pages and limits asked for, and after any scripted answers serves the
-// page asked for (an empty one past the pages it has).
-type fakeAPI struct {
-	*ingesttest.API
-	mu     sync.Mutex
-	asked  []int
-	limits []string
-}
-
-func newFakeAPI(t *testing.T, pages map[int][]byte) (*fakeAPI, *httptest.Server) {
-	t.Helper()
-	f := &fakeAPI{}
-	api, srv := ingesttest.NewAPI(t, nil, f.check)
-	f.API = api
-	f.serve(pages)
-	return f, srv
-}
-
-// check records the page asked for and says what is wrong with a request
-// Gname's own script would not send.
-func (f *fakeAPI) check(r *http.Request) error {
-	err := r.ParseForm()
-	page, perr := strconv.Atoi(r.PostForm.Get("page"))
-	f.mu.Lock()
-	f.asked = append(f.asked, page)
-	f.limits = append(f.limits, r.PostForm.Get("limit"))
-	f.mu.Unlock()
-	switch {
-	case r.Method != http.MethodPost:
-		return errors.New("method " + r.Method)
-	case r.Header.Get("Content-Type") != "application/x-www-form-urlencoded":
-		return errors.New("content type " + r.Header.Get("Content-Type"))
-	case r.Header.Get("X-Requested-With") != "XMLHttpRequest":
-		return errors.New("no X-Requested-With")
-	case err != nil || perr != nil || r.URL.RawQuery != "" || len(r.PostForm) != 2:
-		return fmt.Errorf("form %v query %q: %v %v", r.PostForm, r.URL.RawQuery, err, perr)
-	}
-	return nil
-}
-
-// serve makes pages the current answer.
-func (f *fakeAPI) serve(pages map[int][]byte) {
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		page, _ := strconv.Atoi(r.PostForm.Get("page"))
-		body, found := pages[page]
-		if !found {
-			body = []byte(emptyPage)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	})
-}
-
-func (f *fakeAPI) askedFor() ([]int, []string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.asked), slices.Clone(f.limits)
-}
-
-func newSource(t testing.TB, url string, perPage int, hc *http.Client) *gname.Source {
-	t.Helper()
-	src, err := gname.New(gname.Config{URL: url, PerPage: perPage}, ingesttest.Client(hc), func() time.Time { return observed })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
 var op = ingesttest.USD
 
-func TestFetchPages(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	list, err := newSource(t, srv.URL+"/request/get_price", perPage, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	asked, limits := f.askedFor()
-	if want := []int{1, 2}; !reflect.DeepEqual(asked, want) {
-		t.Errorf("pages asked for = %v, want %v (page 2 is short: the last)", asked, want)
-	}
-	if want := []string{"10", "10"}; !reflect.DeepEqual(limits, want) {
-		t.Errorf("limits asked for = %v, want %v", limits, want)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; want none", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"page 1, plain", ".com", op(968), op(1058), op(998)},
-		{"cheap first year", ".xyz", op(99), op(1328), op(1298)},
-		{"second-level zone, free transfer", ".co.uk", op(699), op(699), op(0)},
-		{"thousands separator", ".security", op(258800), op(258800), op(258800)},
-		{"IDN in Unicode", ".xn--q9jyb4c", op(999), op(2999), op(2999)},
-		{"IDN as A-label without a dot, empty transfer", ".xn--p1ai", op(499), op(799), nil},
-		{"prices as JSON numbers", ".io", op(3588), op(4588), op(4588)},
-		{"page 2, dash transfer not offered", ".vip", op(268), op(1288), nil},
-		{"upper case", ".ltd", op(388), op(1688), op(1688)},
-		{"second-level zone, null transfer", ".com.au", op(1299), op(1299), nil},
-		{"zero registration not offered", ".shop", nil, op(3188), op(3188)},
-		{"no leading dot, n/a transfer", ".me", op(358), op(1898), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("%s tax = %q, want %q", tt.zone, p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	if _, ok := got[".pl"]; ok {
-		t.Error(".pl is listed; nothing is offered there")
-	}
+// TestFetch reads both pages, asking for page 2 as page 1 is full: 16
+// zones, 17 rows less .pl, which offers nothing.
+func TestFetch(t *testing.T) {
+	got := suite.FetchedPages(t, 16, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "page 1, plain", Zone: ".com", Register: op(968), Renew: op(1058), Transfer: op(998)},
+		{Name: "cheap first year", Zone: ".xyz", Register: op(99), Renew: op(1328), Transfer: op(1298)},
+		{Name: "second-level zone, free transfer", Zone: ".co.uk", Register: op(699), Renew: op(699), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(258800), Renew: op(258800), Transfer: op(258800)},
+		{Name: "IDN in Unicode", Zone: ".xn--q9jyb4c", Register: op(999), Renew: op(2999), Transfer: op(2999)},
+		{Name: "IDN as A-label without a dot, empty transfer", Zone: ".xn--p1ai", Register: op(499), Renew: op(799)},
+		{Name: "prices as JSON numbers", Zone: ".io", Register: op(3588), Renew: op(4588), Transfer: op(4588)},
+		{Name: "page 2, dash transfer not offered", Zone: ".vip", Register: op(268), Renew: op(1288)},
+		{Name: "upper case", Zone: ".ltd", Register: op(388), Renew: op(1688), Transfer: op(1688)},
+		{Name: "second-level zone, null transfer", Zone: ".com.au", Register: op(1299), Renew: op(1299)},
+		{Name: "zero registration not offered", Zone: ".shop", Renew: op(3188), Transfer: op(3188)},
+		{Name: "no leading dot, n/a transfer", Zone: ".me", Register: op(358), Renew: op(1898)},
+	}, ".pl")
 }
 
-func TestDefaultPerPage(t *testing.T) {
-	f, srv := newFakeAPI(t, twoPages(t))
-	list, err := newSource(t, srv.URL, 0, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
+// limited is the suite asking for limit rows a page (0 for the default),
+// and refusing a request that asks for another.
+func limited(limit int) ingesttest.Suite {
+	s := suite
+	s.New = func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
+		return gname.New(gname.Config{URL: url, PerPage: limit}, client, now)
 	}
-	asked, limits := f.askedFor()
-	if !reflect.DeepEqual(asked, []int{1}) || !reflect.DeepEqual(limits, []string{strconv.Itoa(gname.DefaultPerPage)}) {
-		t.Errorf("asked for pages %v with limits %v, want page 1 with limit %d", asked, limits, gname.DefaultPerPage)
+	want := strconv.Itoa(cmp.Or(limit, gname.DefaultPerPage))
+	s.Check = func(r *http.Request) error {
+		if err := check(r); err != nil || r.PostForm.Get("limit") == want {
+			return err
+		}
+		return errors.New("limit " + r.PostForm.Get("limit") + ", want " + want)
 	}
-	// With the default limit, page 1's ten rows are a short page: the list.
-	if len(list.Prices) != 10 {
-		t.Errorf("got %d zones, want 10", len(list.Prices))
-	}
+	return s
 }
 
 // pageOf is a page of rows for the zones hz, each at 9.99.
@@ -189,111 +72,49 @@ func pageOf(hz ...string) []byte {
 	return []byte(`{"code":1,"msg":"success","data":{"ymjg":[` + strings.Join(rows, ",") + `]}}`)
 }
 
-// TestPaging covers how Fetch follows, ends and guards the pages, with a
-// limit of two rows a page.
+// TestPaging covers how Fetch follows, ends and guards the pages: with a
+// limit of ten page 1 is full and page 2 follows; with the default limit
+// page 1's ten rows are a short page, the list; with a limit of two rows
+// a page, the rest.
 func TestPaging(t *testing.T) {
-	tests := []struct {
-		name      string
-		pages     map[int][]byte
-		wantErr   string // "" for success
-		wantZones int
-		wantAsked []int
-		skipped   int
-	}{
-		{"short first page ends", map[int][]byte{1: pageOf(".com")}, "", 1, []int{1}, 0},
-		{"full page, then an empty one", map[int][]byte{1: pageOf(".com", ".net")}, "", 2, []int{1, 2}, 0},
-		{"full pages, then a short one", map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".org", ".io"), 3: pageOf(".me")}, "", 5, []int{1, 2, 3}, 0},
-		{"past the end the last page again", map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".org", ".io"), 3: pageOf(".org", ".io")}, "", 4, []int{1, 2, 3}, 0},
-		{"data as PHP's empty array ends", map[int][]byte{1: pageOf(".com", ".net"), 2: []byte(`{"code":1,"msg":"","data":[]}`)}, "", 2, []int{1, 2}, 0},
-		{"null ymjg ends", map[int][]byte{1: pageOf(".com", ".net"), 2: []byte(`{"code":"1","data":{"ymjg":null}}`)}, "", 2, []int{1, 2}, 0},
-		{"list shifted between pages", map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".net", ".org"), 3: pageOf(".io")}, "", 4, []int{1, 2, 3}, 1},
-		{"page 2 repeating page 1", map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".com", ".net")}, "page 2 repeats page 1", 0, []int{1, 2}, 0},
-		{"empty first page", map[int][]byte{1: []byte(emptyPage)}, "no usable zone", 0, []int{1}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, tt.pages)
-			list, err := newSource(t, srv.URL, 2, nil).Fetch(context.Background())
-			switch {
-			case tt.wantErr != "":
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Error("Fetch returned a list with its error")
-				}
-			case err != nil:
-				t.Fatal(err)
-			default:
-				if len(list.Prices) != tt.wantZones || list.Skipped != tt.skipped || list.Keep != nil {
-					t.Errorf("got %d zones, %d skipped, keep %q; want %d, %d, none", len(list.Prices), list.Skipped, list.Keep, tt.wantZones, tt.skipped)
-				}
-			}
-			if asked, _ := f.askedFor(); !reflect.DeepEqual(asked, tt.wantAsked) {
-				t.Errorf("pages asked for = %v, want %v", asked, tt.wantAsked)
-			}
-		})
-	}
-	t.Run("endless pages stop at the limit", func(t *testing.T) {
-		var n atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			n.Add(1)
-			p := r.FormValue("page")
-			_, _ = w.Write(pageOf(".a"+p, ".b"+p))
-		}))
-		t.Cleanup(srv.Close)
-		_, err := newSource(t, srv.URL, 2, nil).Fetch(context.Background())
-		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d pages", gname.MaxPages)) {
-			t.Fatalf("Fetch error = %v, want the page limit", err)
-		}
-		if got := n.Load(); got != gname.MaxPages {
-			t.Errorf("server saw %d requests, want %d", got, gname.MaxPages)
-		}
+	p1, p2 := ingesttest.Fixture(t, "page1.json"), ingesttest.Fixture(t, "page2.json")
+	limited(perPage).Paging(t, nil, []ingesttest.PageCase{
+		{Name: "page 1 is full", Pages: map[int][]byte{1: p1, 2: p2}, Zones: 16, Asked: []int{1, 2}},
 	})
+	limited(0).Paging(t, nil, []ingesttest.PageCase{
+		{Name: "default limit", Pages: map[int][]byte{1: p1, 2: p2}, Zones: 10, Asked: []int{1}},
+	})
+	limited(2).Paging(t, nil, []ingesttest.PageCase{
+		{Name: "short first page ends", Pages: map[int][]byte{1: pageOf(".com")}, Zones: 1, Asked: []int{1}},
+		{Name: "full page, then an empty one", Pages: map[int][]byte{1: pageOf(".com", ".net")}, Zones: 2, Asked: []int{1, 2}},
+		{Name: "full pages, then a short one", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".org", ".io"), 3: pageOf(".me")}, Zones: 5, Asked: []int{1, 2, 3}},
+		{Name: "past the end the last page again", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".org", ".io"), 3: pageOf(".org", ".io")}, Zones: 4, Asked: []int{1, 2, 3}},
+		{Name: "data as PHP's empty array ends", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: []byte(`{"code":1,"msg":"","data":[]}`)}, Zones: 2, Asked: []int{1, 2}},
+		{Name: "null ymjg ends", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: []byte(`{"code":"1","data":{"ymjg":null}}`)}, Zones: 2, Asked: []int{1, 2}},
+		{Name: "list shifted between pages", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".net", ".org"), 3: pageOf(".io")}, Zones: 4, Skipped: 1, Asked: []int{1, 2, 3}},
+		{Name: "page 2 repeating page 1", Pages: map[int][]byte{1: pageOf(".com", ".net"), 2: pageOf(".com", ".net")}, WantErr: "page 2 repeats page 1", Asked: []int{1, 2}},
+		{Name: "empty first page", Pages: map[int][]byte{1: []byte(emptyPage)}, WantErr: "no usable zone", Asked: []int{1}},
+	})
+	limited(2).Endless(t, gname.MaxPages, func(n int) []byte { return pageOf(fmt.Sprint(".a", n), fmt.Sprint(".b", n)) })
 }
 
+// TestFailedPageFailsFetch shows a page that fails fails the fetch, and
+// no page after it is asked for.
 func TestFailedPageFailsFetch(t *testing.T) {
-	for _, tt := range []struct {
-		name, wantErr string
-		page2         []byte
-		steps         []http.HandlerFunc
-	}{
-		{name: "server errors on page 2", wantErr: "fetch gname price list page 2",
-			steps: []http.HandlerFunc{nil, ingesttest.Status(500), ingesttest.Status(502), ingesttest.Status(500), ingesttest.Status(503)}},
-		{name: "page 2 truncated", wantErr: "page 2: decode", page2: []byte(`{"code":1,"msg":"success","data":{"ymjg":[{"hz":".cc","zc`)},
-		{name: "page 2 is an HTML page", wantErr: "page 2: decode", page2: []byte(`<html><body>502 Bad Gateway</body></html>`)},
-		{name: "page 2 is an error envelope", wantErr: `page 2: gname answered code 0: "请求过于频繁，请稍后再试"`, page2: ingesttest.Fixture(t, "error.json")},
-		{name: "page 2 has no ymjg", wantErr: "page 2: page has no ymjg list", page2: []byte(`{"code":1,"data":{"list":[]}}`)},
-		{name: "page 2 data is a string", wantErr: "page 2: data", page2: []byte(`{"code":1,"data":"none"}`)},
-		{name: "page 2 ymjg is an object", wantErr: "page 2: ymjg", page2: []byte(`{"code":1,"data":{"ymjg":{"hz":".cc"}}}`)},
-		{name: "page 2 has no code", wantErr: "page 2: page has no code", page2: []byte(`{"data":{"ymjg":[]}}`)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			pages := twoPages(t)
-			if tt.page2 != nil {
-				pages[2] = tt.page2
-			}
-			f, srv := newFakeAPI(t, pages)
-			// A nil step stands for "serve page 1": page 1 is served,
-			// then every attempt at page 2 meets a server error.
-			for _, s := range tt.steps {
-				if s == nil {
-					s = func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(pages[1]) }
-				}
-				f.Serve(s)
-			}
-			list, err := newSource(t, srv.URL, perPage, nil).Fetch(context.Background())
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			if list != nil {
-				t.Errorf("Fetch returned %d price sets with its error", len(list.Prices))
-			}
-			if asked, _ := f.askedFor(); slices.Contains(asked, 3) {
-				t.Error("page 3 was fetched after page 2 failed")
-			}
-		})
-	}
+	p1, p2 := ingesttest.Fixture(t, "page1.json"), ingesttest.Fixture(t, "page2.json")
+	failing := func(page2 []byte) map[int][]byte { return map[int][]byte{1: p1, 2: page2} }
+	fail := ingesttest.Status(http.StatusInternalServerError)
+	suite.Paging(t, nil, []ingesttest.PageCase{
+		{Name: "server errors on page 2", WantErr: "fetch gname price list page 2", Pages: failing(p2),
+			Steps: []http.HandlerFunc{ingesttest.Body(p1), fail, ingesttest.Status(502), fail, ingesttest.Status(503)}, Asked: []int{1, 2, 2, 2, 2}},
+		{Name: "page 2 truncated", WantErr: "page 2: decode", Pages: failing([]byte(`{"code":1,"msg":"success","data":{"ymjg":[{"hz":".cc","zc`)), Asked: []int{1, 2}},
+		{Name: "page 2 is an HTML page", WantErr: "page 2: decode", Pages: failing([]byte(`<html><body>502 Bad Gateway</body></html>`)), Asked: []int{1, 2}},
+		{Name: "page 2 is an error envelope", WantErr: `page 2: gname answered code 0: "请求过于频繁，请稍后再试"`, Pages: failing(ingesttest.Fixture(t, "error.json")), Asked: []int{1, 2}},
+		{Name: "page 2 has no ymjg", WantErr: "page 2: page has no ymjg list", Pages: failing([]byte(`{"code":1,"data":{"list":[]}}`)), Asked: []int{1, 2}},
+		{Name: "page 2 data is a string", WantErr: "page 2: data", Pages: failing([]byte(`{"code":1,"data":"none"}`)), Asked: []int{1, 2}},
+		{Name: "page 2 ymjg is an object", WantErr: "page 2: ymjg", Pages: failing([]byte(`{"code":1,"data":{"ymjg":{"hz":".cc"}}}`)), Asked: []int{1, 2}},
+		{Name: "page 2 has no code", WantErr: "page 2: page has no code", Pages: failing([]byte(`{"data":{"ymjg":[]}}`)), Asked: []int{1, 2}},
+	})
 }
 
 // TestParseQuirks covers the format's quirks one saved page at a time.
@@ -380,13 +201,13 @@ func TestParseSavedPages(t *testing.T) {
 		name, body, wantErr string
 		wantZones           int
 	}{
-		{"both pages", "[" + p1 + "," + p2 + "]", "", wantZones},
-		{"both pages and the empty one past them", "[" + p1 + "," + p2 + "," + emptyPage + "]", "", wantZones},
+		{"both pages", "[" + p1 + "," + p2 + "]", "", 16},
+		{"both pages and the empty one past them", "[" + p1 + "," + p2 + "," + emptyPage + "]", "", 16},
 		{"one page is the whole list", p1, "", 10},
 		{"an array of one page", "[" + p2 + "]", "", 6},
 		{"pages ending with a full one", "[" + p1 + "," + string(pageOf(".a", ".b", ".c", ".d", ".e", ".f", ".g", ".h", ".i", ".j")) + "]", "end with page 2, as long as the first", 0},
 		{"a short page followed by more", "[" + p1 + "," + p2 + "," + string(pageOf(".a")) + "]", "saved page 2 ends the list, yet page 3 brings more rows", 0},
-		{"a short page followed by its repeat", "[" + p1 + "," + p2 + "," + p2 + "]", "", wantZones},
+		{"a short page followed by its repeat", "[" + p1 + "," + p2 + "," + p2 + "]", "", 16},
 		{"page 2 repeating page 1", "[" + p1 + "," + p1 + "]", "page 2 repeats page 1", 0},
 		{"a bad page among them", "[" + p1 + `,{"code":0,"msg":"busy"}]`, `page 2: gname answered code 0: "busy"`, 0},
 		{"no pages", "[]", "no saved pages", 0},
@@ -394,7 +215,7 @@ func TestParseSavedPages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			list, err := gname.Parse([]byte(tt.body), observed)
+			list, err := gname.Parse([]byte(tt.body), suite.Observed)
 			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, 0, nil) && len(list.Prices) != tt.wantZones {
 				t.Errorf("got %d zones, want %d", len(list.Prices), tt.wantZones)
 			}
@@ -402,18 +223,34 @@ func TestParseSavedPages(t *testing.T) {
 	}
 }
 
-// suite is the source, for the conformance suite and the tests below.
+// suite is the source, for the conformance suite and the tests above.
 var suite = ingesttest.Suite{
-	Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse,
+	Name: gname.Name, Registrar: gname.Name, Parse: gname.Parse, Tax: contracts.TaxUnknown,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
 		return gname.New(gname.Config{URL: url, PerPage: perPage}, client, now)
 	},
 	Validate: func(url string) error { return gname.Config{URL: url}.Validate() },
-	Fixtures: []string{"page1.json", "page2.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-	Check: (&fakeAPI{}).check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
-	Spoil:    "data.ymjg.0.xfjg",
-	Drift:    ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
-	Observed: observed, Tax: contracts.TaxUnknown,
+	Errors:   []string{"error.json"}, Check: check, Empty: []byte(emptyPage), Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.PostForm.Get("page")); return n },
+	Spoil: "data.ymjg.0.xfjg",
+	Drift: ingesttest.DriftPaths{Row: "data.ymjg[]", Field: "xfjg", Shape: "data.ymjg"},
+}.Pages("shrunk.json", "page1.json", "page2.json")
+
+// check says what is wrong with a request Gname's own script would not
+// send: a form POST of page and limit.
+func check(r *http.Request) error {
+	err := r.ParseForm()
+	_, perr := strconv.Atoi(r.PostForm.Get("page"))
+	switch {
+	case r.Method != http.MethodPost:
+		return errors.New("method " + r.Method)
+	case r.Header.Get("Content-Type") != "application/x-www-form-urlencoded":
+		return errors.New("content type " + r.Header.Get("Content-Type"))
+	case r.Header.Get("X-Requested-With") != "XMLHttpRequest":
+		return errors.New("no X-Requested-With")
+	case err != nil || perr != nil || r.URL.RawQuery != "" || len(r.PostForm) != 2:
+		return fmt.Errorf("form %v query %q: %v %v", r.PostForm, r.URL.RawQuery, err, perr)
+	}
+	return nil
 }
 
 // TestConform runs the behaviour tests every source passes.

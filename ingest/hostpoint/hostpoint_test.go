@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/hostpoint"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 )
@@ -26,9 +25,7 @@ func checkRequest(r *http.Request) error {
 	return nil
 }
 
-func op(rappen int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: rappen, Currency: "CHF"}}
-}
+var op = ingesttest.In("CHF")
 
 // TestFetch reads the fragment's tiles: 9 zones in francs; the popular
 // .ch and .com shown again alike are read once, .tk offers nothing.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -132,6 +133,30 @@ func Hang(t testing.TB) http.HandlerFunc {
 func PlainGet(r *http.Request) error {
 	if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RawQuery != "" {
 		return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL, r.ContentLength)
+	}
+	return nil
+}
+
+// GetOf is a Suite's Check for a source that asks for one document at
+// path (with its query, as the registrar spells it) with a GET and
+// nothing else.
+func GetOf(path string) func(*http.Request) error {
+	return func(r *http.Request) error {
+		if r.Method != http.MethodGet || r.ContentLength > 0 || r.URL.RequestURI() != path {
+			return fmt.Errorf("%s %s with %d bytes", r.Method, r.URL.RequestURI(), r.ContentLength)
+		}
+		return nil
+	}
+}
+
+// GetJSON is a Suite's Check for a source that asks for a static JSON
+// file with a GET asking for JSON, naming the service as its agent.
+func GetJSON(r *http.Request) error {
+	if err := PlainGet(r); err != nil || r.Header.Get("Accept") != "application/json" {
+		return fmt.Errorf("%s %s Accept %q", r.Method, r.URL, r.Header.Get("Accept"))
+	}
+	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "zoneprice-ingest/") {
+		return fmt.Errorf("User-Agent %q does not name the service", ua)
 	}
 	return nil
 }

@@ -413,6 +413,11 @@ func Regular(amount int64, cur string) *contracts.OpPrice {
 	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: cur}}
 }
 
+// In is Regular in cur: a test's eur(cents) or cny(fen).
+func In(cur string) func(amount int64) *contracts.OpPrice {
+	return func(amount int64) *contracts.OpPrice { return Regular(amount, cur) }
+}
+
 // USD is Regular in US cents, the currency most registrars price in: a
 // test's op(cents).
 func USD(cents int64) *contracts.OpPrice { return Regular(cents, "USD") }
@@ -421,11 +426,11 @@ func USD(cents int64) *contracts.OpPrice { return Regular(cents, "USD") }
 func USDPromo(regular, promo int64) *contracts.OpPrice { return Promo(regular, promo, "USD") }
 
 // Declared is the Suite of a source declared with the adapter kit, built
-// and parsed as its registration does; the caller adds its fixtures and
-// what else its format needs.
+// and parsed as its registration does, observing on 2026-11-28 at noon;
+// the caller adds its fixtures and what else its format needs.
 func Declared(d *kit.Declaration) Suite {
 	return Suite{
-		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read, Tax: d.Tax,
+		Name: d.Name, Registrar: d.Registrar.ID, Parse: d.Read, Tax: d.Tax, Observed: observed,
 		New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
 			return kit.New(d, kit.Config{URL: url}, client, now)
 		},

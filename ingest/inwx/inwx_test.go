@@ -1,101 +1,39 @@
 package inwx_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/inwx"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	usd = ingesttest.USD
+	eur = ingesttest.In("EUR")
+)
 
-// path is where the fake serves the list, as www.inwx.com does.
-const path = "/api/v1/domain/all-prices"
-
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the list.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RequestURI() != path {
-		return fmt.Errorf("%s %s", r.Method, r.URL.RequestURI())
-	}
-	return nil
-}
-
-// newAPI fakes the price list endpoint, answering with body; it returns the
-// list's URL.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
-	t.Helper()
-	api, srv := ingesttest.NewAPI(t, body, checkRequest)
-	return api, srv.URL + path
-}
-
-func price(cur string, amount int64) *contracts.OpPrice { return ingesttest.Regular(amount, cur) }
-
-var usd = ingesttest.USD
-
-func eur(cents int64) *contracts.OpPrice { return price("EUR", cents) }
-
-// fixtureZones is how many zones all-prices.json prices: 22 rows less .pl,
-// which offers nothing.
-const fixtureZones = 21
-
+// TestFetch reads the list: 21 zones, 22 rows less .pl, which offers
+// nothing (left out, not skipped).
 func TestFetch(t *testing.T) {
-	_, url := newAPI(t, ingesttest.Fixture(t, "all-prices.json"))
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != fixtureZones {
-		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a zone offering nothing is left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"numbers", ".com", usd(1190), usd(1190), usd(1190)},
-		{"numeric strings", ".dev", usd(1450), usd(1450), usd(1450)},
-		{"cheap first year", ".xyz", usd(290), usd(1590), usd(1590)},
-		{"euro row among dollar rows", ".de", eur(476), eur(476), eur(476)},
-		{"another euro row", ".eu", eur(595), eur(595), eur(595)},
-		{"upper-case tld, lower-case currency", ".net", usd(1350), usd(1350), usd(1350)},
-		{"second-level zone is its own", ".co.uk", usd(690), usd(690), usd(690)},
-		{"second-level zone beside its parent", ".uk", usd(690), usd(690), nil},
-		{"another second-level zone", ".com.au", usd(1250), usd(1250), usd(1250)},
-		{"thousands separator", ".security", usd(219000), usd(219000), usd(219000)},
-		{"zero transfer is not offered", ".ch", usd(890), usd(890), nil},
-		{"null transfer is not offered", ".at", usd(1090), usd(1090), nil},
-		{"n/a transfer is not offered", ".es", usd(850), usd(850), nil},
-		{"IDN as an A-label", ".xn--p1ai", usd(590), usd(590), usd(590)},
-		{"IDN in Unicode with a dot", ".xn--q9jyb4c", usd(990), usd(2990), usd(2990)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("tax = %q, want %q", p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	if _, ok := got[".pl"]; ok {
-		t.Error(".pl offers nothing; it should be left out")
-	}
+	got := suite.Fetched(t, "all-prices.json", 21, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "numbers", Zone: ".com", Register: usd(1190), Renew: usd(1190), Transfer: usd(1190)},
+		{Name: "numeric strings", Zone: ".dev", Register: usd(1450), Renew: usd(1450), Transfer: usd(1450)},
+		{Name: "cheap first year", Zone: ".xyz", Register: usd(290), Renew: usd(1590), Transfer: usd(1590)},
+		{Name: "euro row among dollar rows", Zone: ".de", Register: eur(476), Renew: eur(476), Transfer: eur(476)},
+		{Name: "another euro row", Zone: ".eu", Register: eur(595), Renew: eur(595), Transfer: eur(595)},
+		{Name: "upper-case tld, lower-case currency", Zone: ".net", Register: usd(1350), Renew: usd(1350), Transfer: usd(1350)},
+		{Name: "second-level zone is its own", Zone: ".co.uk", Register: usd(690), Renew: usd(690), Transfer: usd(690)},
+		{Name: "second-level zone beside its parent", Zone: ".uk", Register: usd(690), Renew: usd(690)},
+		{Name: "another second-level zone", Zone: ".com.au", Register: usd(1250), Renew: usd(1250), Transfer: usd(1250)},
+		{Name: "thousands separator", Zone: ".security", Register: usd(219000), Renew: usd(219000), Transfer: usd(219000)},
+		{Name: "zero transfer is not offered", Zone: ".ch", Register: usd(890), Renew: usd(890)},
+		{Name: "null transfer is not offered", Zone: ".at", Register: usd(1090), Renew: usd(1090)},
+		{Name: "n/a transfer is not offered", Zone: ".es", Register: usd(850), Renew: usd(850)},
+		{Name: "IDN as an A-label", Zone: ".xn--p1ai", Register: usd(590), Renew: usd(590), Transfer: usd(590)},
+		{Name: "IDN in Unicode with a dot", Zone: ".xn--q9jyb4c", Register: usd(990), Renew: usd(2990), Transfer: usd(2990)},
+	}, ".pl")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -136,7 +74,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "Swiss francs",
 			Body: rows(`{"tld":"ch","createPrice":"7.90","renewalPrice":"7.90","currency":"CHF"}`),
-			Zone: ".ch", Want: suite.Set(".ch", price("CHF", 790), price("CHF", 790), nil),
+			Zone: ".ch", Want: suite.Set(".ch", ingesttest.Regular(790, "CHF"), ingesttest.Regular(790, "CHF"), nil),
 		},
 		{
 			Name: "row without a currency is skipped",
@@ -220,18 +158,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: inwx.Name, Registrar: inwx.Name, Parse: inwx.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(inwx.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Path:     path, Fixtures: []string{"all-prices.json"}, Shrunk: "all-prices_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "tlds.0.renewalPrice",
-	Drift:    ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(inwx.Declaration()).Reads("all-prices.json", "all-prices_shrunk.json").
+	At("/api/v1/domain/all-prices").With(ingesttest.Suite{
+	Errors: []string{"error.json"}, Spoil: "tlds.0.renewalPrice",
+	Drift: ingesttest.DriftPaths{Row: "tlds[]", Field: "renewalPrice", Shape: "tlds"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -186,15 +186,9 @@ func fetchPages(ctx context.Context, s *kit.Source, first *[]byte) (*ingest.List
 // ...]). Fewer rows than totalRows is refused: importing part of the list
 // would withdraw the zones on the missing pages.
 func parse(d *kit.Declaration, body []byte, observed time.Time) (*ingest.List, error) {
-	bodies := []json.RawMessage{body}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		bodies = nil
-		if err := json.Unmarshal(t, &bodies); err != nil {
-			return nil, fmt.Errorf("iwantmyname price list: saved pages do not decode: %w", err)
-		}
-		if len(bodies) == 0 {
-			return nil, errors.New("iwantmyname price list: no saved pages")
-		}
+	bodies, err := ingest.SavedPages(body, "iwantmyname price list")
+	if err != nil {
+		return nil, err
 	}
 	r := reader{d: d, observed: observed}
 	for i, b := range bodies {

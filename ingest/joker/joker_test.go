@@ -1,93 +1,38 @@
 package joker_test
 
 import (
-	"context"
-	"errors"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/joker"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	op  = ingesttest.USD
+	eur = ingesttest.In("EUR")
+)
 
-const listPath = "/api/v1/price/list"
-
-// wantZones is how many zones the fixture prices: 20 entries less .pl
-// (zero throughout) and "forever/" (a Handshake name).
-const wantZones = 18
-
-// checkRequest says what is wrong with a request that is not the plain GET
-// Joker's pages send.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.Path != listPath || r.URL.RawQuery != "" {
-		return errors.New(r.Method + " " + r.URL.String())
-	}
-	return nil
-}
-
-var op = ingesttest.USD
-
-func eur(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "EUR"}}
-}
-
+// TestFetch reads the list: 18 zones, 20 entries less .pl (zero
+// throughout) and "forever/" (a Handshake name), both left out, not
+// skipped.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "pricelist.json"), checkRequest)
-	url := srv.URL + listPath
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a Handshake name and a zone priced at zero are left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"plain", ".com", op(1041), op(1041), op(1041)},
-		{"prices as JSON numbers", ".app", op(1439), op(1439), op(1439)},
-		{"second-level zone is its own", ".co.uk", op(760), op(760), op(0)},
-		{"CentralNic second-level zone", ".uk.com", op(3845), op(3845), op(3845)},
-		{"free transfer", ".de", op(456), op(456), op(0)},
-		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
-		{"n/a transfer is not offered", ".es", op(907), op(907), nil},
-		{"empty transfer is not offered", ".online", op(362), op(3481), nil},
-		{"absent transfer is not offered", ".io", op(4972), op(4972), nil},
-		{"-1 renewal is not offered", ".xyz", op(285), nil, op(1523)},
-		{"an operation beyond the three is ignored", ".shop", op(241), op(3803), op(3803)},
-		{"IDN as an A-label", ".xn--q9jyb4c", op(898), op(2806), op(2806)},
-		{"IDN in Unicode", ".xn--p1ai", op(620), op(620), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("tax %q, want %q", p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	for _, zone := range []string{".pl", ".forever"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should be left out", zone)
-		}
-	}
+	got := suite.Fetched(t, "pricelist.json", 18, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "plain", Zone: ".com", Register: op(1041), Renew: op(1041), Transfer: op(1041)},
+		{Name: "prices as JSON numbers", Zone: ".app", Register: op(1439), Renew: op(1439), Transfer: op(1439)},
+		{Name: "second-level zone is its own", Zone: ".co.uk", Register: op(760), Renew: op(760), Transfer: op(0)},
+		{Name: "CentralNic second-level zone", Zone: ".uk.com", Register: op(3845), Renew: op(3845), Transfer: op(3845)},
+		{Name: "free transfer", Zone: ".de", Register: op(456), Renew: op(456), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(206023), Renew: op(206023), Transfer: op(206023)},
+		{Name: "n/a transfer is not offered", Zone: ".es", Register: op(907), Renew: op(907)},
+		{Name: "empty transfer is not offered", Zone: ".online", Register: op(362), Renew: op(3481)},
+		{Name: "absent transfer is not offered", Zone: ".io", Register: op(4972), Renew: op(4972)},
+		{Name: "-1 renewal is not offered", Zone: ".xyz", Register: op(285), Transfer: op(1523)},
+		{Name: "an operation beyond the three is ignored", Zone: ".shop", Register: op(241), Renew: op(3803), Transfer: op(3803)},
+		{Name: "IDN as an A-label", Zone: ".xn--q9jyb4c", Register: op(898), Renew: op(2806), Transfer: op(2806)},
+		{Name: "IDN in Unicode", Zone: ".xn--p1ai", Register: op(620), Renew: op(620)},
+	}, ".pl", ".forever")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -217,18 +162,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: joker.Name, Registrar: joker.Name, Parse: joker.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(joker.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Path:     listPath, Fixtures: []string{"pricelist.json"}, Shrunk: "pricelist_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
-	Drift:    ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(joker.Declaration()).Reads("pricelist.json", "pricelist_shrunk.json").
+	At("/api/v1/price/list").With(ingesttest.Suite{
+	Errors: []string{"error.json"}, Spoil: "result.pricelist.domains.com.renewal.total.display_total",
+	Drift: ingesttest.DriftPaths{Row: "result.pricelist.domains.*", Field: "renewal", Shape: "result.pricelist.domains"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

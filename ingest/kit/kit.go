@@ -131,14 +131,9 @@ var (
 // New returns a Source of d that fetches with client and stamps what it
 // observes with now() (time.Now when nil).
 func New(d *Declaration, cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
+	now, err := fetch.Ready(d.Name, cfg, client, now)
+	if err != nil {
 		return nil, err
-	}
-	if client == nil {
-		return nil, fmt.Errorf("%s source needs a fetch client", d.Name)
-	}
-	if now == nil {
-		now = time.Now
 	}
 	u := cfg.URL
 	if u == "" {

@@ -40,8 +40,6 @@
 package lcn
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -49,15 +47,10 @@ import (
 const Name = "lcn"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "LCN", Website: "https://www.lcn.com"},
-	Kind: contracts.SourceSite, URL: "https://www.lcn.com/domain-names",
-	What: "lcn price table", Currency: "GBP", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "LCN", "https://www.lcn.com", "https://www.lcn.com/domain-names", "lcn price table", "GBP", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "domain extension", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "1 year price", SaleAfter: true},
 		Ignore:   []string{"2 year price"},
-	},
+	})
 }

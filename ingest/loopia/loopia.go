@@ -16,8 +16,10 @@
 // a first-year promotional price; amounts have a decimal comma and may
 // have spaces between thousands. hellouy/domainhub
 // adapters/table-registrars.ts (loopiaAdapter) names the same URL from
-// f8923f7 on, in SEK with the "eu" number format; from 0688fba it renders
-// the page in a browser, which sajda does not need.
+// f8923f7 to 60ec178, in SEK with the "eu" number format, and from 0688fba
+// renders the page in a browser, which sajda does not need; at 001f44c it
+// names loopia.se/domain/ again, which that project's candidate pool
+// records as gone (404).
 //
 // What is ASSUMED:
 //
@@ -48,15 +50,11 @@ import (
 	"errors"
 
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
 // Name is the source's name and Loopia's registrar id.
 const Name = "loopia"
-
-// Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
 
 // The cells of a row.
 const (
@@ -67,18 +65,18 @@ const (
 	fourth              = "td:nth-child(4)"
 )
 
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Loopia", Website: "https://www.loopia.se"},
-	Kind: contracts.SourceSite, URL: "https://www.loopia.se/domannamn/detaljerad_prislista/",
-	What: "loopia price list", Currency: "SEK", Tax: contracts.TaxIncluded,
-	Table: &kit.Table{
+// Declaration is the source, as the package comment reads it.
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Loopia", "https://www.loopia.se", "https://www.loopia.se/domannamn/detaljerad_prislista/", "loopia price list", "SEK", &kit.Table{
 		Format: kit.HTML, Rows: "table tr:has(td)", DecimalComma: true, Unit: "kr",
 		Cells:   []string{zone, register, renew, footnote, registerNet, renNet, campaign, fourth},
 		OwnText: []string{zone}, Zone: zone, Prepare: prepare,
 		Register: kit.Op{Price: register}, Renew: kit.Op{Price: renew},
 		// The campaign marker is read by prepare, not as a price.
 		Ignore: []string{footnote, registerNet, renNet, campaign},
-	},
+	})
+	d.Tax = contracts.TaxIncluded
+	return d
 }
 
 // errCampaign is a campaign row: a first-year price without its regular

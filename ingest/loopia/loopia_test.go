@@ -3,14 +3,11 @@ package loopia_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/loopia"
 )
 
-func sek(ore int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: ore, Currency: "SEK"}}
-}
+var sek = ingesttest.In("SEK")
 
 // TestFetch reads the price list's three tables, with VAT: 14 zones; the
 // campaign row (.shop) is skipped, the menu's and the footnote's rows are

@@ -38,8 +38,6 @@
 package lws
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -47,16 +45,11 @@ import (
 const Name = "lws"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "LWS", Website: "https://www.lws.fr"},
-	Kind: contracts.SourceSite, URL: "https://lws.net/domain-pricing",
-	What: "lws price list", Currency: "EUR", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "LWS", "https://www.lws.fr", "https://lws.net/domain-pricing", "lws price list", "EUR", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "extension", Symbols: true, Prepare: kit.DottedZone,
 		Register: kit.Op{Price: "register", SaleAfter: true}, Renew: kit.Op{Price: "renewal"},
 		Transfer: kit.Op{Price: "transfer", ZeroFree: true},
 		Ignore:   []string{"category", "top"},
-	},
+	})
 }

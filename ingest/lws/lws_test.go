@@ -8,9 +8,7 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/lws"
 )
 
-func eur(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "EUR"}}
-}
+var eur = ingesttest.In("EUR")
 
 func promo(regular, price int64) *contracts.OpPrice { return ingesttest.Promo(regular, price, "EUR") }
 

@@ -49,7 +49,6 @@ package metaname
 
 import (
 	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -57,16 +56,13 @@ import (
 const Name = "metaname"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Metaname", Website: "https://metaname.net"},
-	Kind: contracts.SourceSite, URL: "https://metaname.net/public/pricing",
-	What: "metaname price page", Currency: "NZD", Tax: contracts.TaxExcluded,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Metaname", "https://metaname.net", "https://metaname.net/public/pricing", "metaname price page", "NZD", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "tld", Prepare: kit.DottedZone,
 		Dollar: "NZD", Amounts: 2, Pick: 0,
 		Register: kit.Op{Price: "0-15"}, Renew: kit.Op{Price: "0-15"},
 		Ignore: []string{"16-127", "128-511", "512-1023", "1024+"},
-	},
+	})
+	d.Tax = contracts.TaxExcluded
+	return d
 }

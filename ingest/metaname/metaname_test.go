@@ -3,14 +3,11 @@ package metaname_test
 import (
 	"testing"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/metaname"
 )
 
-func nzd(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "NZD"}}
-}
+var nzd = ingesttest.In("NZD")
 
 // suite is the source, for the conformance suite and the tests below.
 var suite = ingesttest.Declared(metaname.Declaration()).Reads("pricing.html", "pricing_shrunk.html")

@@ -186,14 +186,9 @@ func (s *Source) Describe() ingest.Description {
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
 func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
+	now, err := fetch.Ready(Name, cfg, client, now)
+	if err != nil {
 		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("namecheap source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
 	}
 	u := cfg.URL
 	if u == "" {
@@ -224,7 +219,7 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 		URL:     s.url,
 		Header:  http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/xml, text/xml"}},
 		Body:    []byte(s.form.Encode()),
-		Secrets: []string{s.key, url.QueryEscape(s.key), url.PathEscape(s.key)},
+		Secrets: s.secrets(),
 	})
 	if err != nil {
 		return nil, s.redact(fmt.Errorf("fetch namecheap price list: %w", err))
@@ -236,28 +231,12 @@ func (s *Source) Fetch(ctx context.Context) (*ingest.List, error) {
 	return list, nil
 }
 
-// redactedError hides the API key in an error's message but keeps the
-// error it wraps inspectable with errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
 // redact replaces the API key, plain or URL-encoded, in err's message.
-func (s *Source) redact(err error) error {
-	msg := err.Error()
-	for _, k := range []string{s.key, url.QueryEscape(s.key), url.PathEscape(s.key)} {
-		if k != "" {
-			msg = strings.ReplaceAll(msg, k, "[REDACTED]")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
+func (s *Source) redact(err error) error { return fetch.Redact(err, s.secrets()...) }
+
+// secrets are the API key as a request or an error may spell it.
+func (s *Source) secrets() []string {
+	return []string{s.key, url.QueryEscape(s.key), url.PathEscape(s.key)}
 }
 
 // apiResponse is the envelope of every API answer. The element names match

@@ -29,7 +29,7 @@ var handshake = []string{".0db", ".4k", ".abo"}
 // rest is not refused as shrunk, the names are counted and logged; and a
 // name the root delegates later becomes a zone at the next round.
 func TestRootZoneGuard(t *testing.T) {
-	_, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
+	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "tlds.json"), suite.Check)
 	// Each round observes its prices a minute after the last, as a live
 	// one would: a price published again is a new message.
 	at := observed

@@ -1,52 +1,22 @@
 package namecheaplist_test
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/namecheaplist"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-
-// checkRequest says what is wrong with a request that is not a plain GET
-// of the file asking for JSON.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RawQuery != "" || r.Header.Get("Accept") != "application/json" {
-		return fmt.Errorf("%s %s Accept %q", r.Method, r.URL, r.Header.Get("Accept"))
-	}
-	if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "zoneprice-ingest/") {
-		return fmt.Errorf("User-Agent %q does not name the service", ua)
-	}
-	return nil
-}
-
-// newAPI fakes the CloudFront file, answering with body.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
-	t.Helper()
-	return ingesttest.NewAPI(t, body, checkRequest)
-}
-
-var op = ingesttest.USD
-
-// promo is a registration whose first year costs first cents instead of
-// its regular cents, with no end date.
-func promo(regular, first int64) *contracts.OpPrice {
-	o := op(regular)
-	o.Promo = &contracts.Promo{Price: contracts.Price{Amount: first, Currency: "USD"}}
-	return o
-}
+var (
+	op = ingesttest.USD
+	// promo is a registration whose first year costs first cents instead
+	// of its regular cents, with no end date.
+	promo = ingesttest.USDPromo
+)
 
 func set(zone string, register, renew *contracts.OpPrice) *contracts.PriceSet {
 	return suite.Set(zone, register, renew, nil)
@@ -73,69 +43,34 @@ const fixtureZones = 22
 // runner publishes: all but the Handshake names 0db, 4k and abo.
 const rootZones = fixtureZones - 3
 
+// TestFetch reads the file: 22 zones, 24 rows less .ai, sold for two
+// years at least (left out, not skipped), and 8888, no zone (outside the
+// root, as its golden file says).
 func TestFetch(t *testing.T) {
-	f, srv := newAPI(t, ingesttest.Fixture(t, "tlds.json"))
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != fixtureZones {
-		t.Errorf("got %d zones, want %d (24 rows less .ai, sold for two years at least, and 8888, no zone)", len(got), fixtureZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; want none: a zone priced for two years is left out, not skipped", list.Skipped, list.Keep)
-	}
-	if want := []ingest.Skip{{Registrar: namecheaplist.Registrar, Name: ".8888", Reason: contracts.SkipNotInRoot}}; !slices.Equal(list.Outside, want) {
-		t.Errorf("outside the root %+v, want %+v", list.Outside, want)
-	}
-	if got := f.Requests(); got != 1 {
-		t.Errorf("server saw %d requests, want 1", got)
-	}
-	tests := []struct {
-		name, zone      string
-		register, renew *contracts.OpPrice
-	}{
-		{"first-year discount is a promotion on the regular price", ".com", promo(1398, 958), op(1458)},
-		{"discount with an upper-case hint", ".org", promo(1248, 1098), op(1598)},
-		{"discount to a first year far below the renewal", ".xyz", promo(1698, 198), op(1698)},
-		{"discount written as strings", ".dev", promo(1498, 1298), op(1698)},
-		{"Regular equal to Price is no promotion", ".net", op(1298), op(1698)},
-		{"null Regular is no promotion", ".io", op(3498), op(5998)},
-		{"zero Regular is no promotion", ".de", op(698), op(998)},
-		{"no Regular: first year below the renewal is no promotion", ".online", op(98), op(3298)},
-		{"no Regular", ".co", op(998), op(3298)},
-		{"second-level zone is its own, with a discount", ".co.uk", promo(1198, 598), op(1098)},
-		{"second-level zone beside its parent", ".uk", op(598), op(1098)},
-		{"second-level zone without its parent", ".com.au", op(1298), op(1498)},
-		{"thousands separator in a string", ".security", op(206023), op(206023)},
-		{"IDN in Unicode", ".xn--3ds443g", op(398), op(2998)},
-		{"IDN as an A-label", ".xn--6frz82g", op(1498), op(2998)},
-		{"null renewal is not offered, discount stays", ".info", promo(1898, 298), nil},
+	got := suite.Fetched(t, "tlds.json", fixtureZones, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "first-year discount is a promotion on the regular price", Zone: ".com", Register: promo(1398, 958), Renew: op(1458)},
+		{Name: "discount with an upper-case hint", Zone: ".org", Register: promo(1248, 1098), Renew: op(1598)},
+		{Name: "discount to a first year far below the renewal", Zone: ".xyz", Register: promo(1698, 198), Renew: op(1698)},
+		{Name: "discount written as strings", Zone: ".dev", Register: promo(1498, 1298), Renew: op(1698)},
+		{Name: "Regular equal to Price is no promotion", Zone: ".net", Register: op(1298), Renew: op(1698)},
+		{Name: "null Regular is no promotion", Zone: ".io", Register: op(3498), Renew: op(5998)},
+		{Name: "zero Regular is no promotion", Zone: ".de", Register: op(698), Renew: op(998)},
+		{Name: "no Regular: first year below the renewal is no promotion", Zone: ".online", Register: op(98), Renew: op(3298)},
+		{Name: "no Regular", Zone: ".co", Register: op(998), Renew: op(3298)},
+		{Name: "second-level zone is its own, with a discount", Zone: ".co.uk", Register: promo(1198, 598), Renew: op(1098)},
+		{Name: "second-level zone beside its parent", Zone: ".uk", Register: op(598), Renew: op(1098)},
+		{Name: "second-level zone without its parent", Zone: ".com.au", Register: op(1298), Renew: op(1498)},
+		{Name: "thousands separator in a string", Zone: ".security", Register: op(206023), Renew: op(206023)},
+		{Name: "IDN in Unicode", Zone: ".xn--3ds443g", Register: op(398), Renew: op(2998)},
+		{Name: "IDN as an A-label", Zone: ".xn--6frz82g", Register: op(1498), Renew: op(2998)},
+		{Name: "null renewal is not offered, discount stays", Zone: ".info", Register: promo(1898, 298)},
 		// Handshake names, which the file marks in no way: published as
 		// zones until the runner's root-zone guard leaves them out.
-		{"Handshake name", ".0db", op(298), op(298)},
-		{"Handshake name starting with a digit", ".4k", op(498), op(498)},
-		{"Handshake name with a discount", ".abo", promo(498, 198), op(498)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, nil)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("tax = %q, want %q", p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	if _, ok := got[".ai"]; ok {
-		t.Error(".ai is listed; its only price is for two years")
-	}
-	if _, ok := got[".8888"]; ok {
-		t.Error(".8888 is listed; a numeric label is no zone")
-	}
+		{Name: "Handshake name", Zone: ".0db", Register: op(298), Renew: op(298)},
+		{Name: "Handshake name starting with a digit", Zone: ".4k", Register: op(498), Renew: op(498)},
+		{Name: "Handshake name with a discount", Zone: ".abo", Register: promo(498, 198), Renew: op(498)},
+	}, ".ai", ".8888")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -264,7 +199,7 @@ func TestParseQuirks(t *testing.T) {
 				V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: namecheaplist.Registrar, Zone: ".com",
 				Register:   &contracts.OpPrice{Regular: contracts.Price{Amount: 1040, Currency: "EUR"}},
 				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 1565, Currency: "EUR"}},
-				ObservedAt: observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
+				ObservedAt: suite.Observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
 			},
 		},
 		{
@@ -433,7 +368,7 @@ func TestRegular(t *testing.T) {
 					Promo:   &contracts.Promo{Price: contracts.Price{Amount: 890, Currency: "EUR"}},
 				},
 				Renew:      &contracts.OpPrice{Regular: contracts.Price{Amount: 1350, Currency: "EUR"}},
-				ObservedAt: observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
+				ObservedAt: suite.Observed, Source: namecheaplist.Name, Tax: contracts.TaxUnknown,
 			},
 		},
 		{
@@ -464,7 +399,7 @@ func TestRegular(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			list, err := namecheaplist.Declaration().Read([]byte(tt.body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(tt.body), suite.Observed)
 			if ingesttest.CheckOutcome(t, list, err, tt.wantErr, tt.skipped, tt.keep) {
 				ingesttest.CheckZone(t, suite.ByZone(t, list), ".com", tt.want)
 			}
@@ -492,7 +427,7 @@ func TestHandshakeNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `[` + row(tt.label, "1.98", "4.98") + `,` + row("net", "12.98", "16.98") + `]`
-			list, err := namecheaplist.Declaration().Read([]byte(body), observed)
+			list, err := namecheaplist.Declaration().Read([]byte(body), suite.Observed)
 			if ingesttest.CheckOutcome(t, list, err, "", 0, nil) {
 				ingesttest.CheckZone(t, suite.ByZone(t, list), tt.zone, tt.want)
 				if !slices.Equal(list.Outside, tt.outside) {
@@ -503,18 +438,12 @@ func TestHandshakeNames(t *testing.T) {
 	}
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: namecheaplist.Name, Registrar: namecheaplist.Registrar, Parse: namecheaplist.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(namecheaplist.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"tlds.json"}, Shrunk: "tlds_shrunk.json", Errors: []string{"error.json", "error.xml"},
-	Check: checkRequest, Conditional: true, Spoil: "0.Pricing.Renewal",
-	Drift:    ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(namecheaplist.Declaration()).Reads("tlds.json", "tlds_shrunk.json").With(ingesttest.Suite{
+	Check:  ingesttest.GetJSON,
+	Errors: []string{"error.json", "error.xml"}, Spoil: "0.Pricing.Renewal",
+	Drift: ingesttest.DriftPaths{Row: "[].Pricing", Field: "Renewal", Shape: "[].Pricing"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -187,14 +187,9 @@ func (s *Source) Describe() ingest.Description {
 // New returns a Source that fetches with client and stamps what it observes
 // with now() (time.Now when nil).
 func New(cfg Config, client *fetch.Client, now func() time.Time) (*Source, error) {
-	if err := cfg.Validate(); err != nil {
+	now, err := fetch.Ready(Name, cfg, client, now)
+	if err != nil {
 		return nil, err
-	}
-	if client == nil {
-		return nil, errors.New("namecom source needs a fetch client")
-	}
-	if now == nil {
-		now = time.Now
 	}
 	raw := cfg.URL
 	if raw == "" {
@@ -283,30 +278,9 @@ func (s *Source) fetchErr(page int, err error) error {
 	return fmt.Errorf("fetch namecom price list page %d: %w", page, err)
 }
 
-// redactedError hides the credentials in an error's message but keeps the
-// error it wraps inspectable with errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
 // redact replaces the token and the encoded credentials in err's message,
 // in case the server echoes them.
-func (s *Source) redact(err error) error {
-	msg := err.Error()
-	for _, secret := range s.secrets {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "[REDACTED]")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
-}
+func (s *Source) redact(err error) error { return fetch.Redact(err, s.secrets...) }
 
 // Parse reads a saved price list, for an import from a file: one page that is the whole
 // list, or a JSON array of every page in order ([page1, page2, ...]). A
@@ -314,15 +288,9 @@ func (s *Source) redact(err error) error {
 // totalCount, is refused: importing part of the list would withdraw the
 // zones on the missing pages.
 func Parse(body []byte, observed time.Time) (*ingest.List, error) {
-	bodies := []json.RawMessage{body}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		bodies = nil
-		if err := json.Unmarshal(t, &bodies); err != nil {
-			return nil, fmt.Errorf("name.com price list: saved pages do not decode: %w", err)
-		}
-		if len(bodies) == 0 {
-			return nil, errors.New("name.com price list: no saved pages")
-		}
+	bodies, err := ingest.SavedPages(body, "name.com price list")
+	if err != nil {
+		return nil, err
 	}
 	var (
 		acc         accumulator

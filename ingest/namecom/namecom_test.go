@@ -6,23 +6,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/namecom"
 )
-
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 // The credentials the tests configure; the token must never show in an
 // error.
@@ -31,135 +25,31 @@ const (
 	token    = "2f6a9c0e4b7d1358a0c2e4f6b8d0a1c3e5f7a9b1"
 )
 
-// wantZones is how many usable zones the three pages hold: 24 rows less
-// .store (a two-year row), .cat (nothing offered), .club (a price in
-// exponent notation) and the second .com.
-const wantZones = 20
+var (
+	op    = ingesttest.USD
+	promo = ingesttest.USDPromo
+)
 
-func threePages(t testing.TB) map[int][]byte {
-	return map[int][]byte{1: ingesttest.Fixture(t, "page1.json"), 2: ingesttest.Fixture(t, "page2.json"), 3: ingesttest.Fixture(t, "page3.json")}
-}
-
-// fakeAPI speaks name.com's TLD price list: it checks Basic auth and the
-// query, records the pages asked for, and after any scripted answers
-// serves the page asked for.
-type fakeAPI struct {
-	*ingesttest.API
-	mu    sync.Mutex
-	asked []int // pages asked for, in order
-}
-
-func newFakeAPI(t *testing.T, pages map[int][]byte) (*fakeAPI, *httptest.Server) {
-	t.Helper()
-	f := &fakeAPI{}
-	api, srv := ingesttest.NewAPI(t, nil, f.check)
-	f.API = api
-	f.serve(pages)
-	return f, srv
-}
-
-// check records the page asked for and says what is wrong with a request
-// name.com would not expect.
-func (f *fakeAPI) check(r *http.Request) error {
-	q := r.URL.Query()
-	page, err := strconv.Atoi(q.Get("page"))
-	user, pass, ok := r.BasicAuth()
-	f.mu.Lock()
-	f.asked = append(f.asked, page)
-	f.mu.Unlock()
-	switch {
-	case r.Method != http.MethodGet:
-		return errors.New("method " + r.Method)
-	case !ok || user != username || pass != token:
-		return fmt.Errorf("basic auth %q %q %v", user, pass, ok)
-	case err != nil || q.Get("duration") != "1" || q.Get("perPage") != "1000":
-		return errors.New("query " + r.URL.RawQuery)
-	}
-	return nil
-}
-
-// serve makes pages the current answer: each request gets the page it
-// asks for, or a 404.
-func (f *fakeAPI) serve(pages map[int][]byte) {
-	f.SetHandler(func(w http.ResponseWriter, r *http.Request) {
-		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		body, found := pages[page]
-		if !found {
-			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	})
-}
-
-func (f *fakeAPI) askedFor() []int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.asked)
-}
-
-// status answers with code and an error body in name.com's shape.
-func status(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"message":"`+http.StatusText(code)+`"}`, code)
-	}
-}
-
-var op = ingesttest.USD
-
-var promo = ingesttest.USDPromo
-
-func TestFetchPages(t *testing.T) {
-	f, srv := newFakeAPI(t, threePages(t))
-	list, err := suite.Source(t, srv.URL+"/core/v1/tldpricing", nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := f.askedFor(), []int{1, 2, 3}; !reflect.DeepEqual(got, want) {
-		t.Errorf("pages asked for = %v, want %v", got, want)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"page 1, plain; its repeat on page 3 is ignored", ".com", op(1199), op(1299), op(1199)},
-		{"retail below original is a promotion", ".org", promo(1199, 799), op(1299), op(1199)},
-		{"second-level zone, null transfer", ".co.uk", op(899), op(899), nil},
-		{"only transfers offered", ".ai", nil, nil, op(7999)},
-		{"account discount is not a public price", ".app", op(1499), op(1699), op(1699)},
-		{"page 2, docs example without retail fields", ".dev", promo(1699, 1299), op(1699), op(1699)},
-		{"retail above original is paid", ".me", op(2199), op(2199), op(2199)},
-		{"float artifact read by its digits", ".info", promo(2499, 399), op(2499), op(2499)},
-		{"unicode IDN", ".xn--q9jyb4c", promo(2999, 399), op(2999), op(2999)},
-		{"free transfer", ".uk", op(899), op(899), op(0)},
-		{"promotion under a dollar", ".online", promo(3999, 99), op(3999), op(3999)},
-		{"page 3, promotion", ".co", promo(3299, 1199), op(3299), op(3299)},
-		{"page 3, second-level zone", ".com.au", op(1499), op(1499), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-		})
-	}
-	for _, zone := range []string{".store", ".cat", ".club"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should be skipped", zone)
-		}
-	}
-	// .club's exponent cannot be read and .com's repeat is skipped; the
-	// two-year .store and the unoffered .cat are left out.
-	if want := []string{"prices.v1.namecom.club"}; list.Skipped != 2 || !slices.Equal(list.Keep, want) {
-		t.Errorf("skipped %d, keep %q; want 2, %q", list.Skipped, list.Keep, want)
-	}
+// TestFetch reads the three pages: 20 zones, 24 rows less .store (a
+// two-year row) and .cat (nothing offered), left out, and .club (a price
+// in exponent notation) and the second .com, skipped.
+func TestFetch(t *testing.T) {
+	got := suite.FetchedPages(t, 20, 2)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "page 1, plain; its repeat on page 3 is ignored", Zone: ".com", Register: op(1199), Renew: op(1299), Transfer: op(1199)},
+		{Name: "retail below original is a promotion", Zone: ".org", Register: promo(1199, 799), Renew: op(1299), Transfer: op(1199)},
+		{Name: "second-level zone, null transfer", Zone: ".co.uk", Register: op(899), Renew: op(899)},
+		{Name: "only transfers offered", Zone: ".ai", Transfer: op(7999)},
+		{Name: "account discount is not a public price", Zone: ".app", Register: op(1499), Renew: op(1699), Transfer: op(1699)},
+		{Name: "page 2, docs example without retail fields", Zone: ".dev", Register: promo(1699, 1299), Renew: op(1699), Transfer: op(1699)},
+		{Name: "retail above original is paid", Zone: ".me", Register: op(2199), Renew: op(2199), Transfer: op(2199)},
+		{Name: "float artifact read by its digits", Zone: ".info", Register: promo(2499, 399), Renew: op(2499), Transfer: op(2499)},
+		{Name: "unicode IDN", Zone: ".xn--q9jyb4c", Register: promo(2999, 399), Renew: op(2999), Transfer: op(2999)},
+		{Name: "free transfer", Zone: ".uk", Register: op(899), Renew: op(899), Transfer: op(0)},
+		{Name: "promotion under a dollar", Zone: ".online", Register: promo(3999, 99), Renew: op(3999), Transfer: op(3999)},
+		{Name: "page 3, promotion", Zone: ".co", Register: promo(3299, 1199), Renew: op(3299), Transfer: op(3299)},
+		{Name: "page 3, second-level zone", Zone: ".com.au", Register: op(1499), Renew: op(1499)},
+	}, ".store", ".cat", ".club")
 }
 
 // TestPaging covers how Fetch follows and guards the pages.
@@ -171,105 +61,38 @@ func TestPaging(t *testing.T) {
 		}
 		return fmt.Appendf(nil, `{"nextPage":%s,"totalCount":%d,"from":1,"to":%d,"pricing":[%s]}`, next, total, len(rows), strings.Join(rows, ","))
 	}
-	tests := []struct {
-		name      string
-		pages     map[int][]byte
-		wantErr   string // "" for success
-		wantZones int
-		wantAsked int
-	}{
-		{"one page, nextPage absent", map[int][]byte{1: []byte(`{"totalCount":1,"pricing":[{"tld":"com","duration":1,"registrationPrice":9.99}]}`)}, "", 1, 1},
-		{"nextPage 0 ends", map[int][]byte{1: pageOf("0", 1, "com")}, "", 1, 1},
-		{"pages skipped by nextPage", map[int][]byte{1: pageOf("3", 2, "com"), 3: pageOf("null", 2, "net")}, "", 2, 2},
-		{"nextPage pointing back", map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("1", 3, "net")}, "points back to page 1", 0, 2},
-		{"nextPage repeating itself", map[int][]byte{1: pageOf("1", 3, "com")}, "points back to page 1", 0, 1},
-		{"fewer rows than totalCount", map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("null", 3, "net")}, "ended after 2 of 3 rows", 0, 2},
-		{"next page missing", map[int][]byte{1: pageOf("2", 2, "com")}, "HTTP 404", 0, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, srv := newFakeAPI(t, tt.pages)
-			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if list != nil {
-					t.Error("Fetch returned a list with its error")
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			} else if len(list.Prices) != tt.wantZones {
-				t.Errorf("got %d zones, want %d", len(list.Prices), tt.wantZones)
-			}
-			if got := f.Requests(); got != tt.wantAsked {
-				t.Errorf("server saw %d requests, want %d", got, tt.wantAsked)
-			}
-		})
-	}
-	t.Run("endless pages stop at the limit", func(t *testing.T) {
-		var n atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			n.Add(1)
-			p, _ := strconv.Atoi(r.URL.Query().Get("page"))
-			_, _ = w.Write(pageOf(strconv.Itoa(p+1), 1_000_000, "com"))
-		}))
-		t.Cleanup(srv.Close)
-		_, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
-			t.Fatalf("Fetch error = %v, want the page limit", err)
-		}
-		if got := n.Load(); got != namecom.MaxPages {
-			t.Errorf("server saw %d requests, want %d", got, namecom.MaxPages)
-		}
+	all := map[int][]byte{1: ingesttest.Fixture(t, "page1.json"), 2: ingesttest.Fixture(t, "page2.json"), 3: ingesttest.Fixture(t, "page3.json")}
+	suite.Paging(t, nil, []ingesttest.PageCase{
+		{Name: "the fixture's pages", Pages: all, Zones: 20, Skipped: 2, Keep: []string{"prices.v1.namecom.club"}, Asked: []int{1, 2, 3}},
+		{Name: "one page, nextPage absent", Pages: map[int][]byte{1: []byte(`{"totalCount":1,"pricing":[{"tld":"com","duration":1,"registrationPrice":9.99}]}`)}, Zones: 1, Asked: []int{1}},
+		{Name: "nextPage 0 ends", Pages: map[int][]byte{1: pageOf("0", 1, "com")}, Zones: 1, Asked: []int{1}},
+		{Name: "pages skipped by nextPage", Pages: map[int][]byte{1: pageOf("3", 2, "com"), 3: pageOf("null", 2, "net")}, Zones: 2, Asked: []int{1, 3}},
+		{Name: "nextPage pointing back", Pages: map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("1", 3, "net")}, WantErr: "points back to page 1", Asked: []int{1, 2}},
+		{Name: "nextPage repeating itself", Pages: map[int][]byte{1: pageOf("1", 3, "com")}, WantErr: "points back to page 1", Asked: []int{1}},
+		{Name: "fewer rows than totalCount", Pages: map[int][]byte{1: pageOf("2", 3, "com"), 2: pageOf("null", 3, "net")}, WantErr: "ended after 2 of 3 rows", Asked: []int{1, 2}},
+		{Name: "next page missing", Pages: map[int][]byte{1: pageOf("2", 2, "com")}, WantErr: "HTTP 404", Asked: []int{1, 2}},
 	})
+	suite.Endless(t, namecom.MaxPages, func(n int) []byte { return pageOf(strconv.Itoa(n+1), 1_000_000, "com") })
 }
 
+// TestFailedPageFailsFetch shows a page that fails fails the fetch, and
+// no page after it is asked for.
 func TestFailedPageFailsFetch(t *testing.T) {
-	for _, tt := range []struct {
-		name, wantErr string
-		page2         []byte
-		steps         []http.HandlerFunc
-	}{
-		{name: "server errors on page 2", wantErr: "fetch namecom price list page 2",
-			steps: []http.HandlerFunc{nil, status(500), status(500), status(500), status(500)}},
-		{name: "page 2 truncated", wantErr: "page 2: decode", page2: []byte(`{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[{"tld":"dev","dura`)},
-		{name: "page 2 malformed", wantErr: "page 2: decode", page2: []byte(`<html>502 Bad Gateway</html>`)},
-		{name: "page 2 is an error message", wantErr: `page 2: name.com answered "Internal Server Error: try again"`, page2: []byte(`{"message":"Internal Server Error","details":"try again"}`)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			pages := threePages(t)
-			if tt.page2 != nil {
-				pages[2] = tt.page2
-			}
-			f, srv := newFakeAPI(t, pages)
-			// A nil step stands for "serve the page asked for": page 1
-			// is served, then every attempt at page 2 meets a 500.
-			for _, s := range tt.steps {
-				if s == nil {
-					s = func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(pages[1]) }
-				}
-				f.Serve(s)
-			}
-			list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("Fetch error = %v, want one containing %q", err, tt.wantErr)
-			}
-			if list != nil {
-				t.Errorf("Fetch returned %d price sets with its error", len(list.Prices))
-			}
-			for _, p := range f.askedFor() {
-				if p == 3 {
-					t.Error("page 3 was fetched after page 2 failed")
-				}
-			}
-		})
-	}
+	p1, p3 := ingesttest.Fixture(t, "page1.json"), ingesttest.Fixture(t, "page3.json")
+	failing := func(page2 []byte) map[int][]byte { return map[int][]byte{1: p1, 2: page2, 3: p3} }
+	fail := ingesttest.Status(http.StatusInternalServerError)
+	suite.Paging(t, nil, []ingesttest.PageCase{
+		{Name: "server errors on page 2", WantErr: "fetch namecom price list page 2", Pages: failing(ingesttest.Fixture(t, "page2.json")),
+			Steps: []http.HandlerFunc{ingesttest.Body(p1), fail, fail, fail, fail}, Asked: []int{1, 2, 2, 2, 2}},
+		{Name: "page 2 truncated", WantErr: "page 2: decode", Pages: failing([]byte(`{"lastPage":3,"nextPage":3,"totalCount":24,"pricing":[{"tld":"dev","dura`)), Asked: []int{1, 2}},
+		{Name: "page 2 malformed", WantErr: "page 2: decode", Pages: failing([]byte(`<html>502 Bad Gateway</html>`)), Asked: []int{1, 2}},
+		{Name: "page 2 is an error message", WantErr: `page 2: name.com answered "Internal Server Error: try again"`, Pages: failing([]byte(`{"message":"Internal Server Error","details":"try again"}`)), Asked: []int{1, 2}},
+	})
 }
 
 func TestCredentials(t *testing.T) {
 	t.Run("401 fails at once", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
+		f, srv := ingesttest.NewAPI(t, nil, suite.Check)
 		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
@@ -306,7 +129,7 @@ func TestCredentials(t *testing.T) {
 		}
 	})
 	t.Run("token echoed by the server is redacted", func(t *testing.T) {
-		f, srv := newFakeAPI(t, threePages(t))
+		f, srv := ingesttest.NewAPI(t, nil, suite.Check)
 		f.Serve(func(w http.ResponseWriter, r *http.Request) {
 			_, pass, _ := r.BasicAuth()
 			http.Error(w, `{"message":"Permission denied","details":"token `+pass+` lacks access"}`, http.StatusForbidden)
@@ -463,19 +286,19 @@ func TestParseQuirks(t *testing.T) {
 // TestParseSavedPages checks that Parse imports a whole saved list, one
 // page or an array of every page, and refuses part of one.
 func TestParseSavedPages(t *testing.T) {
-	if _, err := namecom.Parse(ingesttest.Fixture(t, "page1.json"), observed); err == nil || !strings.Contains(err.Error(), "stop before page 2") {
+	if _, err := namecom.Parse(ingesttest.Fixture(t, "page1.json"), suite.Observed); err == nil || !strings.Contains(err.Error(), "stop before page 2") {
 		t.Errorf("page 1 of 3 alone: err = %v, want it refused as part of the list", err)
 	}
 	all := "[" + string(ingesttest.Fixture(t, "page1.json")) + "," + string(ingesttest.Fixture(t, "page2.json")) + "," + string(ingesttest.Fixture(t, "page3.json")) + "]"
-	list, err := namecom.Parse([]byte(all), observed)
+	list, err := namecom.Parse([]byte(all), suite.Observed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prices) != wantZones {
-		t.Errorf("three saved pages gave %d zones, want %d", len(list.Prices), wantZones)
+	if len(list.Prices) != 20 {
+		t.Errorf("three saved pages gave %d zones, want 20", len(list.Prices))
 	}
 	short := `{"nextPage":null,"totalCount":5,"pricing":[` + row("com", "9.99", "9.99", "9.99") + `]}`
-	if _, err := namecom.Parse([]byte(short), observed); err == nil || !strings.Contains(err.Error(), "1 of 5 rows") {
+	if _, err := namecom.Parse([]byte(short), suite.Observed); err == nil || !strings.Contains(err.Error(), "1 of 5 rows") {
 		t.Errorf("a page short of totalCount: err = %v, want it refused", err)
 	}
 }
@@ -487,9 +310,25 @@ var suite = ingesttest.Suite{
 		return namecom.New(config(url), client, now)
 	},
 	Validate: func(url string) error { return config(url).Validate() },
-	Fixtures: []string{"page1.json", "page2.json", "page3.json"}, Shrunk: "shrunk.json", Errors: []string{"unauthorized.json"},
-	Check: (&fakeAPI{}).check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
-	Observed: observed,
+	Errors:   []string{"unauthorized.json"},
+	Check:    check, Page: func(r *http.Request) int { n, _ := strconv.Atoi(r.URL.Query().Get("page")); return n },
+}.Pages("shrunk.json", "page1.json", "page2.json", "page3.json")
+
+// check says what is wrong with a request name.com would not expect: a
+// GET of a page with Basic auth.
+func check(r *http.Request) error {
+	q := r.URL.Query()
+	_, err := strconv.Atoi(q.Get("page"))
+	user, pass, ok := r.BasicAuth()
+	switch {
+	case r.Method != http.MethodGet:
+		return errors.New("method " + r.Method)
+	case !ok || user != username || pass != token:
+		return fmt.Errorf("basic auth %q %q %v", user, pass, ok)
+	case err != nil || q.Get("duration") != "1" || q.Get("perPage") != "1000":
+		return errors.New("query " + r.URL.RawQuery)
+	}
+	return nil
 }
 
 // TestConform runs the behaviour tests every source passes.

@@ -1,91 +1,39 @@
 package nicnames_test
 
 import (
-	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/nicnames"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var op = ingesttest.USD
 
-// wantZones is how many zones the fixture prices: 21 rows of
-// nicnames.com less .pl and .com.pl, which offer nothing.
-const wantZones = 19
-
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
-	t.Helper()
-	return ingesttest.NewAPI(t, body, ingesttest.PlainGet)
-}
-
-// opIn is an operation's regular price in minor units of currency.
-func opIn(amount int64, currency string) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: amount, Currency: currency}}
-}
-
-func op(cents int64) *contracts.OpPrice { return opIn(cents, "USD") }
-
+// TestFetch reads nicnames.com's entry: 19 zones, 21 rows less .pl and
+// .com.pl, which offer nothing (left out, not skipped); other registrars'
+// rows are not read. The fixture's ICANNfee is 0.20: generic, sponsored
+// and generic-restricted top-level zones cost 20 cents more than listed.
 func TestFetch(t *testing.T) {
-	_, srv := newAPI(t, ingesttest.Fixture(t, "prices.json"))
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; zones not sold are left out, and other registrars' rows are not read", list.Skipped, list.Keep)
-	}
-	// The fixture's ICANNfee is 0.20: generic, sponsored and
-	// generic-restricted top-level zones cost 20 cents more than listed.
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"gTLD with the ICANN fee added", ".com", op(1192), op(1192), op(1199)},
-		{"cheaper first year", ".org", op(998), op(1218), op(1218)},
-		{"ccTLD has no ICANN fee", ".io", op(3998), op(5498), op(5498)},
-		{"second-level zone, empty transfer not offered, no fee", ".co.uk", op(549), op(549), nil},
-		{"free transfer", ".uk", op(549), op(549), op(0)},
-		{"thousands separator", ".security", op(206043), op(206043), op(206043)},
-		{"IDN gTLD as A-label carries the fee", ".xn--q9jyb4c", op(919), op(2919), op(2919)},
-		{"IDN ccTLD in Unicode, no fee", ".xn--p1ai", op(499), op(799), nil},
-		{"sponsored TLD carries the fee", ".asia", op(1319), op(1519), op(1519)},
-		{"generic-restricted TLD carries the fee", ".biz", op(1719), op(2019), op(2019)},
-		{"n/a transfer not offered", ".es", op(699), op(899), nil},
-		{"prices as JSON numbers", ".xyz", op(219), op(1318), op(1318)},
-		{"three-value row has no transfer", ".me", op(398), op(1998), nil},
-		{"upper-case second-level zone, zero transfer is free", ".com.au", op(1299), op(1299), op(0)},
-		{"leading dot", ".app", op(1518), op(1518), op(1518)},
-		{"values after the fourth are not read", ".club", op(218), op(1618), op(1618)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("%s tax = %q, want %q", tt.zone, p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	for _, zone := range []string{".pl", ".com.pl", ".bad"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should not be", zone)
-		}
-	}
+	got := suite.Fetched(t, "prices.json", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "gTLD with the ICANN fee added", Zone: ".com", Register: op(1192), Renew: op(1192), Transfer: op(1199)},
+		{Name: "cheaper first year", Zone: ".org", Register: op(998), Renew: op(1218), Transfer: op(1218)},
+		{Name: "ccTLD has no ICANN fee", Zone: ".io", Register: op(3998), Renew: op(5498), Transfer: op(5498)},
+		{Name: "second-level zone, empty transfer not offered, no fee", Zone: ".co.uk", Register: op(549), Renew: op(549)},
+		{Name: "free transfer", Zone: ".uk", Register: op(549), Renew: op(549), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(206043), Renew: op(206043), Transfer: op(206043)},
+		{Name: "IDN gTLD as A-label carries the fee", Zone: ".xn--q9jyb4c", Register: op(919), Renew: op(2919), Transfer: op(2919)},
+		{Name: "IDN ccTLD in Unicode, no fee", Zone: ".xn--p1ai", Register: op(499), Renew: op(799)},
+		{Name: "sponsored TLD carries the fee", Zone: ".asia", Register: op(1319), Renew: op(1519), Transfer: op(1519)},
+		{Name: "generic-restricted TLD carries the fee", Zone: ".biz", Register: op(1719), Renew: op(2019), Transfer: op(2019)},
+		{Name: "n/a transfer not offered", Zone: ".es", Register: op(699), Renew: op(899)},
+		{Name: "prices as JSON numbers", Zone: ".xyz", Register: op(219), Renew: op(1318), Transfer: op(1318)},
+		{Name: "three-value row has no transfer", Zone: ".me", Register: op(398), Renew: op(1998)},
+		{Name: "upper-case second-level zone, zero transfer is free", Zone: ".com.au", Register: op(1299), Renew: op(1299), Transfer: op(0)},
+		{Name: "leading dot", Zone: ".app", Register: op(1518), Renew: op(1518), Transfer: op(1518)},
+		{Name: "values after the fourth are not read", Zone: ".club", Register: op(218), Renew: op(1618), Transfer: op(1618)},
+	}, ".pl", ".com.pl", ".bad")
 }
 
 // doc is a document whose nicnames.com entry has the given currency and
@@ -160,12 +108,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "currency read from the document",
 			Body: doc(`"eur"`, `"0.20"`, com),
-			Zone: ".com", Want: suite.Set(".com", opIn(1020, "EUR"), opIn(1020, "EUR"), opIn(1020, "EUR")),
+			Zone: ".com", Want: suite.Set(".com", ingesttest.Regular(1020, "EUR"), ingesttest.Regular(1020, "EUR"), ingesttest.Regular(1020, "EUR")),
 		},
 		{
 			Name: "currency without minor units",
 			Body: doc(`"JPY"`, "", `["jp","1,500","1,500",""]`),
-			Zone: ".jp", Want: suite.Set(".jp", opIn(1500, "JPY"), opIn(1500, "JPY"), nil),
+			Zone: ".jp", Want: suite.Set(".jp", ingesttest.Regular(1500, "JPY"), ingesttest.Regular(1500, "JPY"), nil),
 		},
 		{
 			Name: "zero registration is not offered",
@@ -263,18 +211,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: nicnames.Name, Registrar: nicnames.Name, Parse: nicnames.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(nicnames.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"prices.json"}, Shrunk: "shrunk.json", Errors: []string{"error.json"},
-	Check: ingesttest.PlainGet, Conditional: true, Spoil: "registrars.1.prices.0.2",
-	Drift:    ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(nicnames.Declaration()).Reads("prices.json", "shrunk.json").With(ingesttest.Suite{
+	Check:  ingesttest.PlainGet,
+	Errors: []string{"error.json"}, Spoil: "registrars.1.prices.0.2",
+	Drift: ingesttest.DriftPaths{Row: "registrars[]", Field: "currency", Shape: "registrars"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

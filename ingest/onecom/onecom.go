@@ -16,12 +16,21 @@
 // transfer price. That reader finds the objects with regular expressions
 // over the page's text, escaped or not; this package parses the stream
 // instead (flight.go) and reads every object of its JSON that has a "tld"
-// and one of the two prices, wherever in the component tree it is.
+// and one of the two prices, wherever in the component tree it is. The same
+// project never got prices this way: its .monkeycode/MEMORY.md (commit
+// 0018074, 2026-10-07) lists onecom among the adapters with no prices,
+// measured as a single-page app or 403, and its candidate pool (search
+// index id 70111431896) says "embedded-json fetch failed". Its later
+// adapters/one.ts (commit e99b893) reads one.com's REST prices per country
+// (?country=GB, in pounds, registration only).
 //
 // What is ASSUMED:
 //
 //   - The prices are US dollars: the reader says so and reads no currency.
 //     An object's own "currency" (none is known) is read where present.
+//     one.com prices by the visitor's country (one.ts above), so the
+//     currency of this page as the ingester sees it is not known: the
+//     first real capture must confirm it.
 //   - firstYearPrice is the registration a customer pays for the first
 //     year and renewalPrice each year after: the first is published as the
 //     registration's price (not as a promotion: no regular registration
@@ -52,7 +61,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
@@ -61,18 +69,13 @@ import (
 const Name = "onecom"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "one.com", Website: "https://www.one.com"},
-	Kind: contracts.SourceSite, URL: "https://www.one.com/en/domain/domain-prices",
-	What: "onecom price page", Currency: "USD", Tax: contracts.TaxUnknown,
-	Request: kit.Request{Header: http.Header{"Accept": {"text/html"}}},
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "one.com", "https://www.one.com", "https://www.one.com/en/domain/domain-prices", "onecom price page", "USD", &kit.Table{
 		Zone: "tld", Currency: "currency",
 		Register: kit.Op{Price: "firstYearPrice"}, Renew: kit.Op{Price: "renewalPrice"},
-	},
-	Parse: parse,
+	})
+	d.Request, d.Parse = kit.Request{Header: http.Header{"Accept": {"text/html"}}}, parse
+	return d
 }
 
 // known are a price object's fields this package knows.

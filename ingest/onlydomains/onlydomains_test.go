@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
 	"github.com/zoneprice/zoneprice/ingest/onlydomains"
 )
@@ -38,9 +37,7 @@ func page(rows ...string) string {
 	return s + `</table></body></html>`
 }
 
-func aud(cents int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: cents, Currency: "AUD"}}
-}
+var aud = ingesttest.In("AUD")
 
 // TestQuirks covers the page's quirks one at a time.
 func TestQuirks(t *testing.T) {

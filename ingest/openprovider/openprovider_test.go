@@ -1,10 +1,7 @@
 package openprovider_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -16,87 +13,32 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/openprovider"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-
-// path is where the fake serves the list, as www.openprovider.com does.
-const path = "/api/pricing-data?currency=USD"
-
-// checkRequest says what is wrong with a request that is not a GET of the
-// list in dollars.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.RequestURI() != path {
-		return fmt.Errorf("%s %s", r.Method, r.URL.RequestURI())
-	}
-	return nil
-}
-
-// newAPI fakes the price list endpoint, answering with body; it returns the
-// list's URL.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, string) {
-	t.Helper()
-	api, srv := ingesttest.NewAPI(t, body, checkRequest)
-	return api, srv.URL + path
-}
-
-func price(cur string, amount int64) *contracts.OpPrice { return ingesttest.Regular(amount, cur) }
-
 var usd = ingesttest.USD
 
-// fixtureZones is how many zones pricing.json prices: 22 rows less .pl,
-// which offers nothing.
-const fixtureZones = 21
-
+// TestFetch reads the dollar list: 21 zones, 22 rows less .pl, which
+// offers nothing (left out, not skipped).
 func TestFetch(t *testing.T) {
-	_, url := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != fixtureZones {
-		t.Errorf("got %d zones, want %d", len(got), fixtureZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a zone offering nothing is left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"numbers", ".com", usd(1045), usd(1045), usd(1045)},
-		{"numeric strings", ".net", usd(1230), usd(1230), usd(1230)},
-		{"cheap first year", ".xyz", usd(150), usd(1410), usd(1410)},
-		{"whole number", ".ch", usd(900), usd(900), nil},
-		{"second-level zone is its own", ".co.uk", usd(540), usd(540), nil},
-		{"second-level zone beside its parent", ".uk", usd(540), usd(540), nil},
-		{"another second-level zone", ".com.au", usd(1150), usd(1150), usd(1150)},
-		{"thousands separator", ".security", usd(206023), usd(206023), usd(206023)},
-		{"large price without separator", ".sexy", usd(150000), usd(150000), usd(150000)},
-		{"empty transfer is not offered", ".de", usd(395), usd(395), nil},
-		{"n/a transfer is not offered", ".es", usd(650), usd(650), nil},
-		{"dotted upper-case tld", ".nl", usd(450), usd(450), usd(450)},
-		{"IDN as an A-label", ".xn--p1ai", usd(490), usd(490), usd(490)},
-		{"IDN in Unicode", ".xn--q9jyb4c", usd(861), usd(2858), usd(2858)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxExcluded {
-				t.Errorf("tax = %q, want %q", p.Tax, contracts.TaxExcluded)
-			}
-		})
-	}
-	if _, ok := got[".pl"]; ok {
-		t.Error(".pl offers nothing; it should be left out")
-	}
+	got := suite.Fetched(t, "pricing.json", 21, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "numbers", Zone: ".com", Register: usd(1045), Renew: usd(1045), Transfer: usd(1045)},
+		{Name: "numeric strings", Zone: ".net", Register: usd(1230), Renew: usd(1230), Transfer: usd(1230)},
+		{Name: "cheap first year", Zone: ".xyz", Register: usd(150), Renew: usd(1410), Transfer: usd(1410)},
+		{Name: "whole number", Zone: ".ch", Register: usd(900), Renew: usd(900)},
+		{Name: "second-level zone is its own", Zone: ".co.uk", Register: usd(540), Renew: usd(540)},
+		{Name: "second-level zone beside its parent", Zone: ".uk", Register: usd(540), Renew: usd(540)},
+		{Name: "another second-level zone", Zone: ".com.au", Register: usd(1150), Renew: usd(1150), Transfer: usd(1150)},
+		{Name: "thousands separator", Zone: ".security", Register: usd(206023), Renew: usd(206023), Transfer: usd(206023)},
+		{Name: "large price without separator", Zone: ".sexy", Register: usd(150000), Renew: usd(150000), Transfer: usd(150000)},
+		{Name: "empty transfer is not offered", Zone: ".de", Register: usd(395), Renew: usd(395)},
+		{Name: "n/a transfer is not offered", Zone: ".es", Register: usd(650), Renew: usd(650)},
+		{Name: "dotted upper-case tld", Zone: ".nl", Register: usd(450), Renew: usd(450), Transfer: usd(450)},
+		{Name: "IDN as an A-label", Zone: ".xn--p1ai", Register: usd(490), Renew: usd(490), Transfer: usd(490)},
+		{Name: "IDN in Unicode", Zone: ".xn--q9jyb4c", Register: usd(861), Renew: usd(2858), Transfer: usd(2858)},
+	}, ".pl")
 }
 
 func TestMemberPrices(t *testing.T) {
-	list, err := openprovider.Parse(ingesttest.Fixture(t, "pricing_members.json"), observed)
+	list, err := suite.Parse(ingesttest.Fixture(t, "pricing_members.json"), suite.Observed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +48,7 @@ func TestMemberPrices(t *testing.T) {
 	}
 	ingesttest.CheckZone(t, got, ".com", suite.Set(".com", usd(1045), usd(1045), usd(1045)))
 	ingesttest.CheckZone(t, got, ".net", suite.Set(".net", usd(1230), usd(1230), usd(1230)))
-	ingesttest.CheckZone(t, got, ".eu", suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)))
+	ingesttest.CheckZone(t, got, ".eu", suite.Set(".eu", ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR")))
 	ingesttest.CheckZone(t, got, ".shop", nil)
 }
 
@@ -148,12 +90,12 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "row currency",
 			Body: rows(`{"tld":"eu","currency":"eur","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}`),
-			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Zone: ".eu", Want: suite.Set(".eu", ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR")),
 		},
 		{
 			Name: "document currency",
 			Body: `{"currency":"EUR","data":[{"tld":"eu","registerFee":3.99,"renewalFee":3.99,"transferFee":3.99}]}`,
-			Zone: ".eu", Want: suite.Set(".eu", price("EUR", 399), price("EUR", 399), price("EUR", 399)),
+			Zone: ".eu", Want: suite.Set(".eu", ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR"), ingesttest.Regular(399, "EUR")),
 		},
 		{
 			Name: "row currency over the document's",
@@ -163,7 +105,7 @@ func TestParseQuirks(t *testing.T) {
 		{
 			Name: "yen have no minor unit",
 			Body: rows(`{"tld":"jp","currency":"JPY","registerFee":"1,500","renewalFee":1500,"transferFee":1500}`),
-			Zone: ".jp", Want: suite.Set(".jp", price("JPY", 1500), price("JPY", 1500), price("JPY", 1500)),
+			Zone: ".jp", Want: suite.Set(".jp", ingesttest.Regular(1500, "JPY"), ingesttest.Regular(1500, "JPY"), ingesttest.Regular(1500, "JPY")),
 		},
 		{
 			Name: "unknown currency skips the row",
@@ -272,18 +214,16 @@ func TestConfigCurrency(t *testing.T) {
 	}
 }
 
-// suite is the source, for the conformance suite and the tests below.
+// suite is the source, for the conformance suite and the tests above.
 var suite = ingesttest.Suite{
-	Name: openprovider.Name, Registrar: openprovider.Name, Parse: openprovider.Parse,
+	Name: openprovider.Name, Registrar: openprovider.Name, Parse: openprovider.Parse, Tax: contracts.TaxExcluded,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
 		return openprovider.New(openprovider.Config{URL: url}, client, now)
 	},
 	Validate: func(url string) error { return openprovider.Config{URL: url}.Validate() },
-	Path:     path, Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
-	Check: checkRequest, Conditional: true, Spoil: "data.0.registerFee",
-	Drift:    ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
-	Observed: observed, Tax: contracts.TaxExcluded,
-}
+	Errors:   []string{"error.json"}, Spoil: "data.0.registerFee",
+	Drift: ingesttest.DriftPaths{Row: "data[]", Field: "tld", Shape: "data"},
+}.Reads("pricing.json", "pricing_shrunk.json").At("/api/pricing-data?currency=USD")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,10 +1,7 @@
 package ovhcloud_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -16,25 +13,16 @@ import (
 	"github.com/zoneprice/zoneprice/ingest/ovhcloud"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	op  = ingesttest.In("EUR")
+	gbp = ingesttest.In("GBP")
+)
 
-const catalogPath = "/1.0/order/catalog/public/domain"
-
-// checkRequest says what is wrong with a request that is not the
-// documented GET.
-func checkRequest(r *http.Request) error {
-	if r.Method != http.MethodGet || r.URL.Path != catalogPath || r.URL.Query().Get("ovhSubsidiary") != "FR" {
-		return errors.New(r.Method + " " + r.URL.String())
-	}
-	return nil
-}
-
-func eur(cents int64) contracts.Price { return contracts.Price{Amount: cents, Currency: "EUR"} }
-
-func op(cents int64) *contracts.OpPrice { return &contracts.OpPrice{Regular: eur(cents)} }
-
+// promo is a euro price with a promotion to promoCents until ends.
 func promo(cents, promoCents int64, ends *time.Time) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: eur(cents), Promo: &contracts.Promo{Price: eur(promoCents), EndsAt: ends}}
+	o := ingesttest.Promo(cents, promoCents, "EUR")
+	o.Promo.EndsAt = ends
+	return o
 }
 
 func at(s string) *time.Time {
@@ -45,47 +33,22 @@ func at(s string) *time.Time {
 	return &t
 }
 
+// TestFetch reads the French catalog: 14 zones, 15 plans less .game, with
+// only premium placeholder prices (left out, not skipped).
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "catalog_fr.json"), checkRequest)
-	url := srv.URL + catalogPath + "?ovhSubsidiary=FR"
-	list, err := suite.Source(t, url, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 14 {
-		t.Errorf("got %d zones, want 14 (15 plans less the premium-only one)", len(got))
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; a premium-only plan is left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"cheap first year", ".com", op(799), op(1349), op(799)},
-		{"renewal below creation", ".org", op(1249), op(878), op(878)},
-		{"ccTLD", ".fr", op(699), op(999), op(699)},
-		{"second-level zone", ".co.uk", op(719), op(999), op(0)},
-		{"second-level zone of another country", ".com.pl", op(1259), op(1409), op(1259)},
-		{"no transfer pricing", ".eu", op(499), op(899), nil},
-		{"IDN", ".xn--6frz82g", op(2999), op(3499), op(3499)},
-		{"running promotion rounds half up", ".app", promo(1499, 1199, at("2026-12-31T22:59:59Z")), op(1749), op(1749)},
-		{"ended promotion is ignored", ".info", op(349), op(2459), op(1999)},
-		{"placeholder creation price", ".luxe", nil, op(2999), op(2999)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-		})
-	}
-	if _, ok := got[".game"]; ok {
-		t.Error(".game has only premium placeholder prices but is listed")
-	}
+	got := suite.Fetched(t, "catalog_fr.json", 14, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "cheap first year", Zone: ".com", Register: op(799), Renew: op(1349), Transfer: op(799)},
+		{Name: "renewal below creation", Zone: ".org", Register: op(1249), Renew: op(878), Transfer: op(878)},
+		{Name: "ccTLD", Zone: ".fr", Register: op(699), Renew: op(999), Transfer: op(699)},
+		{Name: "second-level zone", Zone: ".co.uk", Register: op(719), Renew: op(999), Transfer: op(0)},
+		{Name: "second-level zone of another country", Zone: ".com.pl", Register: op(1259), Renew: op(1409), Transfer: op(1259)},
+		{Name: "no transfer pricing", Zone: ".eu", Register: op(499), Renew: op(899)},
+		{Name: "IDN", Zone: ".xn--6frz82g", Register: op(2999), Renew: op(3499), Transfer: op(3499)},
+		{Name: "running promotion rounds half up", Zone: ".app", Register: promo(1499, 1199, at("2026-12-31T22:59:59Z")), Renew: op(1749), Transfer: op(1749)},
+		{Name: "ended promotion is ignored", Zone: ".info", Register: op(349), Renew: op(2459), Transfer: op(1999)},
+		{Name: "placeholder creation price", Zone: ".luxe", Renew: op(2999), Transfer: op(2999)},
+	}, ".game")
 }
 
 // plans builds a catalog body around plan objects, in the locale given.
@@ -251,10 +214,6 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-func gbp(pence int64) *contracts.OpPrice {
-	return &contracts.OpPrice{Regular: contracts.Price{Amount: pence, Currency: "GBP"}}
-}
-
 func TestConfigSubsidiary(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -295,18 +254,16 @@ func TestConfigSubsidiary(t *testing.T) {
 	}
 }
 
-// suite is the source, for the conformance suite and the tests below.
+// suite is the source, for the conformance suite and the tests above.
 var suite = ingesttest.Suite{
-	Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse,
+	Name: ovhcloud.Name, Registrar: ovhcloud.Name, Parse: ovhcloud.Parse, Tax: contracts.TaxExcluded,
 	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
 		return ovhcloud.New(ovhcloud.Config{URL: url}, client, now)
 	},
 	Validate: func(url string) error { return ovhcloud.Config{URL: url}.Validate() },
-	Path:     catalogPath + "?ovhSubsidiary=FR", Fixtures: []string{"catalog_fr.json"}, Shrunk: "catalog_shrunk.json",
-	Check: checkRequest, Conditional: true, Spoil: "plans.0.pricings.0.price",
+	Spoil:    "plans.0.pricings.0.price",
 	Drift:    ingesttest.DriftPaths{Row: "plans[]", Field: "invoiceName", Shape: "plans"},
-	Observed: observed, Tax: contracts.TaxExcluded,
-}
+}.Reads("catalog_fr.json", "catalog_shrunk.json").At("/1.0/order/catalog/public/domain?ovhSubsidiary=FR")
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,23 +1,14 @@
 package porkbun_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/porkbun"
 )
-
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 // checkRequest says what is wrong with a request that is not the
 // documented POST of "{}" as JSON.
@@ -29,61 +20,30 @@ func checkRequest(r *http.Request) error {
 	return nil
 }
 
-// newAPI fakes Porkbun's pricing endpoint, answering with body.
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
-	t.Helper()
-	return ingesttest.NewAPI(t, body, checkRequest)
-}
+var (
+	op    = ingesttest.USD
+	promo = ingesttest.USDPromo
+)
 
-var op = ingesttest.USD
-
-var promo = ingesttest.USDPromo
-
+// TestFetch reads the list: 19 zones, 23 entries less 2 Handshake names
+// and 2 all-zero stand-ins, left out, not skipped.
 func TestFetch(t *testing.T) {
-	_, srv := newAPI(t, ingesttest.Fixture(t, "pricing.json"))
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 19 {
-		t.Errorf("got %d zones, want 19 (23 entries less 2 Handshake names and 2 all-zero stand-ins)", len(got))
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; Handshake names and stand-ins are left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"plain", ".com", op(1108), op(1108), op(1108)},
-		{"cheap first year", ".org", op(798), op(1184), op(1184)},
-		{"second-level zone is its own", ".co.uk", op(432), op(566), op(0)},
-		{"second-level zone beside its parent", ".com.mx", op(2852), op(2852), op(2852)},
-		{"free transfer", ".uk", op(432), op(566), op(0)},
-		{"thousands separator", ".security", op(206023), op(206023), op(206023)},
-		{"amount coupon", ".de", promo(555, 455), op(411), op(411)},
-		{"coupon larger than the price is ignored", ".quest", op(110), op(2262), op(2262)},
-		{"exact percent coupon", ".xyz", promo(1200, 960), op(1366), op(1366)},
-		{"empty coupon object", ".shop", op(123), op(3117), op(3117)},
-		{"n/a transfer is not offered", ".es", op(599), op(836), nil},
-		{"empty transfer is not offered", ".online", op(126), op(2574), nil},
-		{"IDN A-label", ".xn--q9jyb4c", op(861), op(2858), op(2858)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-		})
-	}
-	for _, zone := range []string{".0z", ".doge", ".pl", ".com.pl", ".co"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should be skipped", zone)
-		}
-	}
+	got := suite.Fetched(t, "pricing.json", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "plain", Zone: ".com", Register: op(1108), Renew: op(1108), Transfer: op(1108)},
+		{Name: "cheap first year", Zone: ".org", Register: op(798), Renew: op(1184), Transfer: op(1184)},
+		{Name: "second-level zone is its own", Zone: ".co.uk", Register: op(432), Renew: op(566), Transfer: op(0)},
+		{Name: "second-level zone beside its parent", Zone: ".com.mx", Register: op(2852), Renew: op(2852), Transfer: op(2852)},
+		{Name: "free transfer", Zone: ".uk", Register: op(432), Renew: op(566), Transfer: op(0)},
+		{Name: "thousands separator", Zone: ".security", Register: op(206023), Renew: op(206023), Transfer: op(206023)},
+		{Name: "amount coupon", Zone: ".de", Register: promo(555, 455), Renew: op(411), Transfer: op(411)},
+		{Name: "coupon larger than the price is ignored", Zone: ".quest", Register: op(110), Renew: op(2262), Transfer: op(2262)},
+		{Name: "exact percent coupon", Zone: ".xyz", Register: promo(1200, 960), Renew: op(1366), Transfer: op(1366)},
+		{Name: "empty coupon object", Zone: ".shop", Register: op(123), Renew: op(3117), Transfer: op(3117)},
+		{Name: "n/a transfer is not offered", Zone: ".es", Register: op(599), Renew: op(836)},
+		{Name: "empty transfer is not offered", Zone: ".online", Register: op(126), Renew: op(2574)},
+		{Name: "IDN A-label", Zone: ".xn--q9jyb4c", Register: op(861), Renew: op(2858), Transfer: op(2858)},
+	}, ".0z", ".doge", ".pl", ".com.pl", ".co")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -236,18 +196,13 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: porkbun.Name, Registrar: porkbun.Name, Parse: porkbun.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(porkbun.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
+// suite is the source, for the conformance suite and the tests above;
+// its POSTs are not conditional.
+var suite = ingesttest.Declared(porkbun.Declaration()).With(ingesttest.Suite{
 	Fixtures: []string{"pricing.json"}, Shrunk: "pricing_shrunk.json", Errors: []string{"error.json"},
 	Check: checkRequest, Spoil: "pricing.com.renewal",
-	Drift:    ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
-	Observed: observed,
-}
+	Drift: ingesttest.DriftPaths{Row: "pricing.*", Field: "renewal", Shape: "pricing"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,56 +1,34 @@
 package rebel_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/rebel"
 )
 
-var observed = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-
-var op = ingesttest.USD
-
-var promo = ingesttest.USDPromo
+var (
+	op    = ingesttest.USD
+	promo = ingesttest.USDPromo
+)
 
 // TestFetch reads the fixture's 21 entries: 19 zones, .pl offering
 // nothing and com_it's alike repeat left out.
 func TestFetch(t *testing.T) {
-	_, srv := ingesttest.NewAPI(t, ingesttest.Fixture(t, "allTLDPrices.json"), ingesttest.PlainGet)
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != 19 || list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("%d zones, %d skipped, keep %q; want 19 and none skipped", len(got), list.Skipped, list.Keep)
-	}
-	for _, tt := range []struct {
-		name, zone      string
-		register, renew *contracts.OpPrice
-	}{
-		{"Price below Reg is a promotion", ".com", promo(1799, 1399), op(1799)},
-		{"Price above Reg is ignored", ".org", op(1999), op(1999)},
-		{"uk_co is co.uk", ".co.uk", op(999), op(1299)},
-		{"au_com is com.au", ".com.au", op(1499), op(1499)},
-		{"com_it is com.it, listed twice alike", ".com.it", op(1699), op(1699)},
-		{"decimal strings", ".io", promo(5999, 4999), op(5999)},
-		{"thousands separator", ".security", op(299999), op(299999)},
-		{"upper case, no CAD", ".app", op(1599), op(1599)},
-		{"null Price", ".de", op(999), op(999)},
-		{"unreadable Price is ignored", ".tv", op(3999), op(3999)},
-		{"zero renewal is none", ".shop", promo(3999, 299), nil},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ingesttest.CheckOps(t, got[tt.zone], tt.register, tt.renew, nil)
-		})
-	}
+	got := suite.Fetched(t, "allTLDPrices.json", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "Price below Reg is a promotion", Zone: ".com", Register: promo(1799, 1399), Renew: op(1799)},
+		{Name: "Price above Reg is ignored", Zone: ".org", Register: op(1999), Renew: op(1999)},
+		{Name: "uk_co is co.uk", Zone: ".co.uk", Register: op(999), Renew: op(1299)},
+		{Name: "au_com is com.au", Zone: ".com.au", Register: op(1499), Renew: op(1499)},
+		{Name: "com_it is com.it, listed twice alike", Zone: ".com.it", Register: op(1699), Renew: op(1699)},
+		{Name: "decimal strings", Zone: ".io", Register: promo(5999, 4999), Renew: op(5999)},
+		{Name: "thousands separator", Zone: ".security", Register: op(299999), Renew: op(299999)},
+		{Name: "upper case, no CAD", Zone: ".app", Register: op(1599), Renew: op(1599)},
+		{Name: "null Price", Zone: ".de", Register: op(999), Renew: op(999)},
+		{Name: "unreadable Price is ignored", Zone: ".tv", Register: op(3999), Renew: op(3999)},
+		{Name: "zero renewal is none", Zone: ".shop", Register: promo(3999, 299)},
+	}, ".pl")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -89,17 +67,11 @@ func TestParseQuirks(t *testing.T) {
 }
 
 // suite is the source, for the conformance suite and the tests above.
-var suite = ingesttest.Suite{
-	Name: rebel.Name, Registrar: rebel.Name, Parse: rebel.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(rebel.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"allTLDPrices.json"}, Shrunk: "allTLDPrices_shrunk.json",
-	Check: ingesttest.PlainGet, Conditional: true, Spoil: "prices[].prices.USD.Ren",
-	Drift:    ingesttest.DriftPaths{Row: "prices[].prices.USD", Field: "Ren", Shape: "prices"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+var suite = ingesttest.Declared(rebel.Declaration()).Reads("allTLDPrices.json", "allTLDPrices_shrunk.json").With(ingesttest.Suite{
+	Check: ingesttest.PlainGet,
+	Spoil: "prices[].prices.USD.Ren",
+	Drift: ingesttest.DriftPaths{Row: "prices[].prices.USD", Field: "Ren", Shape: "prices"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -1,87 +1,42 @@
 package tierra_test
 
 import (
-	"context"
-	"net/http/httptest"
 	"testing"
-	"time"
 
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
-	"github.com/zoneprice/zoneprice/ingest/fetch"
 	"github.com/zoneprice/zoneprice/ingest/ingesttest"
-	"github.com/zoneprice/zoneprice/ingest/kit"
 	"github.com/zoneprice/zoneprice/ingest/tierra"
 )
 
-var observed = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+var (
+	op    = ingesttest.USD
+	promo = ingesttest.USDPromo
+)
 
-// wantZones is how many zones the fixture prices: 22 entries less .pl
-// (nothing offered) and the Handshake names .c and .hns.
-const wantZones = 19
-
-func newAPI(t *testing.T, body []byte) (*ingesttest.API, *httptest.Server) {
-	t.Helper()
-	return ingesttest.NewAPI(t, body, ingesttest.PlainGet)
-}
-
-var op = ingesttest.USD
-
-var promo = ingesttest.USDPromo
-
+// TestFetch reads the list: 19 zones, 22 entries less .pl (nothing
+// offered) and the Handshake names .c and .hns, all left out, not
+// skipped.
 func TestFetch(t *testing.T) {
-	_, srv := newAPI(t, ingesttest.Fixture(t, "pricingData.json"))
-	list, err := suite.Source(t, srv.URL, nil).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := suite.ByZone(t, list)
-	if len(got) != wantZones {
-		t.Errorf("got %d zones, want %d", len(got), wantZones)
-	}
-	if list.Skipped != 0 || list.Keep != nil {
-		t.Errorf("skipped %d, keep %q; Handshake names and zones not sold are left out, not skipped", list.Skipped, list.Keep)
-	}
-	tests := []struct {
-		name, zone                string
-		register, renew, transfer *contracts.OpPrice
-	}{
-		{"plain, no type", ".com", op(1099), op(1099), op(1099)},
-		{"gTLD type", ".net", op(1399), op(1399), op(1399)},
-		{"sale below the price is a promotion", ".xyz", promo(1199, 199), op(1299), op(1299)},
-		{"sale above the price is not read", ".club", op(1599), op(1599), op(1599)},
-		{"zero sale is no sale", ".online", op(99), op(2999), op(2999)},
-		{"unreadable sale is ignored", ".shop", op(199), op(3499), op(3499)},
-		{"ccTLD type", ".io", op(4999), op(4999), op(4999)},
-		{"second-level zone, free transfer", ".co.uk", op(799), op(799), op(0)},
-		{"empty transfer not offered", ".uk", op(799), op(799), nil},
-		{"thousands separator", ".security", op(229900), op(229900), op(229900)},
-		{"IDN as A-label", ".xn--q9jyb4c", op(999), op(2999), op(2999)},
-		{"IDN in Unicode, n/a transfer", ".xn--p1ai", op(599), op(999), nil},
-		{"upper-case second-level zone", ".com.au", op(1499), op(1499), nil},
-		{"dollar signs, leading dot", ".app", op(1499), op(1499), op(1499)},
-		{"short array: no transfer", ".me", op(399), op(1999), nil},
-		{"JSON numbers and null", ".es", op(899), op(1099), nil},
-		{"values after the fifth are not read", ".tv", op(2999), op(2999), op(2999)},
-		{"zero transfer is free, dash sale is none", ".de", op(699), op(699), op(0)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, ok := got[tt.zone]
-			if !ok {
-				t.Fatalf("no price set for %s", tt.zone)
-			}
-			ingesttest.CheckOps(t, p, tt.register, tt.renew, tt.transfer)
-			if p.Tax != contracts.TaxUnknown {
-				t.Errorf("%s tax = %q, want %q", tt.zone, p.Tax, contracts.TaxUnknown)
-			}
-		})
-	}
-	for _, zone := range []string{".pl", ".c", ".hns"} {
-		if _, ok := got[zone]; ok {
-			t.Errorf("%s is listed; it should be left out", zone)
-		}
-	}
+	got := suite.Fetched(t, "pricingData.json", 19, 0)
+	ingesttest.CheckEach(t, got, []ingesttest.Ops{
+		{Name: "plain, no type", Zone: ".com", Register: op(1099), Renew: op(1099), Transfer: op(1099)},
+		{Name: "gTLD type", Zone: ".net", Register: op(1399), Renew: op(1399), Transfer: op(1399)},
+		{Name: "sale below the price is a promotion", Zone: ".xyz", Register: promo(1199, 199), Renew: op(1299), Transfer: op(1299)},
+		{Name: "sale above the price is not read", Zone: ".club", Register: op(1599), Renew: op(1599), Transfer: op(1599)},
+		{Name: "zero sale is no sale", Zone: ".online", Register: op(99), Renew: op(2999), Transfer: op(2999)},
+		{Name: "unreadable sale is ignored", Zone: ".shop", Register: op(199), Renew: op(3499), Transfer: op(3499)},
+		{Name: "ccTLD type", Zone: ".io", Register: op(4999), Renew: op(4999), Transfer: op(4999)},
+		{Name: "second-level zone, free transfer", Zone: ".co.uk", Register: op(799), Renew: op(799), Transfer: op(0)},
+		{Name: "empty transfer not offered", Zone: ".uk", Register: op(799), Renew: op(799)},
+		{Name: "thousands separator", Zone: ".security", Register: op(229900), Renew: op(229900), Transfer: op(229900)},
+		{Name: "IDN as A-label", Zone: ".xn--q9jyb4c", Register: op(999), Renew: op(2999), Transfer: op(2999)},
+		{Name: "IDN in Unicode, n/a transfer", Zone: ".xn--p1ai", Register: op(599), Renew: op(999)},
+		{Name: "upper-case second-level zone", Zone: ".com.au", Register: op(1499), Renew: op(1499)},
+		{Name: "dollar signs, leading dot", Zone: ".app", Register: op(1499), Renew: op(1499), Transfer: op(1499)},
+		{Name: "short array: no transfer", Zone: ".me", Register: op(399), Renew: op(1999)},
+		{Name: "JSON numbers and null", Zone: ".es", Register: op(899), Renew: op(1099)},
+		{Name: "values after the fifth are not read", Zone: ".tv", Register: op(2999), Renew: op(2999), Transfer: op(2999)},
+		{Name: "zero transfer is free, dash sale is none", Zone: ".de", Register: op(699), Renew: op(699), Transfer: op(0)},
+	}, ".pl", ".c", ".hns")
 }
 
 // TestParseQuirks covers the format's quirks one body at a time.
@@ -189,18 +144,12 @@ func TestParseQuirks(t *testing.T) {
 	})
 }
 
-// suite is the source, for the conformance suite and the tests below.
-var suite = ingesttest.Suite{
-	Name: tierra.Name, Registrar: tierra.Name, Parse: tierra.Declaration().Read,
-	New: func(url string, client *fetch.Client, now func() time.Time) (ingest.Source, error) {
-		return kit.New(tierra.Declaration(), kit.Config{URL: url}, client, now)
-	},
-	Validate: func(url string) error { return kit.Config{URL: url}.Validate() },
-	Fixtures: []string{"pricingData.json"}, Shrunk: "pricingData_shrunk.json",
-	Check: ingesttest.PlainGet, Conditional: true, Spoil: "com.1",
-	Drift:    ingesttest.DriftPaths{Shape: "*"},
-	Observed: observed, Tax: contracts.TaxUnknown,
-}
+// suite is the source, for the conformance suite and the tests above.
+var suite = ingesttest.Declared(tierra.Declaration()).Reads("pricingData.json", "pricingData_shrunk.json").With(ingesttest.Suite{
+	Check: ingesttest.PlainGet,
+	Spoil: "com.1",
+	Drift: ingesttest.DriftPaths{Shape: "*"},
+})
 
 // TestConform runs the behaviour tests every source passes.
 func TestConform(t *testing.T) { ingesttest.Conform(t, suite) }

@@ -43,8 +43,6 @@
 package truehost
 
 import (
-	"github.com/zoneprice/zoneprice/contracts"
-	"github.com/zoneprice/zoneprice/ingest"
 	"github.com/zoneprice/zoneprice/ingest/kit"
 )
 
@@ -52,15 +50,10 @@ import (
 const Name = "truehost"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Truehost", Website: "https://truehost.co.ke"},
-	Kind: contracts.SourceSite, URL: "https://truehost.co.ke/domains/",
-	What: "truehost price list", Currency: "KES", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	return kit.Site(Name, "Truehost", "https://truehost.co.ke", "https://truehost.co.ke/domains/", "truehost price list", "KES", &kit.Table{
 		Format: kit.HTML, Rows: "table tr", Zone: "0", Symbols: true, Prepare: kit.DottedZone, Repeats: true,
 		Register: kit.Op{Price: "1"}, Renew: kit.Op{Price: "2"}, Transfer: kit.Op{Price: "3", ZeroFree: true},
 		Ignore: []string{"domain", "register", "renew", "transfer", "grace period"},
-	},
+	})
 }

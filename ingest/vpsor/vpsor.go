@@ -66,17 +66,13 @@ import (
 const Name = "vpsor"
 
 // Declaration is the source, as the package comment reads it.
-func Declaration() *kit.Declaration { return &declaration }
-
-var declaration = kit.Declaration{
-	Name: Name, Registrar: ingest.Registrar{ID: Name, Name: "Vpsor (硅云)", Website: "https://www.vpsor.cn"},
-	Kind: contracts.SourceAPI, URL: "https://api.vpsor.cn/domain-server/api/v1/product/search",
-	What: "vpsor product list", Currency: "CNY", Tax: contracts.TaxUnknown,
-	Table: &kit.Table{
+func Declaration() *kit.Declaration {
+	d := kit.Site(Name, "Vpsor (硅云)", "https://www.vpsor.cn", "https://api.vpsor.cn/domain-server/api/v1/product/search", "vpsor product list", "CNY", &kit.Table{
 		Rows: "data[]", Zone: "domainTld", Check: succeeded, Prepare: oneYear,
 		Register: kit.Op{Price: "register"}, Renew: kit.Op{Price: "renew"},
-	},
-	Shape: format(),
+	})
+	d.Kind, d.Shape = contracts.SourceAPI, format()
+	return d
 }
 
 // succeeded refuses an answer whose status is not 2000, naming its message.
