@@ -249,8 +249,7 @@ func (x *Index) renderZone(z *zoneEntry, st *style, sc *scratch) {
 		v.asOf = max(v.asOf, p.observed)
 		z.sources = noteSource(z.sources, p.source, p.observed)
 	}
-	order := st.rows(v, sc, nil)
-	v.summary = st.summarize(order)
+	v.summary = st.minimums(st.rows(v, sc, nil))
 	v.modified = modifiedTime(max(z.modified, x.global))
 	v.fragment = st.renderFragment(v, &v.summary, 0, nil)
 	z.view = v

@@ -131,51 +131,64 @@ func (st *style) rows(v *view, sc *scratch, keep func(registrar string, tax taxC
 }
 
 // summarize sorts rows in the default order (cheapest registration first)
-// and finds the cheapest converted price of each operation; a tie goes to
-// the row listed first.
+// and finds the cheapest converted price of each operation (minimums).
 func (st *style) summarize(rows []*row) zoneSummary {
 	st.sortRows(rows, SortRegister, false, 0)
+	return st.minimums(rows)
+}
+
+// minimums finds the cheapest converted price of each operation; a tie
+// goes to the row the default order lists first, in whatever order rows
+// are. A build needs only these of a zone's rows: one pass instead of a
+// sort, whose pointer swaps a collection running at the end of a replay
+// slowed (BenchmarkBuildFull; `make bench`'s catch-up).
+func (st *style) minimums(rows []*row) zoneSummary {
 	sum := zoneSummary{registrars: len(rows)}
+	var first [contracts.NumOps]*row
 	for _, r := range rows {
 		if !r.converted {
 			continue
 		}
 		for _, op := range contracts.Ops {
-			if r.has[op] && (!sum.min[op].ok || r.price[op] < sum.min[op].price) {
-				sum.min[op] = minimum{ok: true, price: r.price[op], registrar: r.registrar}
+			m := &sum.min[op]
+			if r.has[op] && (!m.ok || r.price[op] < m.price || r.price[op] == m.price && st.compareRows(r, first[op], SortRegister, false, 0) < 0) {
+				*m, first[op] = minimum{ok: true, price: r.price[op], registrar: r.registrar}, r
 			}
 		}
 	}
 	return sum
 }
 
-// sortRows orders a comparison. By an operation's price (the default is
-// registration): rows with a comparable price cheapest first (dearest with
-// desc), then converted rows without the operation, then rows whose
-// currency has no rate. By cost, rows with a cost first. By registrar, by
-// id. Ties always by registrar id, ascending.
+// sortRows orders a comparison (compareRows).
 func (st *style) sortRows(rows []*row, by Sort, desc bool, years int) {
-	slices.SortFunc(rows, func(a, b *row) int {
-		if by == SortRegistrar {
-			c := strings.Compare(a.registrar, b.registrar)
-			if desc {
-				c = -c
-			}
-			return c
+	slices.SortFunc(rows, func(a, b *row) int { return st.compareRows(a, b, by, desc, years) })
+}
+
+// compareRows is a comparison's order. By an operation's price (the
+// default is registration): rows with a comparable price cheapest first
+// (dearest with desc), then converted rows without the operation, then
+// rows whose currency has no rate. By cost, rows with a cost first. By
+// registrar, by id. Ties always by registrar id, ascending.
+func (st *style) compareRows(a, b *row, by Sort, desc bool, years int) int {
+	if by == SortRegistrar {
+		c := strings.Compare(a.registrar, b.registrar)
+		if desc {
+			c = -c
 		}
-		ka, oka := st.rowKey(a, by, years)
-		kb, okb := st.rowKey(b, by, years)
-		if c := cmp.Compare(a.rank(oka), b.rank(okb)); c != 0 {
-			return c
+		return c
+	}
+	ka, oka := st.rowKey(a, by, years)
+	kb, okb := st.rowKey(b, by, years)
+	if c := cmp.Compare(a.rank(oka), b.rank(okb)); c != 0 {
+		return c
+	}
+	if oka && okb && ka != kb {
+		if desc {
+			return cmp.Compare(kb, ka)
 		}
-		if oka && okb && ka != kb {
-			if desc {
-				return cmp.Compare(kb, ka)
-			}
-			return cmp.Compare(ka, kb)
-		}
-		return strings.Compare(a.registrar, b.registrar)
-	})
+		return cmp.Compare(ka, kb)
+	}
+	return strings.Compare(a.registrar, b.registrar)
 }
 
 // rowKey is the converted amount a row sorts by, and whether it has one.
