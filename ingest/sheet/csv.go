@@ -79,7 +79,7 @@ func readCSV(body []byte) ([]row, error) {
 	var (
 		rows      []row
 		lastData  bool // the last record read holds data
-		lastWhere string
+		lastWhere place
 	)
 	for {
 		rec, err := r.Read()
@@ -90,13 +90,13 @@ func readCSV(body []byte) ([]row, error) {
 			return nil, fmt.Errorf("read CSV: %w", err)
 		}
 		line, _ := r.FieldPos(0)
-		where := "line " + strconv.Itoa(line)
+		where := place{n: line}
 		lastData, lastWhere = !blank(rec), where
 		if blank(rec) {
 			continue // a spreadsheet's empty row
 		}
 		if len(rec) != len(header) {
-			bad := row{where: where, err: &RowError{Row: where,
+			bad := row{where: where, err: &RowError{Row: where.String(),
 				Err: fmt.Errorf("has %d fields, the header has %d (an unquoted comma in an amount?)", len(rec), len(header))}}
 			if leading && len(rec) >= 2 {
 				bad.cells = cells{registrar: get(rec, "registrar"), zone: get(rec, "zone")}

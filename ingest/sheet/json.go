@@ -49,10 +49,10 @@ func readJSON(body []byte) ([]row, error) {
 	}
 	rows := make([]row, 0, len(entries))
 	for i, raw := range entries {
-		where := fmt.Sprintf("prices[%d]", i)
+		where := place{n: i, json: true}
 		c, rerr := jsonCells(raw)
 		if rerr != nil {
-			rerr.Row = where
+			rerr.Row = where.String()
 		}
 		rows = append(rows, row{where: where, cells: c, err: rerr})
 	}

@@ -137,6 +137,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -403,11 +404,11 @@ func readRows(body []byte, format string) ([]row, error) {
 // row it skipped.
 func priceRows(rows []row, source string, reserved map[string]bool, observed time.Time) (*ingest.List, []error, error) {
 	var (
-		prices  []contracts.PriceSet
+		prices  = make([]contracts.PriceSet, 0, len(rows))
 		skipped []error
 		outside []ingest.Skip
-		keep    = map[string]bool{}      // subjects of skipped rows
-		first   = map[[2]string]string{} // registrar and zone → the row pricing them
+		keep    = map[string]bool{}                    // subjects of skipped rows
+		first   = make(map[[2]string]place, len(rows)) // registrar and zone → the row pricing them
 	)
 	for _, r := range rows {
 		if r.err != nil {
@@ -426,14 +427,14 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 				first[key] = r.where
 			}
 		}
-		if nt := (*contracts.NumericTLDError)(nil); rerr != nil && errors.As(rerr, &nt) {
+		if nt := numericTLD(rerr); nt != nil {
 			// A Handshake name such as "8888": outside the DNS root,
 			// which the runner counts, rather than a row to fix.
 			outside = append(outside, ingest.Skip{Registrar: strings.ToLower(strings.TrimSpace(r.cells.registrar)), Name: nt.Name, Reason: contracts.SkipNotInRoot})
 			continue
 		}
 		if rerr != nil {
-			rerr.Row = r.where
+			rerr.Row = r.where.String()
 			skipped = append(skipped, rerr)
 			if s, ok := r.cells.subject(reserved); ok {
 				keep[s] = true
@@ -445,9 +446,14 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 	if len(prices) == 0 {
 		return nil, skipped, fmt.Errorf("no usable row in price sheet: %d skipped: %s", len(skipped), summary(skipped))
 	}
-	slices.SortFunc(prices, func(a, b contracts.PriceSet) int {
+	// A sheet is often written in this order already: checked in one pass
+	// before a sort that moves whole price sets.
+	bySubject := func(a, b contracts.PriceSet) int {
 		return cmp.Or(strings.Compare(a.Registrar, b.Registrar), strings.Compare(a.Zone, b.Zone))
-	})
+	}
+	if !slices.IsSortedFunc(prices, bySubject) {
+		slices.SortFunc(prices, bySubject)
+	}
 	// A duplicate's zone is priced by its first row: nothing to keep.
 	// (Only a sheet with skipped rows builds the subjects to look.)
 	for i := 0; len(keep) > 0 && i < len(prices); i++ {
@@ -458,6 +464,19 @@ func priceRows(rows []row, source string, reserved map[string]bool, observed tim
 		kept = slices.Sorted(maps.Keys(keep))
 	}
 	return &ingest.List{Prices: prices, Keep: kept, Skipped: len(skipped), Outside: outside}, skipped, nil
+}
+
+// numericTLD is err's contracts.NumericTLDError, nil when it has none; a
+// function of its own, so that only a failed row allocates the target.
+func numericTLD(err *RowError) *contracts.NumericTLDError {
+	if err == nil {
+		return nil
+	}
+	var nt *contracts.NumericTLDError
+	if !errors.As(err, &nt) {
+		return nil
+	}
+	return nt
 }
 
 // summary lists the first few skipped rows.
@@ -480,9 +499,24 @@ func summary(errs []error) string {
 // row is one row of a sheet as read: its cells, or why it could not be
 // read at all.
 type row struct {
-	where string
+	where place
 	cells cells
 	err   *RowError
+}
+
+// place is where a row is in its sheet: a CSV line, or a JSON sheet's
+// prices[n]. It is written out only for an error: a sheet of thousands
+// of good rows builds no string for them.
+type place struct {
+	n    int
+	json bool
+}
+
+func (p place) String() string {
+	if p.json {
+		return "prices[" + strconv.Itoa(p.n) + "]"
+	}
+	return "line " + strconv.Itoa(p.n)
 }
 
 // cells are a row's values as written, in either format.
@@ -544,6 +578,8 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 		V: contracts.SchemaVersion, Kind: contracts.KindPriceSet, Registrar: reg, Zone: z.ASCII,
 		ObservedAt: observed, Source: source,
 	}
+	// One allocation for a row's operations, not one for each.
+	var ops *[contracts.NumOps]contracts.OpPrice
 	for _, op := range contracts.Ops {
 		oc, name := c.ops[op], op.String()
 		regular, err := amount(oc.price, cur)
@@ -571,11 +607,16 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 		if !offered {
 			continue
 		}
-		price := &contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
+		if ops == nil {
+			ops = new([contracts.NumOps]contracts.OpPrice)
+		}
+		price := &ops[op]
+		*price = contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
 		if hasPromo && promo < regular {
 			price.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
 			if hasEnd {
-				price.Promo.EndsAt = &ends
+				end := ends // only a promotion's end escapes
+				price.Promo.EndsAt = &end
 			}
 		}
 		ps.SetOp(op, price)
