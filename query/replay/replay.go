@@ -475,7 +475,7 @@ func decodeBatches(batches <-chan batch, decoded chan<- batch) {
 // Each worker has its own decoder, whose shared strings it keeps across
 // batches.
 func decodeAll(batch []item, decoders []*contracts.Decoder) {
-	workers := min(len(decoders), max(len(batch)/64, 1))
+	workers := min(len(decoders), max(len(batch)/32, 1)) // up to 8 on a batch of 256
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*len(batch)/workers, (w+1)*len(batch)/workers
