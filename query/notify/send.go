@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -82,6 +83,27 @@ type sender struct {
 	signers *signers
 	// The constant headers' values.
 	contentType, userAgent []string
+	// urls remembers each endpoint URL's check (contracts.ValidateWebhookURL,
+	// nil or its error), at most maxCheckedURLs of them: a delivery parsed
+	// its URL twice, once for the check and once for the request.
+	urls    sync.Map
+	checked atomic.Int64
+}
+
+// maxCheckedURLs bounds sender.urls; URLs beyond it are checked each time.
+const maxCheckedURLs = 1 << 16
+
+// checkURL is contracts.ValidateWebhookURL for u, remembered.
+func (s *sender) checkURL(u string) error {
+	if v, ok := s.urls.Load(u); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := contracts.ValidateWebhookURL(u, s.cfg.AllowHTTP)
+	if s.checked.Add(1) <= maxCheckedURLs {
+		s.urls.Store(u, err)
+	}
+	return err
 }
 
 func newSender(cfg Config) *sender {
@@ -135,7 +157,7 @@ const maxErrorBody = 200
 
 // send makes one attempt of delivery id (its body) to w, signed at now.
 func (s *sender) send(ctx context.Context, w *contracts.Webhook, id string, body []byte, now time.Time) result {
-	if err := contracts.ValidateWebhookURL(w.URL, s.cfg.AllowHTTP); err != nil {
+	if err := s.checkURL(w.URL); err != nil {
 		return result{outcome: contracts.OutcomeRefused, err: err.Error()}
 	}
 	sig, err := s.signers.sign(w.SigningSecrets(now), id, now, body)
