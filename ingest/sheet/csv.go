@@ -49,29 +49,7 @@ func readCSV(body []byte) ([]row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CSV header on line %d: %w", headerLine, err)
 	}
-	get := func(rec []string, name string) string {
-		if i, ok := cols[name]; ok {
-			return rec[i]
-		}
-		return ""
-	}
-	// Each operation's columns, found once rather than on every row: -1
-	// for a column the sheet does not have.
-	var opCols [contracts.NumOps][3]int
-	for _, op := range contracts.Ops {
-		for j, suffix := range []string{"", "_promo", "_promo_ends"} {
-			opCols[op][j] = -1
-			if i, ok := cols[op.String()+suffix]; ok {
-				opCols[op][j] = i
-			}
-		}
-	}
-	at := func(rec []string, i int) string {
-		if i < 0 {
-			return ""
-		}
-		return rec[i]
-	}
+	lay := newLayout(cols)
 	// When registrar and zone are the first two columns, a stray or
 	// missing comma later in a row cannot move them: a row with the wrong
 	// number of fields still names its zone, which keeps its last price.
@@ -99,17 +77,12 @@ func readCSV(body []byte) ([]row, error) {
 			bad := row{where: where, err: &RowError{Row: where.String(),
 				Err: fmt.Errorf("has %d fields, the header has %d (an unquoted comma in an amount?)", len(rec), len(header))}}
 			if leading && len(rec) >= 2 {
-				bad.cells = cells{registrar: get(rec, "registrar"), zone: get(rec, "zone")}
+				bad.cells = cells{registrar: lay.field(rec, "registrar"), zone: lay.field(rec, "zone")}
 			}
 			rows = append(rows, bad)
 			continue
 		}
-		c := cells{registrar: get(rec, "registrar"), zone: get(rec, "zone"), currency: get(rec, "currency")}
-		for _, op := range contracts.Ops {
-			oc := opCols[op]
-			c.ops[op] = opCells{price: at(rec, oc[0]), promo: at(rec, oc[1]), ends: at(rec, oc[2])}
-		}
-		rows = append(rows, row{where: where, cells: c})
+		rows = append(rows, row{where: where, cells: lay.cells(rec)})
 	}
 	// A cut-off body may end in a row that still has every field
 	// ("...,110.00" cut to "...,11"): only the missing line break tells.
@@ -117,6 +90,51 @@ func readCSV(body []byte) ([]row, error) {
 		return nil, fmt.Errorf("%s: the sheet does not end with a line break: truncated?", lastWhere)
 	}
 	return rows, nil
+}
+
+// layout is where a sheet's columns are: each operation's found once from
+// the header rather than on every row, -1 for a column the sheet does not
+// have.
+type layout struct {
+	cols map[string]int
+	ops  [contracts.NumOps][3]int // price, promo, promo end
+}
+
+func newLayout(cols map[string]int) *layout {
+	l := &layout{cols: cols}
+	for _, op := range contracts.Ops {
+		for j, suffix := range []string{"", "_promo", "_promo_ends"} {
+			l.ops[op][j] = -1
+			if i, ok := cols[op.String()+suffix]; ok {
+				l.ops[op][j] = i
+			}
+		}
+	}
+	return l
+}
+
+// field is rec's value in the column name, "" when the sheet has none.
+func (l *layout) field(rec []string, name string) string {
+	if i, ok := l.cols[name]; ok {
+		return rec[i]
+	}
+	return ""
+}
+
+// cells are a record's values, whose fields the header counted.
+func (l *layout) cells(rec []string) cells {
+	at := func(i int) string {
+		if i < 0 {
+			return ""
+		}
+		return rec[i]
+	}
+	c := cells{registrar: l.field(rec, "registrar"), zone: l.field(rec, "zone"), currency: l.field(rec, "currency")}
+	for _, op := range contracts.Ops {
+		oc := l.ops[op]
+		c.ops[op] = opCells{price: at(oc[0]), promo: at(oc[1]), ends: at(oc[2])}
+	}
+	return c
 }
 
 // columnIndex maps each known column to its position, or says what is

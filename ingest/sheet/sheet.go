@@ -581,28 +581,9 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 	// One allocation for a row's operations, not one for each.
 	var ops *[contracts.NumOps]contracts.OpPrice
 	for _, op := range contracts.Ops {
-		oc, name := c.ops[op], op.String()
-		regular, err := amount(oc.price, cur)
-		offered := err == nil
-		if err != nil && !errors.Is(err, money.ErrNoPrice) {
-			return fail(name, "%v", err)
-		}
-		promo, err := amount(oc.promo, cur)
-		hasPromo := err == nil
-		if err != nil && !errors.Is(err, money.ErrNoPrice) {
-			return fail(name+"_promo", "%v", err)
-		}
-		ends, hasEnd, err := promoEnds(oc.ends)
-		if err != nil {
-			return fail(name+"_promo_ends", "%v", err)
-		}
-		switch {
-		case hasPromo && !offered:
-			return fail(name+"_promo", "a promotion needs a regular %s price", name)
-		case hasEnd && !hasPromo:
-			return fail(name+"_promo_ends", "an end needs a %s_promo price", name)
-		case hasPromo && promo > regular:
-			return fail(name+"_promo", "promotional price %s is more than the regular %s", strings.TrimSpace(oc.promo), strings.TrimSpace(oc.price))
+		price, offered, rerr := c.ops[op].read(op, cur)
+		if rerr != nil {
+			return contracts.PriceSet{}, rerr
 		}
 		if !offered {
 			continue
@@ -610,21 +591,55 @@ func (c cells) priceSet(source string, reserved map[string]bool, observed time.T
 		if ops == nil {
 			ops = new([contracts.NumOps]contracts.OpPrice)
 		}
-		price := &ops[op]
-		*price = contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
-		if hasPromo && promo < regular {
-			price.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
-			if hasEnd {
-				end := ends // only a promotion's end escapes
-				price.Promo.EndsAt = &end
-			}
-		}
-		ps.SetOp(op, price)
+		ops[op] = price
+		ps.SetOp(op, &ops[op])
 	}
 	if ps.Register == nil && ps.Renew == nil && ps.Transfer == nil {
 		return fail("", "no price: register, renew and transfer are all empty or n/a")
 	}
 	return ps, nil
+}
+
+// read reads one operation's cells in currency cur: whether it is
+// offered, and its price when it is, or names the column that is wrong.
+func (oc opCells) read(op contracts.Op, cur string) (contracts.OpPrice, bool, *RowError) {
+	name := op.String()
+	fail := func(column, format string, args ...any) (contracts.OpPrice, bool, *RowError) {
+		return contracts.OpPrice{}, false, &RowError{Column: column, Err: fmt.Errorf(format, args...)}
+	}
+	regular, err := amount(oc.price, cur)
+	offered := err == nil
+	if err != nil && !errors.Is(err, money.ErrNoPrice) {
+		return fail(name, "%v", err)
+	}
+	promo, err := amount(oc.promo, cur)
+	hasPromo := err == nil
+	if err != nil && !errors.Is(err, money.ErrNoPrice) {
+		return fail(name+"_promo", "%v", err)
+	}
+	ends, hasEnd, err := promoEnds(oc.ends)
+	if err != nil {
+		return fail(name+"_promo_ends", "%v", err)
+	}
+	switch {
+	case hasPromo && !offered:
+		return fail(name+"_promo", "a promotion needs a regular %s price", name)
+	case hasEnd && !hasPromo:
+		return fail(name+"_promo_ends", "an end needs a %s_promo price", name)
+	case hasPromo && promo > regular:
+		return fail(name+"_promo", "promotional price %s is more than the regular %s", strings.TrimSpace(oc.promo), strings.TrimSpace(oc.price))
+	case !offered:
+		return contracts.OpPrice{}, false, nil
+	}
+	price := contracts.OpPrice{Regular: contracts.Price{Amount: regular, Currency: cur}}
+	if hasPromo && promo < regular {
+		price.Promo = &contracts.Promo{Price: contracts.Price{Amount: promo, Currency: cur}}
+		if hasEnd {
+			end := ends // only a promotion's end escapes
+			price.Promo.EndsAt = &end
+		}
+	}
+	return price, true, nil
 }
 
 // amount reads one amount cell with money.Parse, refusing a comma-grouped
