@@ -514,48 +514,8 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 		if op.Price == "" {
 			continue
 		}
-		s := &all[i]
-		cell, after, err := t.saleAfter(op, r.Get(op.Price))
-		if err != nil {
-			return fmt.Errorf("%s: %w", op.Price, err)
-		}
-		if s.price, err = t.readPrice(cell); err != nil {
-			return fmt.Errorf("%s: %w", op.Price, err)
-		}
-		if s.price.text == "" {
-			continue
-		}
-		if op.Currency != "" {
-			c, err := Currency(r.Get(op.Currency))
-			if err == nil && c == "" {
-				err = fmt.Errorf("%s %s is no currency", op.Currency, Snippet(r.Get(op.Currency)))
-			}
-			if err != nil {
-				return err
-			}
-			s.price.cur = c
-		}
-		if err := agree(op.Price, s.price.cur); err != nil {
+		if all[i], err = t.show(op, r, agree); err != nil {
 			return err
-		}
-		if op.Regular != "" {
-			if s.regular, err = t.readPrice(r.Get(op.Regular)); err != nil {
-				return fmt.Errorf("%s: %w", op.Regular, err)
-			}
-			if err := agree(op.Regular, s.regular.cur); err != nil {
-				return err
-			}
-		}
-		switch {
-		case after != nil:
-			if s.sale, err = t.readPrice(after); err != nil {
-				return fmt.Errorf("%s: %w", op.Price, err)
-			}
-			if err := agree(op.Price, s.sale.cur); err != nil {
-				return err
-			}
-		case op.Sale != "":
-			s.sale, s.saleErr = t.readPrice(r.Get(op.Sale))
 		}
 	}
 	if cur == "" {
@@ -576,6 +536,55 @@ func (t *Table) prices(r *Row, ps *contracts.PriceSet) error {
 		*dst[i] = o
 	}
 	return nil
+}
+
+// show reads what a row shows of one operation: its price, regular
+// price and sale, each currency checked by agree (the row's one currency).
+func (t *Table) show(op *Op, r *Row, agree func(field, c string) error) (shown, error) {
+	var s shown
+	cell, after, err := t.saleAfter(op, r.Get(op.Price))
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", op.Price, err)
+	}
+	if s.price, err = t.readPrice(cell); err != nil {
+		return s, fmt.Errorf("%s: %w", op.Price, err)
+	}
+	if s.price.text == "" {
+		return s, nil
+	}
+	if op.Currency != "" {
+		c, err := Currency(r.Get(op.Currency))
+		if err == nil && c == "" {
+			err = fmt.Errorf("%s %s is no currency", op.Currency, Snippet(r.Get(op.Currency)))
+		}
+		if err != nil {
+			return s, err
+		}
+		s.price.cur = c
+	}
+	if err := agree(op.Price, s.price.cur); err != nil {
+		return s, err
+	}
+	if op.Regular != "" {
+		if s.regular, err = t.readPrice(r.Get(op.Regular)); err != nil {
+			return s, fmt.Errorf("%s: %w", op.Regular, err)
+		}
+		if err := agree(op.Regular, s.regular.cur); err != nil {
+			return s, err
+		}
+	}
+	switch {
+	case after != nil:
+		if s.sale, err = t.readPrice(after); err != nil {
+			return s, fmt.Errorf("%s: %w", op.Price, err)
+		}
+		if err := agree(op.Price, s.sale.cur); err != nil {
+			return s, err
+		}
+	case op.Sale != "":
+		s.sale, s.saleErr = t.readPrice(r.Get(op.Sale))
+	}
+	return s, nil
 }
 
 // saleAfter splits a cell op reads with SaleAfter into its first amount
