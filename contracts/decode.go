@@ -319,11 +319,12 @@ func (s *scanner) str() (string, bool) { return s.strIn(recentOther) }
 
 // strIn is str for a field whose last value the decoder remembers.
 func (s *scanner) strIn(field int) (string, bool) {
-	if s.d != nil {
+	if s.d != nil && field != recentOther {
 		// The last value, quoted, is the usual next one: compared as
 		// it stands, it needs no scan. Remembered values have no
 		// quote, backslash, control character or non-ASCII byte (raw
-		// read them), so these bytes are that very string.
+		// read them), so these bytes are that very string. (Other
+		// strings, zones mostly, differ from one document to the next.)
 		if r := s.d.recent[field]; r != "" {
 			s.ws()
 			if j := s.i + len(r) + 2; j <= len(s.b) && s.b[s.i] == '"' && s.b[j-1] == '"' && string(s.b[s.i+1:j-1]) == r {
@@ -335,9 +336,6 @@ func (s *scanner) strIn(field int) (string, bool) {
 	b, ok := s.raw()
 	if !ok || s.d == nil {
 		return string(b), ok
-	}
-	if r := s.d.recent[field]; string(b) == r && r != "" {
-		return r, true
 	}
 	if v, found := s.d.strs[string(b)]; found {
 		s.d.recent[field] = v
