@@ -361,36 +361,38 @@ func (s *scanner) null() bool {
 	return false
 }
 
-// int reads an integer in JSON's canonical form that fits in int64.
-// It works on locals, not on s, so that the loop keeps them in registers.
+// int reads an integer in JSON's canonical form that fits in int64: at
+// most 18 digits (more may not fit; encoding/json then decides).
 func (s *scanner) int() (int64, bool) {
 	s.ws()
-	b, i := s.b, s.i
-	neg := i < len(b) && b[i] == '-'
+	b := s.b[s.i:]
+	neg := len(b) > 0 && b[0] == '-'
 	if neg {
-		i++
+		b = b[1:]
 	}
-	start := i
+	// The loop's bound is the digits' limit too, so it checks one
+	// thing per digit.
+	digits := b[:min(len(b), 18)]
 	var n int64
-	for ; i < len(b); i++ {
-		c := b[i] - '0'
+	i := 0
+	for ; i < len(digits); i++ {
+		c := digits[i] - '0'
 		if c > 9 {
 			break
 		}
-		if i-start >= 18 {
-			return 0, false // may not fit; let encoding/json decide
-		}
 		n = n*10 + int64(c)
 	}
-	s.i = i
-	digits := i - start
-	if digits == 0 || (digits > 1 && b[start] == '0') {
+	if i == 0 || (i > 1 && b[0] == '0') {
 		return 0, false
 	}
-	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
-		return 0, false
+	if i < len(b) {
+		if c := b[i]; c == '.' || c == 'e' || c == 'E' || c-'0' <= 9 {
+			return 0, false
+		}
 	}
+	s.i += i
 	if neg {
+		s.i++
 		n = -n
 	}
 	return n, true
