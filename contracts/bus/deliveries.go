@@ -361,7 +361,8 @@ const attemptsWait = 5 * time.Second
 // skipped. No stream is no attempts.
 func (q *Deliveries) Attempts(ctx context.Context, webhook string) ([]contracts.DeliveryAttempt, error) {
 	// An ephemeral consumer of the endpoint's subject, which reads every
-	// attempt the stream holds for it in one fetch.
+	// message the stream holds for it (at most contracts.MaxAttemptsKept)
+	// in one fetch.
 	cons, err := q.js.CreateConsumer(ctx, contracts.AttemptsStream, jetstream.ConsumerConfig{
 		FilterSubject:     contracts.AttemptSubject(webhook),
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
