@@ -67,6 +67,10 @@ type Decoder struct {
 	// currency, so most strings are the one before, and a comparison
 	// saves a map lookup.
 	recent [numRecent]string
+	// observedText is the last observed_at read, quoted, and observed
+	// its value (scanner.observed).
+	observedText []byte
+	observed     time.Time
 	// change, blk and w are DecodeChange's storage, reused by each call.
 	change *changeBlock
 	blk    *priceBlock
@@ -315,12 +319,23 @@ func (s *scanner) str() (string, bool) { return s.strIn(recentOther) }
 
 // strIn is str for a field whose last value the decoder remembers.
 func (s *scanner) strIn(field int) (string, bool) {
+	if s.d != nil && field != recentOther {
+		// The last value, quoted, is the usual next one: compared as
+		// it stands, it needs no scan. Remembered values have no
+		// quote, backslash, control character or non-ASCII byte (raw
+		// read them), so these bytes are that very string. (Other
+		// strings, zones mostly, differ from one document to the next.)
+		if r := s.d.recent[field]; r != "" {
+			s.ws()
+			if j := s.i + len(r) + 2; j <= len(s.b) && s.b[s.i] == '"' && s.b[j-1] == '"' && string(s.b[s.i+1:j-1]) == r {
+				s.i = j
+				return r, true
+			}
+		}
+	}
 	b, ok := s.raw()
 	if !ok || s.d == nil {
 		return string(b), ok
-	}
-	if r := s.d.recent[field]; string(b) == r && r != "" {
-		return r, true
 	}
 	if v, found := s.d.strs[string(b)]; found {
 		s.d.recent[field] = v
@@ -347,27 +362,32 @@ func (s *scanner) null() bool {
 }
 
 // int reads an integer in JSON's canonical form that fits in int64.
+// It works on locals, not on s, so that the loop keeps them in registers.
 func (s *scanner) int() (int64, bool) {
 	s.ws()
-	neg := false
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		neg = true
-		s.i++
+	b, i := s.b, s.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
 	}
-	start := s.i
+	start := i
 	var n int64
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		if s.i-start >= 18 {
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		if i-start >= 18 {
 			return 0, false // may not fit; let encoding/json decide
 		}
-		n = n*10 + int64(s.b[s.i]-'0')
-		s.i++
+		n = n*10 + int64(c)
 	}
-	digits := s.i - start
-	if digits == 0 || (digits > 1 && s.b[start] == '0') {
+	s.i = i
+	digits := i - start
+	if digits == 0 || (digits > 1 && b[start] == '0') {
 		return 0, false
 	}
-	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
 		return 0, false
 	}
 	if neg {
@@ -385,6 +405,34 @@ func (s *scanner) time() (time.Time, bool) {
 	if t, ok := utcTime(s.b[start:s.i]); ok {
 		return t, true
 	}
+	return s.anyTime(start)
+}
+
+// observed is time for observed_at, whose last text and value the
+// decoder remembers: a source publishes a round's documents with one
+// observed_at, so a replay reads the same time in a row, and the same
+// bytes are the same time.
+func (s *scanner) observed() (time.Time, bool) {
+	if s.d == nil {
+		return s.time()
+	}
+	s.ws()
+	if q := s.d.observedText; len(q) > 0 && len(s.b)-s.i >= len(q) && string(s.b[s.i:s.i+len(q)]) == string(q) {
+		s.i += len(q)
+		return s.d.observed, true
+	}
+	start := s.i
+	t, ok := s.time()
+	if ok {
+		s.d.observedText = append(s.d.observedText[:0], s.b[start:s.i]...)
+		s.d.observed = t
+	}
+	return t, ok
+}
+
+// anyTime reads the quoted time that starts at start and ends at s.i
+// with time.Time's own decoder.
+func (s *scanner) anyTime(start int) (time.Time, bool) {
 	var t time.Time
 	// time.Time's own decoder, so both paths accept exactly the same forms.
 	if err := t.UnmarshalJSON(s.b[start:s.i]); err != nil {
@@ -750,7 +798,7 @@ func decodeFast(data []byte, w *wire, d *Decoder, blk *priceBlock, cblk *changeB
 			}
 		case "observed_at":
 			if o.once(13) {
-				w.ObservedAt, ok = s.time()
+				w.ObservedAt, ok = s.observed()
 			}
 		case "source":
 			if o.once(14) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -98,6 +99,40 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 		b, errB := json.Marshal(slow)
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
 			t.Fatalf("paths disagree on %q:\nfast %s\nslow %s", data, a, b)
+		}
+	})
+}
+
+// FuzzDecoderRemembers decodes a document after another with one Decoder:
+// what the Decoder remembers of the first (its strings, its observed_at)
+// must not change what the second reads, whatever the two hold.
+func FuzzDecoderRemembers(f *testing.F) {
+	set := `{"v":1,"kind":"price_set","registrar":"porkbun","zone":".dev","register":{"regular":{"amount":1200,"currency":"USD"}},"observed_at":"2026-03-02T09:15:00Z","source":"porkbun-api"}`
+	for _, second := range []string{
+		set,
+		strings.Replace(set, `09:15:00Z"`, `09:15:00.5Z"`, 1),
+		strings.Replace(set, `09:15:00Z"`, `09:15:00+01:00"`, 1),
+		strings.Replace(set, `"USD"`, `"USDX"`, 1),
+		strings.Replace(set, `"USD"`, `"US\u0044"`, 1),
+		strings.Replace(set, `"porkbun"`, `"porkbun-b"`, 1),
+		strings.Replace(set, `"porkbun-api"`, `"porkbun"`, 1),
+		strings.Replace(set, `"observed_at":"2026-03-02T09:15:00Z"`, `"observed_at": "2026-03-02T09:15:00Z"`, 1),
+		strings.Replace(set, `"observed_at":"2026-03-02T09:15:00Z"`, `"observed_at":"2026-03-02T09:15:00Z`, 1),
+	} {
+		f.Add([]byte(set), []byte(second))
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		var d Decoder
+		_, _ = d.Decode(first)
+		got, gotErr := d.Decode(second)
+		want, wantErr := Decode(second)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("after %q, %q: error %v, want %v", first, second, gotErr, wantErr)
+		}
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(want)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("after %q, %q:\nread %s\nwant %s", first, second, a, b)
 		}
 	})
 }
