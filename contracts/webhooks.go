@@ -106,10 +106,10 @@ const (
 
 // AttemptsStream keeps each endpoint's recent delivery attempts on
 // AttemptSubject(webhook): each message a JSON array of the endpoint's
-// DeliveryAttempts recorded together, in their order, 1 to 16 of them (a
+// DeliveryAttempts recorded together, in their order, 1 to 8 of them (a
 // single DeliveryAttempt object in records made before 2026-11-28, which
 // readers still take). It keeps the last MaxAttemptsKept messages of each
-// endpoint, so at least its last MaxAttemptsKept attempts and at most 16
+// endpoint, so at least its last MaxAttemptsKept attempts and at most 8
 // times as many.
 const AttemptsStream = "ZONEPRICE_ATTEMPTS"
 
@@ -121,8 +121,8 @@ const (
 
 // MaxAttemptsKept is how many messages AttemptsStream keeps per endpoint
 // (its limit per subject), and so the fewest of an endpoint's last
-// attempts it keeps, all the API shows; with up to 16 attempts a message
-// it may keep 1,600.
+// attempts it keeps, all the API shows; with up to 8 attempts a message
+// it may keep 800.
 const MaxAttemptsKept = 100
 
 // DeliverySubject is the subject of a delivery to owner's webhook. The

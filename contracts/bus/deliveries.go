@@ -250,16 +250,17 @@ type Attempt struct {
 // maxAttemptsPerRecord is how many attempts one message of the attempts
 // stream holds at most. The stream keeps contracts.MaxAttemptsKept
 // messages of each endpoint whatever they hold, so this is what bounds
-// the attempts it keeps of one (1,600) and what a read of them decodes.
-// 16 because an attempt that succeeded is about 170 bytes of JSON, so 16
-// of them fit the stream's 4 KiB messages (maxAttemptsRecordSize) with
-// room to spare: in the usual case the count, not the size, ends a
-// message. And because the saving is made by then: the recorder's batch
-// of 256 spread over many endpoints holds a few attempts of each, and an
-// endpoint with 16 in one batch already costs the server a sixteenth of
-// a message per attempt, where a larger cap would save little and let
-// each endpoint keep, and each read decode, more.
-const maxAttemptsPerRecord = 16
+// the attempts it keeps of one (800, where the API shows 100) and what a
+// read of them decodes. 8 because the saving is made by then: the
+// recorder's batch of 256 spread over many endpoints holds a few attempts
+// of each (4.6 in the bench's throughput run), and a larger cap would save
+// little and let each busy endpoint keep more of the stream's 1 GiB,
+// which every endpoint shares (MaxBytes, oldest dropped first): about
+// 140 KiB of attempts that succeeded each, where one attempt a message
+// kept 17 KiB. An attempt that succeeded is about 170 bytes of JSON, so
+// 8 fit the stream's 4 KiB messages (maxAttemptsRecordSize) with room to
+// spare; long errors end a message by its size.
+const maxAttemptsPerRecord = 8
 
 // RecordAll records attempts and waits for the stream to acknowledge
 // them. Each webhook's attempts are one message on its subject, a JSON
