@@ -104,9 +104,13 @@ const (
 	MaxQueuedPerKey = 100_000
 )
 
-// AttemptsStream keeps each endpoint's recent delivery attempts, a
-// DeliveryAttempt per message on AttemptSubject(webhook), the last
-// MaxAttemptsKept of each.
+// AttemptsStream keeps each endpoint's recent delivery attempts on
+// AttemptSubject(webhook): each message a JSON array of the endpoint's
+// DeliveryAttempts recorded together, in their order, 1 to 8 of them (a
+// single DeliveryAttempt object in records made before 2026-11-28, which
+// readers still take). It keeps the last MaxAttemptsKept messages of each
+// endpoint, so at least its last MaxAttemptsKept attempts and at most 8
+// times as many.
 const AttemptsStream = "ZONEPRICE_ATTEMPTS"
 
 // The webhook subject prefixes: each subject ends in a webhook ID.
@@ -115,7 +119,10 @@ const (
 	AttemptSubjectPrefix  = "attempts.v1."
 )
 
-// MaxAttemptsKept is how many attempts AttemptsStream keeps per endpoint.
+// MaxAttemptsKept is how many messages AttemptsStream keeps per endpoint
+// (its limit per subject), and so the fewest of an endpoint's last
+// attempts it keeps, all the API shows; with up to 8 attempts a message
+// it may keep 800.
 const MaxAttemptsKept = 100
 
 // DeliverySubject is the subject of a delivery to owner's webhook. The

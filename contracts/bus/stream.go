@@ -198,9 +198,15 @@ func DeliveriesConfig(o Options) jetstream.StreamConfig {
 // AttemptsRetention is how long an endpoint's recorded attempts are kept.
 const AttemptsRetention = 30 * 24 * time.Hour
 
+// maxAttemptsRecordSize bounds a message of contracts.AttemptsStream, in
+// bytes: the stream's MaxMsgSize, which RecordAll fills up to. The
+// stream keeps contracts.MaxAttemptsKept messages of each endpoint, so it
+// holds at most 400 KiB of each.
+const maxAttemptsRecordSize = 4 << 10
+
 // AttemptsConfig is the declared configuration of contracts.AttemptsStream:
-// the last contracts.MaxAttemptsKept attempts of each endpoint, for at
-// most AttemptsRetention.
+// the last contracts.MaxAttemptsKept messages of each endpoint, each of
+// one to maxAttemptsPerRecord attempts, for at most AttemptsRetention.
 func AttemptsConfig(o Options) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:              contracts.AttemptsStream,
@@ -214,7 +220,7 @@ func AttemptsConfig(o Options) jetstream.StreamConfig {
 		MaxBytes:          1 << 30,
 		Discard:           jetstream.DiscardOld,
 		AllowDirect:       true,
-		MaxMsgSize:        4 << 10,
+		MaxMsgSize:        maxAttemptsRecordSize,
 	}
 }
 

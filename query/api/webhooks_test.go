@@ -296,22 +296,34 @@ func TestWebhookLifecycle(t *testing.T) {
 			t.Errorf("no attempts yet: %d %s", resp.StatusCode, body)
 		}
 		next := epoch.Add(5 * time.Second)
+		// msg_1's attempts as records were made before 2026-11-28, one
+		// object a message.
 		for i, a := range []contracts.DeliveryAttempt{
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 1, At: epoch, Outcome: contracts.OutcomeFailed, Status: 500, DurationMS: 12.5, Error: "500 Internal Server Error", NextAttempt: &next},
 			{Delivery: "msg_1", Type: contracts.EventPing, Attempt: 2, At: next, Outcome: contracts.OutcomeDelivered, Status: 204, DurationMS: 3},
-			{Delivery: "msg_2", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(time.Minute), Outcome: contracts.OutcomeDelivered, Status: 200, DurationMS: 4},
-			// A slow attempt begun before msg_2's is recorded after it:
-			// attempts are listed by their own at, not by when they ended.
-			{Delivery: "msg_3", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(30 * time.Second), Outcome: contracts.OutcomeFailed, DurationMS: 15000, Error: "no answer within 15s"},
 		} {
 			b, _ := json.Marshal(a)
 			if _, err := w.js.Publish(ctx, contracts.AttemptSubject(created.ID), b); err != nil {
 				t.Fatalf("attempt %d: %v", i, err)
 			}
 		}
-		// Another endpoint's attempt is not this one's.
-		if _, err := w.js.Publish(ctx, contracts.AttemptSubject("wh_0000000000000000"), []byte(`{"delivery":"msg_x"}`)); err != nil {
+		// The next as notify records them now: the endpoint's attempts of
+		// a batch one message, another endpoint's, between them in the
+		// batch, in a message of its own.
+		batch := []bus.Attempt{
+			{Webhook: created.ID, Attempt: &contracts.DeliveryAttempt{Delivery: "msg_2", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(time.Minute), Outcome: contracts.OutcomeDelivered, Status: 200, DurationMS: 4}},
+			{Webhook: "wh_0000000000000000", Attempt: &contracts.DeliveryAttempt{Delivery: "msg_x", Attempt: 1, At: next.Add(time.Hour)}},
+			// A slow attempt begun before msg_2's is recorded after it:
+			// attempts are listed by their own at, not by when they ended.
+			{Webhook: created.ID, Attempt: &contracts.DeliveryAttempt{Delivery: "msg_3", Type: contracts.EventPriceDropped, Attempt: 1, At: next.Add(30 * time.Second), Outcome: contracts.OutcomeFailed, DurationMS: 15000, Error: "no answer within 15s"}},
+		}
+		if n, err := bus.NewDeliveries(w.js).RecordAll(ctx, batch); err != nil || n != len(batch) {
+			t.Fatalf("RecordAll = %d, %v", n, err)
+		}
+		if s, err := w.js.Stream(ctx, contracts.AttemptsStream); err != nil {
 			t.Fatal(err)
+		} else if info, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.AttemptSubject(created.ID))); err != nil || info.State.Subjects[contracts.AttemptSubject(created.ID)] != 3 {
+			t.Fatalf("the endpoint's messages: %v, %v; want msg_1's two and one of msg_2 and msg_3", info, err)
 		}
 		var got struct {
 			Count    int `json:"count"`

@@ -9,7 +9,8 @@
 // as Standard Webhooks says, retry it on contracts.RetrySchedule through
 // JetStream's delayed redelivery (so a restart of every replica loses
 // nothing), and record each attempt on contracts.AttemptsStream, in
-// batches, before the server hears the attempt's outcome (record.go).
+// batches, each endpoint's attempts of a batch one message, before the
+// server hears the attempt's outcome (record.go).
 // Every connection to a receiver is checked after DNS resolution against
 // a deny list of internal addresses (Guard). zoneprice-notify runs the
 // garbage collector at GOGC=400 unless GOGC is set (README.md, Speed).

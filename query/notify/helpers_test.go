@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -202,20 +201,12 @@ func (h *harness) publish(t *testing.T, c *contracts.PriceChange) uint64 {
 	return ack.Sequence
 }
 
-// attempts returns the attempts recorded for w, oldest first.
+// attempts returns the attempts recorded for w, oldest first, read as the
+// API reads them (the last contracts.MaxAttemptsKept).
 func (h *harness) attempts(t *testing.T, w *contracts.Webhook) []contracts.DeliveryAttempt {
 	t.Helper()
-	var out []contracts.DeliveryAttempt
-	err := bus.ReadLast(context.Background(), h.js, contracts.AttemptsStream,
-		bus.ReaderConfig{Filters: []string{contracts.AttemptSubject(w.ID)}, All: true}, func(m bus.Msg) bool {
-			var a contracts.DeliveryAttempt
-			if err := json.Unmarshal(m.Data, &a); err != nil {
-				t.Errorf("attempt: %v", err)
-			}
-			out = append(out, a)
-			return true
-		})
-	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+	out, err := bus.NewDeliveries(h.js).Attempts(context.Background(), w.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out

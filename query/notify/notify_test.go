@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/zoneprice/zoneprice/contracts"
@@ -795,7 +796,8 @@ func TestPingRetriedForMinutes(t *testing.T) {
 // TestRecordsKeptOnStop: attempts' records wait to be published together
 // (here for an hour), and the server is not told a delivery is done
 // before its record is stored; a replica told to stop publishes the
-// records it holds and answers for them before Run returns.
+// records it holds, an endpoint's as one message, and answers for them
+// before Run returns.
 func TestRecordsKeptOnStop(t *testing.T) {
 	h := newHarness(t)
 	rc := newReceiver(t, nil)
@@ -803,20 +805,32 @@ func TestRecordsKeptOnStop(t *testing.T) {
 	cfg := testConfig()
 	cfg.RecordInterval = time.Hour
 	r := h.start(t, cfg, time.Now)
-	h.change(t, "porkbun", ".com", 900)
-	rc.wait(t, 1)
-	waitFor(t, "the attempt counted", func() bool {
-		return counter(t, r, "zoneprice_notify_attempts_total", string(contracts.OutcomeDelivered)) == 1
+	for _, price := range []int64{900, 800, 700} {
+		h.change(t, "porkbun", ".com", price)
+	}
+	rc.wait(t, 3)
+	waitFor(t, "the attempts counted", func() bool {
+		return counter(t, r, "zoneprice_notify_attempts_total", string(contracts.OutcomeDelivered)) == 3
 	})
 	if got := h.attempts(t, w); len(got) != 0 {
 		t.Errorf("%d attempts recorded before the interval passed, want them held", len(got))
 	}
-	if n := h.queued(t); n != 1 {
-		t.Errorf("%d deliveries queued, want the one whose record is not stored yet", n)
+	if n := h.queued(t); n != 3 {
+		t.Errorf("%d deliveries queued, want the three whose records are not stored yet", n)
 	}
 	r.stop()
-	if got := h.attempts(t, w); len(got) != 1 || got[0].Outcome != contracts.OutcomeDelivered {
-		t.Errorf("attempts recorded by the stop: %+v, want the one delivery", got)
+	got := h.attempts(t, w)
+	if len(got) != 3 || got[0].Outcome != contracts.OutcomeDelivered {
+		t.Errorf("attempts recorded by the stop: %+v, want the three deliveries", got)
+	}
+	s, err := h.js.Stream(context.Background(), contracts.AttemptsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := contracts.AttemptSubject(w.ID)
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(subject))
+	if err != nil || info.State.Subjects[subject] != 1 {
+		t.Errorf("the endpoint's messages: %v, %v; want the three attempts in one", info.State.Subjects, err)
 	}
 	waitFor(t, "an empty queue", func() bool { return h.queued(t) == 0 })
 }

@@ -16,8 +16,9 @@ import (
 // A worker does neither itself: it hands both to the recorder and takes
 // the next delivery. The recorder publishes the records together, every
 // Config.RecordInterval or recordBatch records, whichever comes first,
-// and waits for the stream to acknowledge the batch (one round trip, not
-// one per attempt); only then does it send each answer, so that an attempt
+// each endpoint's as one message (bus.Deliveries.RecordAll), and waits
+// for the stream to acknowledge the batch (one round trip, not one per
+// attempt); only then does it send each answer, so that an attempt
 // whose record a crash lost is made again rather than acknowledged
 // unrecorded. From the start of an attempt until its answer is sent, the
 // delivery is reported in progress to the server every quarter of AckWait,
