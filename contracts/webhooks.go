@@ -108,7 +108,8 @@ const (
 // AttemptSubject(webhook): each message a JSON array of the endpoint's
 // DeliveryAttempts recorded together, in their order, 1 to 8 of them (a
 // single DeliveryAttempt object in records made before 2026-11-28, which
-// readers still take). It keeps the last MaxAttemptsKept messages of each
+// readers still take, and in one of an attempt that fits a message only
+// without the brackets). It keeps the last MaxAttemptsKept messages of each
 // endpoint, so at least its last MaxAttemptsKept attempts and at most 8
 // times as many.
 const AttemptsStream = "ZONEPRICE_ATTEMPTS"

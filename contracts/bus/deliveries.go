@@ -327,17 +327,26 @@ type record struct {
 
 // records joins one endpoint's encoded attempts, in their order, into
 // messages of at most maxAttemptsPerRecord attempts and
-// maxAttemptsRecordSize bytes. An attempt too long for a message even
-// alone is a message of its own, which the stream refuses, as it did
-// before attempts were grouped.
+// maxAttemptsRecordSize bytes. An attempt that fits a message only
+// without the brackets is a message of its own as one object, the shape
+// of before (Attempts reads both); one too long even so is a message of
+// its own, which the stream refuses, as it did before attempts were
+// grouped.
 func records(encoded [][]byte) []record {
 	var out []record
 	var cur record
+	end := func() {
+		if cur.attempts == 1 && len(cur.data)+1 > maxAttemptsRecordSize {
+			out = append(out, record{data: cur.data[1:], attempts: 1})
+		} else {
+			out = append(out, record{data: append(cur.data, ']'), attempts: cur.attempts})
+		}
+		cur = record{}
+	}
 	for _, e := range encoded {
 		// With e, the message would end in ",e]".
 		if cur.attempts > 0 && (cur.attempts == maxAttemptsPerRecord || len(cur.data)+len(e)+2 > maxAttemptsRecordSize) {
-			out = append(out, record{data: append(cur.data, ']'), attempts: cur.attempts})
-			cur = record{}
+			end()
 		}
 		if cur.attempts == 0 {
 			cur.data = append(make([]byte, 0, min(maxAttemptsRecordSize, (len(e)+1)*maxAttemptsPerRecord+1)), '[')
@@ -348,7 +357,7 @@ func records(encoded [][]byte) []record {
 		cur.attempts++
 	}
 	if cur.attempts > 0 {
-		out = append(out, record{data: append(cur.data, ']'), attempts: cur.attempts})
+		end()
 	}
 	return out
 }

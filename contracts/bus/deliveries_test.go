@@ -227,6 +227,39 @@ func TestRecordAllSplits(t *testing.T) {
 	}
 }
 
+// TestRecordAllFullMessage: an attempt that fits a message of the stream
+// on its own (as every record did before attempts were grouped) is
+// recorded, though "[" and "]" around it would make the message too long.
+func TestRecordAllFullMessage(t *testing.T) {
+	limit := int(bus.AttemptsConfig(bus.Options{}).MaxMsgSize)
+	for _, size := range []int{limit - 2, limit - 1, limit} {
+		t.Run(fmt.Sprint(size, " bytes"), func(t *testing.T) {
+			_, js := bustest.Provisioned(t)
+			ctx := context.Background()
+			q := bus.NewDeliveries(js)
+			a := &contracts.DeliveryAttempt{Delivery: "msg_1", Attempt: 1, Outcome: contracts.OutcomeFailed, Error: "x"}
+			b, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Error += strings.Repeat("x", size-len(b))
+			if b, _ = json.Marshal(a); len(b) != size {
+				t.Fatalf("the attempt is %d bytes, want %d", len(b), size)
+			}
+			if n, err := q.RecordAll(ctx, []bus.Attempt{{Webhook: hook, Attempt: a}}); n != 1 || err != nil {
+				t.Errorf("RecordAll = %d, %v; want it recorded", n, err)
+			}
+			got, err := q.Attempts(ctx, hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Error != a.Error {
+				t.Errorf("Attempts = %d attempts, want the one recorded", len(got))
+			}
+		})
+	}
+}
+
 // TestAttemptsBothShapes: a message of one attempt, as every record was
 // before attempts were grouped, and one of several are read together, in
 // the order they were recorded; a message that does not decode is
