@@ -73,9 +73,16 @@ func consume(t *testing.T, d *bus.Durable, cfg bus.ConsumeConfig, handle func(co
 	return stop
 }
 
+// waitUntil waits for cond, failing the test after a minute: a bound for
+// a consumer that never delivers, not a speed to meet. It was ten
+// seconds, which is also how long the iterator waits (two missed
+// heartbeats, 5 s apart) before it pulls again when a pull goes
+// unanswered, and a loaded CI machine once failed TestDurableConsume
+// there (20 messages not all handled; 30 runs alone and 100 beside three
+// busy loops passed).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("waiting for %s", what)
