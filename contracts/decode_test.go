@@ -100,6 +100,22 @@ func FuzzDecodeFastMatchesJSON(f *testing.F) {
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
 			t.Fatalf("paths disagree on %q:\nfast %s\nslow %s", data, a, b)
 		}
+		// Read again by a Decoder that read it before, whose remembered
+		// strings and observed_at then match: the shortcuts they take
+		// read what encoding/json reads.
+		var d Decoder
+		for i := range 2 {
+			var again wire
+			if canonical := decodeCanonical(data, &again, &d, new(priceBlock)); !canonical {
+				again = wire{}
+				if _, ok := decodeFast(data, &again, &d, new(priceBlock), nil); !ok {
+					t.Fatalf("read %d with a Decoder: refused %q", i+1, data)
+				}
+			}
+			if c, _ := json.Marshal(again); !bytes.Equal(c, b) {
+				t.Fatalf("read %d with a Decoder disagrees on %q:\nread %s\nslow %s", i+1, data, c, b)
+			}
+		}
 	})
 }
 
