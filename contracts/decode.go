@@ -85,8 +85,10 @@ const (
 	recentSource
 	recentTax
 	recentChange
-	recentOther
 	numRecent
+	// recentOther is every other string, zones mostly: interned, never
+	// remembered, since it differs from one document to the next.
+	recentOther = numRecent
 )
 
 // Decode is the package-level Decode, with shared strings.
@@ -323,8 +325,7 @@ func (s *scanner) strIn(field int) (string, bool) {
 		// The last value, quoted, is the usual next one: compared as
 		// it stands, it needs no scan. Remembered values have no
 		// quote, backslash, control character or non-ASCII byte (raw
-		// read them), so these bytes are that very string. (Other
-		// strings, zones mostly, differ from one document to the next.)
+		// read them), so these bytes are that very string.
 		if r := s.d.recent[field]; r != "" {
 			s.ws()
 			if j := s.i + len(r) + 2; j <= len(s.b) && s.b[s.i] == '"' && s.b[j-1] == '"' && string(s.b[s.i+1:j-1]) == r {
@@ -337,16 +338,18 @@ func (s *scanner) strIn(field int) (string, bool) {
 	if !ok || s.d == nil {
 		return string(b), ok
 	}
-	if v, found := s.d.strs[string(b)]; found {
-		s.d.recent[field] = v
-		return v, true
-	}
-	v := string(b)
-	if s.d.strs == nil {
-		s.d.strs = make(map[string]string, 256)
-	}
-	if len(s.d.strs) < maxInterned {
+	v, found := s.d.strs[string(b)]
+	if !found {
+		v = string(b)
+		if len(s.d.strs) >= maxInterned {
+			return v, true // neither shared nor remembered
+		}
+		if s.d.strs == nil {
+			s.d.strs = make(map[string]string, 256)
+		}
 		s.d.strs[v] = v
+	}
+	if field != recentOther {
 		s.d.recent[field] = v
 	}
 	return v, true
