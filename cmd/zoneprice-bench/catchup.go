@@ -30,12 +30,12 @@ type catchupResult struct {
 	process time.Duration
 }
 
-// catchup times the bare and the real consumer cfg.runs times each,
+// catchup times the bare and the real consumer cfg.catchupRuns times each,
 // alternating which goes first.
 func (b *bench) catchup(ctx context.Context, env *natsEnv, res *results) error {
 	cr := &catchupResult{prices: env.prices, messages: env.messages}
 	res.catchup = cr
-	for i := range b.cfg.runs {
+	for i := range b.cfg.catchupRuns {
 		// Each run starts on a clean heap: the previous real consumer's
 		// index is garbage now.
 		bare := func() error {
