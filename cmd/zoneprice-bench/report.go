@@ -261,6 +261,49 @@ func (res *results) writeHTTP(r *report) {
 	r.line("")
 }
 
+// writeThroughput writes the throughput runs' rows: the medians of the
+// runs, and their spread.
+func (w *webhookResult) writeThroughput(r *report) {
+	runs := func(ds []time.Duration) string {
+		if len(ds) == 1 {
+			return "1 run, " + fmtSeconds(ds[0])
+		}
+		return fmt.Sprintf("median of %d runs, %s–%s", len(ds), fmtSeconds(slices.Min(ds)), fmtSeconds(slices.Max(ds)))
+	}
+	if w.realErr != nil && len(w.realTook) == 0 {
+		r.line("| zoneprice-notify, one replica: delivered per second | %s | ≥ %s/s | %s |", oneLine(w.realErr.Error()), fmtInt(targetHookRate), r.verdict("webhook throughput", false))
+		return
+	}
+	if w.realErr != nil {
+		r.line("| zoneprice-notify, a later run | %s | — | info |", oneLine(w.realErr.Error()))
+	}
+	rate := float64(w.deliveries) / medianDur(w.realTook).Seconds()
+	r.line("| zoneprice-notify, one replica: delivered per second (%s a run; %s) | %s/s | ≥ %s/s | %s |",
+		fmtInt(int64(w.deliveries)), runs(w.realTook), fmtRate(rate), fmtInt(targetHookRate), r.verdict("webhook throughput", rate >= targetHookRate))
+	if w.bareErr != nil {
+		r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers | %s | — | info |", w.notifyWorkers, oneLine(w.bareErr.Error()))
+	}
+	if len(w.bareTook) > 0 {
+		bare := float64(w.deliveries) / medianDur(w.bareTook).Seconds()
+		failures := ""
+		if w.bareFailures > 0 {
+			failures = fmt.Sprintf(", %d not 2xx", w.bareFailures)
+		}
+		r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers (%s) | %s/s%s | — | info |", w.notifyWorkers, runs(w.bareTook), fmtRate(bare), failures)
+		r.line("| zoneprice-notify / bare (of the medians) | %.2f | ≥ %.1f | %s |", rate/bare, targetHookRatio, r.verdict("webhook throughput against a bare client", rate/bare >= targetHookRatio))
+	}
+	perDelivery := func(d time.Duration, runs int) string {
+		return fmt.Sprintf("%.1f µs", d.Seconds()*1e6/float64(w.deliveries*runs))
+	}
+	if w.notifyCPURuns > 0 {
+		r.line("| CPU time per delivery, zoneprice-notify's runs: notify (its process_cpu_seconds_total); the bench's process (NATS server, receivers) | %s; %s | — | info |",
+			perDelivery(w.notifyCPU, w.notifyCPURuns), perDelivery(w.benchCPU, len(w.realTook)))
+	}
+	if len(w.bareTook) > 0 {
+		r.line("| CPU time per delivery, the bare client's runs: the bench's process (client, receivers) | %s | — | info |", perDelivery(w.bareCPU, len(w.bareTook)))
+	}
+}
+
 // runErrors describes the failed requests of a series of runs.
 func runErrors(name string, runs []wrkResult) string {
 	var s string
@@ -399,35 +442,9 @@ func (res *results) writeWebhooks(r *report) {
 		r.line("| Publish to verified arrival, max | %s | — | info |", fmtLatency(sorted[len(sorted)-1]))
 	}
 	if w.deliveries > 0 {
-		r.line("| Throughput: deliveries queued (%s changes × %d endpoints, each on its own port) before the receivers let the first attempts finish | %s of %s | — | info |",
+		r.line("| Throughput: deliveries queued (%s changes × %d endpoints, each on its own port) before the receivers let the first attempts finish (the fewest of the runs) | %s of %s | — | info |",
 			fmtInt(hookChanges), hookEndpoints, fmtInt(int64(w.queued)), fmtInt(int64(w.deliveries)))
-		if w.realErr != nil {
-			r.line("| zoneprice-notify, one replica: delivered per second | %s | ≥ %s/s | %s |", oneLine(w.realErr.Error()), fmtInt(targetHookRate), r.verdict("webhook throughput", false))
-		} else {
-			rate := float64(w.deliveries) / w.realTook.Seconds()
-			r.line("| zoneprice-notify, one replica: delivered per second (%s in %s) | %s/s | ≥ %s/s | %s |",
-				fmtInt(int64(w.deliveries)), fmtSeconds(w.realTook), fmtRate(rate), fmtInt(targetHookRate), r.verdict("webhook throughput", rate >= targetHookRate))
-			switch {
-			case w.bareErr != nil:
-				r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers | %s | — | info |", w.notifyWorkers, oneLine(w.bareErr.Error()))
-			case w.bareTook > 0:
-				bare := float64(w.deliveries) / w.bareTook.Seconds()
-				failures := ""
-				if w.bareFailures > 0 {
-					failures = fmt.Sprintf(", %d not 2xx", w.bareFailures)
-				}
-				r.line("| Bare Go client, same signed bodies, %d at once, to the same receivers (%s) | %s/s%s | — | info |", w.notifyWorkers, fmtSeconds(w.bareTook), fmtRate(bare), failures)
-				r.line("| zoneprice-notify / bare | %.2f | ≥ %.1f | %s |", rate/bare, targetHookRatio, r.verdict("webhook throughput against a bare client", rate/bare >= targetHookRatio))
-			}
-			perDelivery := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", d.Seconds()*1e6/float64(w.deliveries)) }
-			if w.notifyCPU > 0 {
-				r.line("| CPU time per delivery, zoneprice-notify's run: notify (its process_cpu_seconds_total); the bench's process (NATS server, receivers) | %s; %s | — | info |",
-					perDelivery(w.notifyCPU), perDelivery(w.benchCPU))
-			}
-			if w.bareCPU > 0 {
-				r.line("| CPU time per delivery, the bare client's run: the bench's process (client, receivers) | %s | — | info |", perDelivery(w.bareCPU))
-			}
-		}
+		w.writeThroughput(r)
 	}
 	for _, f := range w.fanouts {
 		r.line("| Fan-out %s: %s endpoints registered through the store (%d at once) | %s | — | info |", f.where, fmtInt(hookFanout), hookRegisterWorkers, fmtSeconds(f.registered))

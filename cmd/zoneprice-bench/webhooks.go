@@ -70,20 +70,24 @@ type webhookResult struct {
 	// The throughput run: deliveries queued before the receivers let
 	// the first attempts finish; the time from then to the last one
 	// arriving; and the bare client's time for the same requests.
+	// One entry a run in realTook and bareTook; the first failure
+	// ends the runs.
 	deliveries   int
 	queued       int
-	realTook     time.Duration
+	realTook     []time.Duration
 	realErr      error
-	bareTook     time.Duration
+	bareTook     []time.Duration
 	bareErr      error
 	bareFailures int
 	// notifyCPU is the CPU time notify's process spent in the
-	// throughput run, and benchCPU the bench's own (the NATS server and
-	// the receivers); bareCPU, the bench's in the bare client's run (the
+	// throughput runs (notifyCPURuns of them, where its metrics could be
+	// read), and benchCPU the bench's own (the NATS server and the
+	// receivers); bareCPU, the bench's in the bare client's runs (the
 	// client and the receivers). profile is the top of notify's CPU
-	// profile (with -notify-profile), benchProfile where the bench's own
-	// profile of the run was saved.
+	// profile over the first run (with -notify-profile), benchProfile
+	// where the bench's own profile of that run was saved.
 	notifyCPU, benchCPU, bareCPU time.Duration
+	notifyCPURuns                int
 	profile, benchProfile        string
 
 	// The fan-out runs: to endpoints spread over the receivers' ports,
@@ -491,26 +495,62 @@ func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 tim
 	}
 }
 
-// hookThroughput measures one notify replica's deliveries per second.
-// The receivers hold their answers while hookChanges changes are
-// published for the hookEndpoints endpoints, until the deliveries stream
-// holds every delivery (or hookQueueWait passes); from when they let go to
-// the last delivery's arrival is the replica's time. Then a bare Go client
-// posts the same bodies, signed the same way, with as many requests at
-// once as the replica has workers, to the same receivers: the baseline.
+// hookThroughput measures one notify replica's deliveries per second
+// against a bare Go client's, in -runs pairs. In a notify run the
+// receivers hold their answers while hookChanges changes are published
+// for the hookEndpoints endpoints, until the deliveries stream holds every
+// delivery (or hookQueueWait passes); from when they let go to the last
+// delivery's arrival is the replica's time. In a bare run a Go client
+// posts the bodies notify last delivered, signed the same way, with as
+// many requests at once as the replica has workers, to the same
+// receivers: the baseline. The first pair starts with notify (the bare
+// client resends what it delivered); after it, which goes first
+// alternates, as in the catch-up.
 func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
-	total := hookChanges * len(eps)
-	wr.deliveries = total
-	b.log.Info("webhooks: throughput", "changes", hookChanges, "endpoints", len(eps), "deliveries", total)
-	arrivals := &hookArrivals{total: total, allIn: make(chan struct{})}
+	wr.deliveries = hookChanges * len(eps)
+	var sent []hookDelivery
+	for run := range b.cfg.runs {
+		notifyRun := func() (err error) {
+			sent, err = b.notifyDeliveries(ctx, env, n, pub, recv, zone, run, wr)
+			return err
+		}
+		bareRun := func() error { return b.bareDeliveries(ctx, recv, eps, sent, wr) }
+		var err error
+		if run == 0 {
+			if err = notifyRun(); err == nil {
+				err = bareRun()
+			}
+		} else {
+			err = inTurn(run, notifyRun, bareRun)
+		}
+		if errors.Is(err, errRunFailed) {
+			return nil // the report says why
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errRunFailed ends the throughput runs after one that failed, which
+// webhookResult records.
+var errRunFailed = errors.New("a throughput run failed")
+
+// notifyDeliveries is run's notify half: it queues the run's changes'
+// deliveries while the receivers hold, then times notify's delivering
+// them all, and returns what arrived.
+func (b *bench) notifyDeliveries(ctx context.Context, env *natsEnv, n *child, pub *bus.Publisher, recv *hookReceiver, zone string, run int, wr *webhookResult) ([]hookDelivery, error) {
+	b.log.Info("webhooks: throughput", "run", run+1, "changes", hookChanges, "deliveries", wr.deliveries)
+	arrivals := &hookArrivals{total: wr.deliveries, allIn: make(chan struct{})}
 	recv.nextRun(arrivals.note)
 	release := recv.hold()
 	defer func() {
 		release()
 		recv.gate.Store(nil)
 	}()
-	if err := queueHooks(ctx, env, pub, zone, total, wr); err != nil {
-		return err
+	if err := queueHooks(ctx, env, pub, zone, run*hookChanges, wr); err != nil {
+		return nil, err
 	}
 	// Each half starts on a freshly collected heap, as the catch-up runs
 	// do. This process holds the embedded NATS server, whose heap after
@@ -521,7 +561,7 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub 
 	runtime.GC()
 	cpu := notifyCPU(ctx, n)
 	profiled := make(chan struct{})
-	if b.cfg.notifyProfile {
+	if b.cfg.notifyProfile && run == 0 {
 		go func() {
 			defer close(profiled)
 			path := filepath.Join(b.profileDir(), "cpu-notify-deliveries.pb.gz")
@@ -536,32 +576,49 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub 
 		close(profiled)
 	}
 	defer func() { <-profiled }()
-	stopProfile := b.profileSelf(wr)
+	stopProfile := func() {}
+	if run == 0 {
+		stopProfile = b.profileSelf(wr)
+	}
 	benchCPU := selfCPU()
 	start := time.Now()
 	release()
+	var took time.Duration
 	select {
 	case <-arrivals.allIn:
-		wr.realTook = arrivals.last.Sub(start)
-		wr.benchCPU = selfCPU() - benchCPU
+		took = arrivals.last.Sub(start)
+		wr.realTook = append(wr.realTook, took)
+		wr.benchCPU += selfCPU() - benchCPU
 		stopProfile()
 		if after := notifyCPU(ctx, n); cpu > 0 && after > cpu {
-			wr.notifyCPU = after - cpu
+			wr.notifyCPU += after - cpu
+			wr.notifyCPURuns++
 		}
 	case <-time.After(hookDeadline):
-		wr.realErr = fmt.Errorf("%d of %d deliveries within %v", len(arrivals.delivered()), total, hookDeadline)
+		wr.realErr = fmt.Errorf("run %d: %d of %d deliveries within %v", run+1, len(arrivals.delivered()), wr.deliveries, hookDeadline)
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	b.log.Info("webhooks: throughput done", "queued", wr.queued, "took", wr.realTook, "err", wr.realErr)
+	b.log.Info("webhooks: throughput done", "run", run+1, "took", took, "err", wr.realErr)
 	if wr.realErr != nil {
-		return nil
+		return nil, errRunFailed
 	}
+	return arrivals.delivered(), nil
+}
+
+// bareDeliveries is a bare half: the bare client posts sent again.
+func (b *bench) bareDeliveries(ctx context.Context, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, wr *webhookResult) error {
 	runtime.GC()
-	benchCPU = selfCPU()
-	wr.bareTook, wr.bareFailures, wr.bareErr = bareHooks(ctx, recv, eps, arrivals.delivered(), wr.notifyWorkers)
-	wr.bareCPU = selfCPU() - benchCPU
-	b.log.Info("webhooks: bare client done", "took", wr.bareTook, "failures", wr.bareFailures, "err", wr.bareErr)
+	cpu := selfCPU()
+	took, failures, err := bareHooks(ctx, recv, eps, sent, wr.notifyWorkers)
+	b.log.Info("webhooks: bare client done", "took", took, "failures", failures, "err", err)
+	if err != nil {
+		wr.bareErr = err
+		return errRunFailed
+	}
+	wr.bareTook = append(wr.bareTook, took)
+	wr.bareCPU += selfCPU() - cpu
+	wr.bareFailures += failures
 	return nil
 }
 
@@ -641,27 +698,35 @@ func (a *hookArrivals) delivered() []hookDelivery {
 	return a.got
 }
 
-// queueHooks publishes hookChanges changes on zone and waits until the
-// deliveries stream holds total deliveries, or hookQueueWait passes;
-// wr.queued is what it held.
-func queueHooks(ctx context.Context, env *natsEnv, pub *bus.Publisher, zone string, total int, wr *webhookResult) error {
+// queueHooks waits for the deliveries stream to be empty (the run
+// before's last acknowledgements removed), publishes hookChanges changes
+// on zone, numbered after first, and waits until the stream holds their
+// deliveries, wr.deliveries, or hookQueueWait passes; wr.queued is the
+// fewest it held in a run.
+func queueHooks(ctx context.Context, env *natsEnv, pub *bus.Publisher, zone string, first int, wr *webhookResult) error {
+	if _, err := waitQueued(ctx, env, func(n int) bool { return n == 0 }); err != nil {
+		return err
+	}
 	events := make([]contracts.Event, hookChanges)
 	for i := range events {
-		events[i] = hookChange(zone, 1+i)
+		events[i] = hookChange(zone, first+1+i)
 	}
-	_, _, err := pub.PublishAll(ctx, events, publishWindow)
+	if _, _, err := pub.PublishAll(ctx, events, publishWindow); err != nil {
+		return err
+	}
+	queued, err := waitQueued(ctx, env, func(n int) bool { return n >= wr.deliveries })
 	if err != nil {
 		return err
 	}
-	if wr.queued, err = waitQueued(ctx, env, total); err != nil {
-		return err
+	if wr.queued == 0 || queued < wr.queued {
+		wr.queued = queued
 	}
 	return nil
 }
 
-// waitQueued waits until the deliveries stream holds total deliveries, or
-// hookQueueWait passes, and returns how many it holds.
-func waitQueued(ctx context.Context, env *natsEnv, total int) (int, error) {
+// waitQueued waits until the number of deliveries the stream holds is
+// done, or hookQueueWait passes, and returns that number.
+func waitQueued(ctx context.Context, env *natsEnv, done func(int) bool) (int, error) {
 	s, err := env.js.Stream(ctx, contracts.DeliveriesStream)
 	if err != nil {
 		return 0, err
@@ -672,7 +737,7 @@ func waitQueued(ctx context.Context, env *natsEnv, total int) (int, error) {
 		if err != nil {
 			return queued, err
 		}
-		if queued = int(info.State.Msgs); queued >= total {
+		if queued = int(info.State.Msgs); done(queued) {
 			break
 		}
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,33 @@ func TestOnlyFlag(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-only", "webhook"}, io.Discard); err == nil {
 		t.Error("-only webhook (a section that does not exist) was accepted")
+	}
+}
+
+// TestThroughputMedians checks that the throughput rows judge notify
+// against the bare client by the medians of their runs, and show the
+// runs' spread and the CPU per delivery of each kind of run.
+func TestThroughputMedians(t *testing.T) {
+	w := &webhookResult{
+		notifyWorkers: 64, deliveries: 20_000, queued: 20_000,
+		realTook:  []time.Duration{2 * time.Second, time.Second, 1600 * time.Millisecond},
+		bareTook:  []time.Duration{time.Second, 800 * time.Millisecond, 900 * time.Millisecond},
+		notifyCPU: 3 * time.Second, notifyCPURuns: 2, benchCPU: 6 * time.Second, bareCPU: 3 * time.Second,
+	}
+	var r report
+	w.writeThroughput(&r)
+	for _, want := range []string{
+		"(20,000 a run; median of 3 runs, 1.00 s–2.00 s) | 12,500/s",
+		"(median of 3 runs, 0.80 s–1.00 s) | 22,222/s",
+		"| zoneprice-notify / bare (of the medians) | 0.56 | ≥ 0.6 | **FAIL** |",
+		"| 75.0 µs; 100.0 µs |", // notify's over the two runs it was read in; the bench's over three
+		"| 50.0 µs |",
+	} {
+		if !strings.Contains(r.String(), want) {
+			t.Errorf("the rows lack %q:\n%s", want, r.String())
+		}
+	}
+	if len(r.failed) != 1 || r.checks != 2 {
+		t.Errorf("%d checks, failed %q; want 2 checks and the ratio failed", r.checks, r.failed)
 	}
 }
