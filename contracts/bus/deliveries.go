@@ -247,26 +247,11 @@ type Attempt struct {
 	Attempt *contracts.DeliveryAttempt
 }
 
-// maxAttemptsPerRecord is how many attempts one message of the attempts
-// stream holds at most. The stream keeps contracts.MaxAttemptsKept
-// messages of each endpoint whatever they hold, so this is what bounds
-// the attempts it keeps of one (800, where the API shows 100) and what a
-// read of them decodes. 8 because the saving is made by then: the
-// recorder's batch of 256 spread over many endpoints holds a few attempts
-// of each (4.6 in the bench's throughput run), and a larger cap would save
-// little and let each busy endpoint keep more of the stream's 1 GiB,
-// which every endpoint shares (MaxBytes, oldest dropped first): about
-// 140 KiB of attempts that succeeded each, where one attempt a message
-// kept 17 KiB. An attempt that succeeded is about 170 bytes of JSON, so
-// 8 fit the stream's 4 KiB messages (maxAttemptsRecordSize) with room to
-// spare; long errors end a message by its size.
-const maxAttemptsPerRecord = 8
-
 // RecordAll records attempts and waits for the stream to acknowledge
 // them. Each webhook's attempts are one message on its subject, a JSON
 // array of them in their order (several when there are more than
-// maxAttemptsPerRecord, or more bytes than a message may hold), so that
-// the server stores, acknowledges and, once the endpoint has
+// contracts.MaxAttemptsPerMessage, or more bytes than a message may
+// hold), so that the server stores, acknowledges and, once the endpoint has
 // contracts.MaxAttemptsKept, removes one message per endpoint and batch,
 // not one per attempt. None is waited for before the next is sent: a
 // batch costs one round trip. It returns how many attempts were recorded,
@@ -326,7 +311,7 @@ type record struct {
 }
 
 // records joins one endpoint's encoded attempts, in their order, into
-// messages of at most maxAttemptsPerRecord attempts and
+// messages of at most contracts.MaxAttemptsPerMessage attempts and
 // maxAttemptsRecordSize bytes. An attempt that fits a message only
 // without the brackets is a message of its own as one object, the shape
 // of before (Attempts reads both); one too long even so is a message of
@@ -345,11 +330,11 @@ func records(encoded [][]byte) []record {
 	}
 	for _, e := range encoded {
 		// With e, the message would end in ",e]".
-		if cur.attempts > 0 && (cur.attempts == maxAttemptsPerRecord || len(cur.data)+len(e)+2 > maxAttemptsRecordSize) {
+		if cur.attempts > 0 && (cur.attempts == contracts.MaxAttemptsPerMessage || len(cur.data)+len(e)+2 > maxAttemptsRecordSize) {
 			end()
 		}
 		if cur.attempts == 0 {
-			cur.data = append(make([]byte, 0, min(maxAttemptsRecordSize, (len(e)+1)*maxAttemptsPerRecord+1)), '[')
+			cur.data = append(make([]byte, 0, min(maxAttemptsRecordSize, (len(e)+1)*contracts.MaxAttemptsPerMessage+1)), '[')
 		} else {
 			cur.data = append(cur.data, ',')
 		}

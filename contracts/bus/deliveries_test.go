@@ -153,7 +153,7 @@ func TestDeliveriesAttempts(t *testing.T) {
 }
 
 // TestRecordAllSplits: an endpoint's attempts of one batch are split into
-// messages of at most bus.MaxAttemptsPerRecord attempts and of no more
+// messages of at most contracts.MaxAttemptsPerMessage attempts and of no more
 // bytes than the stream takes, in their order; an attempt too long for a
 // message even alone is not recorded, and the others are.
 func TestRecordAllSplits(t *testing.T) {
@@ -181,10 +181,10 @@ func TestRecordAllSplits(t *testing.T) {
 		huge         int
 		wantMessages []int // how many attempts each message holds
 	}{
-		{name: "a full message of attempts that succeeded", attempts: bus.MaxAttemptsPerRecord, attempt: delivered,
-			wantMessages: []int{bus.MaxAttemptsPerRecord}},
-		{name: "a run longer than the cap", attempts: 2*bus.MaxAttemptsPerRecord + 8, attempt: delivered,
-			wantMessages: []int{bus.MaxAttemptsPerRecord, bus.MaxAttemptsPerRecord, 8}},
+		{name: "a full message of attempts that succeeded", attempts: contracts.MaxAttemptsPerMessage, attempt: delivered,
+			wantMessages: []int{contracts.MaxAttemptsPerMessage}},
+		{name: "a run longer than the cap", attempts: 2*contracts.MaxAttemptsPerMessage + 8, attempt: delivered,
+			wantMessages: []int{contracts.MaxAttemptsPerMessage, contracts.MaxAttemptsPerMessage, 8}},
 		// An attempt of about 1,300 bytes: three fit in 4 KiB.
 		{name: "long errors", attempts: 7, attempt: failed(1000), wantMessages: []int{3, 3, 1}},
 		{name: "one attempt too long for a message", attempts: 3, attempt: failed(1000), huge: 2, wantMessages: []int{1, 1}},
@@ -318,9 +318,9 @@ func TestAttemptsAtMostKept(t *testing.T) {
 		t.Fatalf("RecordAll = %d, %v", n, err)
 	}
 	stored := storedAttempts(t, js, hook)
-	if len(stored) != contracts.MaxAttemptsKept || len(slices.Concat(stored...)) != contracts.MaxAttemptsKept*bus.MaxAttemptsPerRecord {
+	if len(stored) != contracts.MaxAttemptsKept || len(slices.Concat(stored...)) != contracts.MaxAttemptsKept*contracts.MaxAttemptsPerMessage {
 		t.Errorf("stored %d messages of %d attempts, want %d of %d", len(stored), len(slices.Concat(stored...)),
-			contracts.MaxAttemptsKept, contracts.MaxAttemptsKept*bus.MaxAttemptsPerRecord)
+			contracts.MaxAttemptsKept, contracts.MaxAttemptsKept*contracts.MaxAttemptsPerMessage)
 	}
 	got, err := q.Attempts(ctx, hook)
 	if err != nil {

@@ -7,7 +7,3 @@ import "github.com/nats-io/nats.go/jetstream"
 func WrapIterator(r *Reader, wrap func(jetstream.MessagesContext) jetstream.MessagesContext) {
 	r.it = wrap(r.it)
 }
-
-// MaxAttemptsPerRecord is maxAttemptsPerRecord, for the tests of how
-// RecordAll splits an endpoint's attempts.
-const MaxAttemptsPerRecord = maxAttemptsPerRecord

@@ -206,7 +206,7 @@ const maxAttemptsRecordSize = 4 << 10
 
 // AttemptsConfig is the declared configuration of contracts.AttemptsStream:
 // the last contracts.MaxAttemptsKept messages of each endpoint, each of
-// one to maxAttemptsPerRecord attempts, for at most AttemptsRetention.
+// one to contracts.MaxAttemptsPerMessage attempts, for at most AttemptsRetention.
 func AttemptsConfig(o Options) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:              contracts.AttemptsStream,
