@@ -128,6 +128,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == bareCommand {
 		return runBare(ctx, args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == bareHooksCommand {
+		return runBareHooks(ctx, args[1:], os.Stdin, stdout, stderr)
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err

@@ -300,7 +300,8 @@ func (w *webhookResult) writeThroughput(r *report) {
 			perDelivery(w.notifyCPU, w.notifyCPURuns), perDelivery(w.benchCPU, len(w.realTook)))
 	}
 	if len(w.bareTook) > 0 {
-		r.line("| CPU time per delivery, the bare client's runs: the bench's process (client, receivers) | %s | — | info |", perDelivery(w.bareCPU, len(w.bareTook)))
+		r.line("| CPU time per delivery, the bare client's runs: the client's process; the bench's process (receivers) | %s; %s | — | info |",
+			perDelivery(w.bareCPU, len(w.bareTook)), perDelivery(w.bareRecvCPU, len(w.bareTook)))
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -82,13 +80,13 @@ type webhookResult struct {
 	// notifyCPU is the CPU time notify's process spent in the
 	// throughput runs (notifyCPURuns of them, where its metrics could be
 	// read), and benchCPU the bench's own (the NATS server and the
-	// receivers); bareCPU, the bench's in the bare client's runs (the
-	// client and the receivers). profile is the top of notify's CPU
+	// receivers); bareCPU, the bare client's process's in its runs, and
+	// bareRecvCPU the bench's (the receivers). profile is the top of notify's CPU
 	// profile over the first run (with -notify-profile), benchProfile
 	// where the bench's own profile of that run was saved.
-	notifyCPU, benchCPU, bareCPU time.Duration
-	notifyCPURuns                int
-	profile, benchProfile        string
+	notifyCPU, benchCPU, bareCPU, bareRecvCPU time.Duration
+	notifyCPURuns                             int
+	profile, benchProfile                     string
 
 	// The fan-out runs: to endpoints spread over the receivers' ports,
 	// then to endpoints all on one port.
@@ -500,10 +498,11 @@ func awaitChange(ctx context.Context, arrived <-chan hookDelivery, i int, t0 tim
 // receivers hold their answers while hookChanges changes are published
 // for the hookEndpoints endpoints, until the deliveries stream holds every
 // delivery (or hookQueueWait passes); from when they let go to the last
-// delivery's arrival is the replica's time. In a bare run a Go client
-// posts the bodies notify last delivered, signed the same way, with as
-// many requests at once as the replica has workers, to the same
-// receivers: the baseline. The first pair starts with notify (the bare
+// delivery's arrival is the replica's time. In a bare run a Go client,
+// a process of its own at notify's GOGC (barehooks.go), posts the bodies
+// notify last delivered, signed the same way, with as many requests at
+// once as the replica has workers, to the same receivers: the baseline,
+// timed from the word to start to the last arrival. The first pair starts with notify (the bare
 // client resends what it delivered); after it, which goes first
 // alternates, as in the catch-up.
 func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub *bus.Publisher, recv *hookReceiver, zone string, eps []hookEndpoint, wr *webhookResult) error {
@@ -514,7 +513,7 @@ func (b *bench) hookThroughput(ctx context.Context, env *natsEnv, n *child, pub 
 			sent, err = b.notifyDeliveries(ctx, env, n, pub, recv, zone, run, wr)
 			return err
 		}
-		bareRun := func() error { return b.bareDeliveries(ctx, recv, eps, sent, wr) }
+		bareRun := func() error { return b.bareDeliveries(ctx, n, recv, eps, sent, wr) }
 		// Run 0 is even, so notify goes first in it.
 		err := inTurn(run, notifyRun, bareRun)
 		if errors.Is(err, errRunFailed) {
@@ -598,22 +597,6 @@ func (b *bench) notifyDeliveries(ctx context.Context, env *natsEnv, n *child, pu
 		return nil, errRunFailed
 	}
 	return arrivals.delivered(), nil
-}
-
-// bareDeliveries is a bare half: the bare client posts sent again.
-func (b *bench) bareDeliveries(ctx context.Context, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, wr *webhookResult) error {
-	runtime.GC()
-	cpu := selfCPU()
-	took, failures, err := bareHooks(ctx, recv, eps, sent, wr.notifyWorkers)
-	b.log.Info("webhooks: bare client done", "took", took, "failures", failures, "err", err)
-	if err != nil {
-		wr.bareErr = err
-		return errRunFailed
-	}
-	wr.bareTook = append(wr.bareTook, took)
-	wr.bareCPU += selfCPU() - cpu
-	wr.bareFailures += failures
-	return nil
 }
 
 // notifyCPU is the CPU time notify's process has spent, from its
@@ -739,74 +722,6 @@ func waitQueued(ctx context.Context, env *natsEnv, done func(int) bool) (int, er
 		}
 	}
 	return queued, nil
-}
-
-// bareHooks posts each delivery's body again, signed at sending as
-// notify signs, from workers goroutines through a client with notify's
-// transport settings, and returns how long all took and how many were
-// not answered 2xx.
-func bareHooks(ctx context.Context, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, workers int) (time.Duration, int, error) {
-	byPath := map[string]hookEndpoint{}
-	signers := map[string]*standardwebhooks.Webhook{}
-	for _, ep := range eps {
-		wh, err := standardwebhooks.NewWebhook(ep.secret)
-		if err != nil {
-			return 0, 0, err
-		}
-		byPath[ep.path], signers[ep.path] = ep, wh
-	}
-	var count atomic.Int64
-	recv.nextRun(func(hookDelivery) { count.Add(1) })
-	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
-		Proxy: nil, MaxIdleConns: 1024, MaxIdleConnsPerHost: notify.DefaultConfig().EndpointConcurrency,
-		IdleConnTimeout: 90 * time.Second, DisableCompression: true,
-	}}
-	defer client.CloseIdleConnections()
-	var next, failures atomic.Int64
-	g, gctx := errgroup.WithContext(ctx)
-	start := time.Now()
-	for range workers {
-		g.Go(func() error {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(sent) {
-					return nil
-				}
-				d := sent[i]
-				ep := byPath[d.path]
-				id := "msg_bare" + strconv.Itoa(i)
-				now := time.Now()
-				sig, err := signers[d.path].Sign(id, now, d.body)
-				if err != nil {
-					return err
-				}
-				req, err := http.NewRequestWithContext(gctx, http.MethodPost, ep.url, bytes.NewReader(d.body))
-				if err != nil {
-					return err
-				}
-				req.Header.Set(standardwebhooks.HeaderWebhookID, id)
-				req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
-				req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("User-Agent", notify.DefaultConfig().UserAgent)
-				resp, err := client.Do(req)
-				if err != nil {
-					return err
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode/100 != 2 {
-					failures.Add(1)
-				}
-			}
-		})
-	}
-	err := g.Wait()
-	took := time.Since(start)
-	if err == nil && int(count.Load()) != len(sent) {
-		err = fmt.Errorf("the receivers counted %d of %d", count.Load(), len(sent))
-	}
-	return took, int(failures.Load()), err
 }
 
 // hookFanout publishes one change that endpoints endpoints want and times

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zoneprice/zoneprice/query/notify"
+)
+
+// bareHooksCommand is the hidden subcommand that runs the webhook
+// throughput's baseline, a bare client, in a process of its own as
+// notify's replica is one:
+//
+//	zoneprice-bench bare-hooks -gogc PERCENT PLAN
+//
+// It reads PLAN (a hookPlan, JSON), prints "ready", waits for a line on
+// its standard input, posts every delivery, prints how many were not
+// answered 2xx and exits. Inside the bench's process the client shared a
+// heap with the embedded NATS server: some 550 MiB live once the history
+// data set was in, which spared it nearly every collection (0.60 s a run
+// against 0.74 to 0.79 s without the data set, the same requests), so the
+// baseline depended on which other sections had run.
+const bareHooksCommand = "bare-hooks"
+
+// hookPlan is what the bare client sends: each endpoint once, and the
+// deliveries notify made, by endpoint path.
+type hookPlan struct {
+	Endpoints  []planEndpoint `json:"endpoints"`
+	Deliveries []planDelivery `json:"deliveries"`
+}
+
+type planEndpoint struct {
+	Path   string `json:"path"`
+	URL    string `json:"url"`
+	Secret string `json:"secret"`
+}
+
+type planDelivery struct {
+	Path string `json:"path"`
+	Body []byte `json:"body"`
+}
+
+// runBareHooks is the bare-hooks subcommand.
+func runBareHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zoneprice-bench "+bareHooksCommand, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	gogc := fs.Int("gogc", 100, "the garbage collector's GOGC: notify's, so that the two collect alike")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("bare-hooks: one plan file is required")
+	}
+	data, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("bare-hooks: %w", err)
+	}
+	var plan hookPlan
+	if err := json.Unmarshal(data, &plan); err != nil {
+		return fmt.Errorf("bare-hooks: plan: %w", err)
+	}
+	data = nil
+	debug.SetGCPercent(*gogc)
+	runtime.GC()
+	if _, err := fmt.Fprintln(stdout, "ready"); err != nil {
+		return err
+	}
+	if _, err := bufio.NewReader(stdin).ReadString('\n'); err != nil {
+		return fmt.Errorf("bare-hooks: waiting to start: %w", err)
+	}
+	failures, err := bareHooks(ctx, plan, notify.DefaultConfig())
+	if err != nil {
+		return fmt.Errorf("bare-hooks: %w", err)
+	}
+	_, err = fmt.Fprintln(stdout, failures)
+	return err
+}
+
+// bareHooks posts each delivery's body again, signed at sending as
+// notify signs, from cfg.Workers goroutines through a client with
+// notify's transport settings, and returns how many were not answered
+// 2xx.
+func bareHooks(ctx context.Context, plan hookPlan, cfg notify.Config) (int, error) {
+	type endpoint struct {
+		url    string
+		signer *standardwebhooks.Webhook
+	}
+	byPath := map[string]endpoint{}
+	for _, ep := range plan.Endpoints {
+		wh, err := standardwebhooks.NewWebhook(ep.Secret)
+		if err != nil {
+			return 0, err
+		}
+		byPath[ep.Path] = endpoint{ep.URL, wh}
+	}
+	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+		Proxy: nil, MaxIdleConns: 1024, MaxIdleConnsPerHost: cfg.EndpointConcurrency,
+		IdleConnTimeout: 90 * time.Second, DisableCompression: true,
+	}}
+	defer client.CloseIdleConnections()
+	var next, failures atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for range cfg.Workers {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(plan.Deliveries) {
+					return nil
+				}
+				d := plan.Deliveries[i]
+				ep, ok := byPath[d.Path]
+				if !ok {
+					return fmt.Errorf("delivery %d: no endpoint %s in the plan", i, d.Path)
+				}
+				id := "msg_bare" + strconv.Itoa(i)
+				now := time.Now()
+				sig, err := ep.signer.Sign(id, now, d.Body)
+				if err != nil {
+					return err
+				}
+				req, err := http.NewRequestWithContext(gctx, http.MethodPost, ep.url, bytes.NewReader(d.Body))
+				if err != nil {
+					return err
+				}
+				req.Header.Set(standardwebhooks.HeaderWebhookID, id)
+				req.Header.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+				req.Header.Set(standardwebhooks.HeaderWebhookSignature, sig)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("User-Agent", cfg.UserAgent)
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 != 2 {
+					failures.Add(1)
+				}
+			}
+		})
+	}
+	err := g.Wait()
+	return int(failures.Load()), err
+}
+
+// bareDeliveries is a bare half: a bare-hooks process posts sent again,
+// at notify's GOGC (read from its metrics), timed as notify's half is,
+// from the word to start to the last delivery's arrival.
+func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, wr *webhookResult) (err error) {
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			wr.bareErr, err = err, errRunFailed
+		}
+	}()
+	gogc, err := scrape(ctx, n.metrics()+"/metrics", "go_gc_gogc_percent")
+	if err != nil {
+		return fmt.Errorf("notify's GOGC: %w", err)
+	}
+	plan := hookPlan{Endpoints: make([]planEndpoint, len(eps)), Deliveries: make([]planDelivery, len(sent))}
+	for i, ep := range eps {
+		plan.Endpoints[i] = planEndpoint{Path: ep.path, URL: ep.url, Secret: ep.secret}
+	}
+	for i, d := range sent {
+		plan.Deliveries[i] = planDelivery{Path: d.path, Body: d.body}
+	}
+	data, err := json.Marshal(plan)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(b.tmp, "bare-hooks.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return err
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(cctx, b.self, bareHooksCommand, "-gogc", strconv.Itoa(int(gogc[0])), path)
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	out := bufio.NewReader(outPipe)
+	result := func() (string, error) {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			_ = cmd.Wait()
+			return "", fmt.Errorf("bare client: %w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		return strings.TrimSpace(line), nil
+	}
+	if _, err := result(); err != nil { // "ready"
+		return err
+	}
+
+	arrivals := &hookArrivals{total: len(sent), allIn: make(chan struct{})}
+	recv.nextRun(arrivals.note)
+	runtime.GC()
+	cpu := selfCPU()
+	start := time.Now()
+	if _, err := io.WriteString(in, "go\n"); err != nil {
+		return err
+	}
+	line, err := result()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("bare client: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	failures, err := strconv.Atoi(line)
+	if err != nil {
+		return fmt.Errorf("bare client's answer %q: %w", line, err)
+	}
+	select {
+	case <-arrivals.allIn:
+	default:
+		return fmt.Errorf("%d of %d deliveries arrived (%d not 2xx)", len(arrivals.delivered()), len(sent), failures)
+	}
+	took := arrivals.last.Sub(start)
+	b.log.Info("webhooks: bare client done", "took", took, "failures", failures)
+	wr.bareTook = append(wr.bareTook, took)
+	wr.bareCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	wr.bareRecvCPU += selfCPU() - cpu
+	wr.bareFailures += failures
+	return nil
+}
