@@ -131,6 +131,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == bareHooksCommand {
 		return runBareHooks(ctx, args[1:], os.Stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == catchupCommand {
+		return runCatchup(ctx, args[1:], stdout, stderr)
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -170,7 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	b := &bench{cfg: cfg, wrk: wrk, queryBin: queryBin, notifyBin: notifyBin, self: self, tmp: tmp, log: log}
+	b := &bench{cfg: cfg, wrk: wrk, queryBin: queryBin, notifyBin: notifyBin, self: self, tmp: tmp, log: log, stderr: stderr}
 	res := &results{cfg: cfg, machine: describeMachine(ctx, wrk), started: time.Now()}
 	res.err = b.run(ctx, res)
 	if res.err != nil && ctx.Err() != nil {
@@ -210,6 +213,7 @@ type bench struct {
 	self      string // path of this binary, re-executed as the bare server
 	tmp       string
 	log       *slog.Logger
+	stderr    io.Writer // where children that log as the bench does write
 }
 
 // profileDir is where profiles go: beside the report, or in the bench's

@@ -215,7 +215,7 @@ func (res *results) writeParameters(r *report) {
 			fmtInt(int64(h.kinds[kindWithdrawn])), fmtInt(int64(h.kinds[kindKnown])), h.from.Format(time.DateOnly), h.to.Format(time.DateOnly), historySeed)
 	}
 	if c.selected("catchup") {
-		r.line("| Catch-up | %d runs each of the bare and the real consumer, alternating which goes first, in-process, against the embedded NATS over loopback TCP |", c.catchupRuns)
+		r.line("| Catch-up | %d runs each of the bare and the real consumer, alternating which goes first, in a process of their own (as a pod is one, apart from the server), against the embedded NATS over loopback TCP |", c.catchupRuns)
 	}
 	if c.selected("history") {
 		r.line("| History load | %d runs each of a bare consumer in-process and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
