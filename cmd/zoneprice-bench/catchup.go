@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -42,8 +43,11 @@ type catchupResult struct {
 // process of its own, apart from the NATS server, as a query pod is:
 //
 //	zoneprice-bench catchup -nats URL -runs N -prices P -messages M
+//	zoneprice-bench catchup -nats URL -history -runs N -messages M
 //
 // It prints a catchupTimes (JSON) and logs each run on its standard error.
+// With -history it reads the history stream with the bare consumer only,
+// the baseline of a pod's history load (the pod is a process too).
 // In the bench's own process both consumers shared a heap with the
 // embedded server (about 85 MiB live after a collection), which every
 // collection marks: the bare consumer, waiting on the network, left the
@@ -66,12 +70,13 @@ func runCatchup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	url := fs.String("nats", "", "the NATS server holding the data set")
 	runs := fs.Int("runs", 1, "runs of each consumer, alternating which goes first")
 	prices := fs.Int("prices", 0, "price sets the ready snapshot must hold")
-	messages := fs.Uint64("messages", 0, "messages the state stream holds")
+	messages := fs.Uint64("messages", 0, "messages the stream holds")
+	history := fs.Bool("history", false, "read every message of the history stream, with the bare consumer only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *url == "" || *runs < 1 || *prices < 1 || *messages < 1 {
-		return errors.New("catchup: -nats, -runs, -prices and -messages are required")
+	if *url == "" || *runs < 1 || *messages < 1 || (*prices < 1 && !*history) {
+		return errors.New("catchup: -nats, -runs, -messages and, without -history, -prices are required")
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	nc, js, err := app.Connect(*url, "zoneprice-bench-catchup", "", quiet)
@@ -80,13 +85,18 @@ func runCatchup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer nc.Close()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	stream, deliver := contracts.StateStream, jetstream.DeliverLastPerSubjectPolicy
+	if *history {
+		// One run at a time, between pods: the bench logs it.
+		stream, deliver, log = contracts.HistoryStream, jetstream.DeliverAllPolicy, quiet
+	}
 	var times catchupTimes
 	for i := range *runs {
 		// Each run starts on a clean heap: the previous real consumer's
 		// index is garbage now.
 		bare := func() error {
 			runtime.GC()
-			d, err := timeBare(ctx, js, contracts.StateStream, jetstream.DeliverLastPerSubjectPolicy, *messages)
+			d, err := timeBare(ctx, js, stream, deliver, *messages)
 			if err != nil {
 				return err
 			}
@@ -104,6 +114,9 @@ func runCatchup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			log.Info("catch-up", "consumer", "real", "run", i+1, "took", d.Round(time.Millisecond))
 			return nil
 		}
+		if *history {
+			real = func() error { return nil }
+		}
 		if err := inTurn(i, bare, real); err != nil {
 			return fmt.Errorf("catchup: %w", err)
 		}
@@ -116,19 +129,27 @@ func runCatchup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func (b *bench) catchup(ctx context.Context, env *natsEnv, res *results) error {
 	cr := &catchupResult{prices: env.prices, messages: env.messages}
 	res.catchup = cr
-	var stdout bytes.Buffer
-	cmd := exec.CommandContext(ctx, b.self, catchupCommand, "-nats", env.url, "-runs", strconv.Itoa(b.cfg.catchupRuns),
+	times, err := b.catchupProcess(ctx, env, "-runs", strconv.Itoa(b.cfg.catchupRuns),
 		"-prices", strconv.Itoa(env.prices), "-messages", strconv.FormatUint(env.messages, 10))
-	cmd.Stdout, cmd.Stderr = &stdout, b.stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("catch-up process: %w", err)
-	}
-	var times catchupTimes
-	if err := json.Unmarshal(stdout.Bytes(), &times); err != nil {
-		return fmt.Errorf("catch-up process's answer: %w", err)
-	}
 	cr.bare, cr.real = times.Bare, times.Real
-	return nil
+	return err
+}
+
+// catchupProcess runs a catchup process against env's server and returns
+// the times it answered.
+func (b *bench) catchupProcess(ctx context.Context, env *natsEnv, args ...string) (catchupTimes, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, b.self, append([]string{catchupCommand, "-nats", env.url}, args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, io.MultiWriter(b.stderr, &stderr)
+	var times catchupTimes
+	if err := cmd.Run(); err != nil {
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		return times, fmt.Errorf("catchup process: %w: %s", err, lines[len(lines)-1])
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &times); err != nil {
+		return times, fmt.Errorf("catchup process's answer: %w", err)
+	}
+	return times, nil
 }
 
 // inTurn runs a and b, a first in even runs and b first in odd ones, so

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zoneprice/zoneprice/contracts"
+	"github.com/zoneprice/zoneprice/contracts/bus"
 )
 
 // TestCatchupProcess runs the catchup subcommand against an embedded
@@ -45,5 +48,35 @@ func TestCatchupProcess(t *testing.T) {
 	err = runCatchup(t.Context(), args(env.prices+1), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "ready snapshot holds") {
 		t.Errorf("with one price set too many: %v, want the snapshot's count refused", err)
+	}
+
+	// -history reads the history stream, which holds nothing here: a
+	// bare read of an empty stream is an error, not a time.
+	stdout.Reset()
+	err = runCatchup(t.Context(), []string{"-nats", env.url, "-history", "-messages", "1"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("-history on an empty history stream: %v, want it refused", err)
+	}
+
+	// With changes on it, one bare read of them all, and no real run.
+	msgs := make([]contracts.Message, 5)
+	for i := range msgs {
+		if msgs[i], err = contracts.Encode(hookChange(env.zones[0].ASCII, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _, err := bus.NewPublisher(env.js).Send(t.Context(), msgs, publishWindow); err != nil || n != len(msgs) {
+		t.Fatalf("published %d of %d changes: %v", n, len(msgs), err)
+	}
+	stdout.Reset()
+	if err := runCatchup(t.Context(), []string{"-nats", env.url, "-history", "-messages", "5"}, &stdout, &stderr); err != nil {
+		t.Fatalf("catchup -history: %v; stderr:\n%s", err, stderr.String())
+	}
+	times = catchupTimes{}
+	if err := json.Unmarshal(stdout.Bytes(), &times); err != nil {
+		t.Fatalf("answer %q: %v", stdout.String(), err)
+	}
+	if len(times.Bare) != 1 || len(times.Real) != 0 || times.Bare[0] <= 0 {
+		t.Errorf("catchup -history answered %+v, want one bare run", times)
 	}
 }

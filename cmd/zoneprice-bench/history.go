@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/zoneprice/zoneprice/contracts"
 )
 
 const (
@@ -117,12 +114,12 @@ func (b *bench) historyLoad(ctx context.Context, env *natsEnv, res *results) err
 	hl.changes = env.changes
 	for i := range b.cfg.runs {
 		bare := func() error {
-			d, err := timeBare(ctx, env.js, contracts.HistoryStream, jetstream.DeliverAllPolicy, env.changes)
+			times, err := b.catchupProcess(ctx, env, "-history", "-messages", strconv.FormatUint(env.changes, 10))
 			if err != nil {
 				return err
 			}
-			hl.bare = append(hl.bare, d)
-			b.log.Info("history load", "consumer", "bare", "run", i+1, "took", d.Round(time.Millisecond))
+			hl.bare = append(hl.bare, times.Bare...)
+			b.log.Info("history load", "consumer", "bare", "run", i+1, "took", times.Bare[0].Round(time.Millisecond))
 			return nil
 		}
 		pod := func() error {

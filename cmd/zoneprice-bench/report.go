@@ -218,7 +218,7 @@ func (res *results) writeParameters(r *report) {
 		r.line("| Catch-up | %d runs each of the bare and the real consumer, alternating which goes first, in a process of their own (as a pod is one, apart from the server), against the embedded NATS over loopback TCP |", c.catchupRuns)
 	}
 	if c.selected("history") {
-		r.line("| History load | %d runs each of a bare consumer in-process and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
+		r.line("| History load | %d runs each of a bare consumer (a process of its own) and a zoneprice-query pod, alternating; %d pods with an empty history stream before it is published |", c.runs, c.runs)
 	}
 	if c.selected("freshness") {
 		r.line("| Freshness | %d price sets, then %d changes, one at a time at least %v apart, polled every %v with If-None-Match, under wrk `-c%d` on /api/domains |",
@@ -356,7 +356,7 @@ func (res *results) writeHistoryLoad(r *report) {
 	if !r.section("History load", h != nil && len(h.bare)+len(h.pod) > 0) {
 		return
 	}
-	r.line("Reading the history stream (%s messages, every one) once the prices are ready. The bare consumer only reads, in the bench's process: an ordered consumer delivering every message with the pod's pull batch, until NumPending is 0. The pod is zoneprice-query, which reads the stream the same way (stream.Open, All) and decodes and holds every change; its time is its zoneprice_history_load_seconds, from when it starts reading the history stream to loaded.", fmtInt(int64(h.changes)))
+	r.line("Reading the history stream (%s messages, every one) once the prices are ready. The bare consumer only reads, in a process of its own as the pod is: an ordered consumer delivering every message with the pod's pull batch, until NumPending is 0. The pod is zoneprice-query, which reads the stream the same way (stream.Open, All) and decodes and holds every change; its time is its zoneprice_history_load_seconds, from when it starts reading the history stream to loaded.", fmtInt(int64(h.changes)))
 	r.line("")
 	r.line("| Measure | Min | Median | Max | Target | Result |")
 	r.line("|---|--:|--:|--:|---|---|")
