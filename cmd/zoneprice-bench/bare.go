@@ -81,7 +81,7 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		mux.Handle("POST /mcp", h)
 	}
-	gcLikeService(*headroom)
+	gcLikeService(*headroom, 100)
 
 	cfg := api.DefaultConfig()
 	hs := &http.Server{
@@ -117,15 +117,17 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 // that allocates (the MCP SDK's, about a third of a MiB per call) would
 // then measure this process's small heap, not the service's work. The
 // bench gives it to the MCP call's bare server only: the HTTP rows keep
-// the baseline their targets were set with.
-func gcLikeService(headroom int64) {
+// the baseline their targets were set with. GOGC goes no lower than
+// floor: 100 for the bare server, whose heap may grow by its own live
+// bytes at the least, as a Go server's does by default.
+func gcLikeService(headroom int64, floor int) {
 	if headroom <= 0 {
 		return
 	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	debug.SetGCPercent(int(max(100, 100*headroom/int64(max(m.HeapAlloc, 1)))))
+	debug.SetGCPercent(max(floor, int(100*headroom/int64(max(m.HeapAlloc, 1)))))
 }
 
 // bareMux captures each target's response from the real service at from

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,11 +29,12 @@ import (
 // throughput's baseline, a bare client, in a process of its own as
 // notify's replica is one:
 //
-//	zoneprice-bench bare-hooks -gogc PERCENT PLAN
+//	zoneprice-bench bare-hooks -gc-headroom BYTES PLAN
 //
-// It reads PLAN (a hookPlan, JSON), prints "ready", waits for a line on
-// its standard input, posts every delivery, prints how many were not
-// answered 2xx and exits. Inside the bench's process the client shared a
+// It reads PLAN (a hookPlan, JSON), lets its heap grow by as many bytes
+// between collections as notify's does, prints "ready", waits for a line
+// on its standard input, posts every delivery, prints how many were not
+// answered 2xx and the CPU time the posting took (nanoseconds), and exits. Inside the bench's process the client shared a
 // heap with the embedded NATS server: some 550 MiB live once the history
 // data set was in, which spared it nearly every collection (0.60 s a run
 // against 0.74 to 0.79 s without the data set, the same requests), so the
@@ -63,7 +63,7 @@ type planDelivery struct {
 func runBareHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zoneprice-bench "+bareHooksCommand, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	gogc := fs.Int("gogc", 100, "the garbage collector's GOGC: notify's, so that the two collect alike")
+	headroom := fs.Int64("gc-headroom", 0, "bytes the heap may grow by between collections (notify's); 0 leaves GOGC alone")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,19 +79,19 @@ func runBareHooks(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return fmt.Errorf("bare-hooks: plan: %w", err)
 	}
 	data = nil
-	debug.SetGCPercent(*gogc)
-	runtime.GC()
+	gcLikeService(*headroom, 1)
 	if _, err := fmt.Fprintln(stdout, "ready"); err != nil {
 		return err
 	}
 	if _, err := bufio.NewReader(stdin).ReadString('\n'); err != nil {
 		return fmt.Errorf("bare-hooks: waiting to start: %w", err)
 	}
+	cpu := selfCPU()
 	failures, err := bareHooks(ctx, plan, notify.DefaultConfig())
 	if err != nil {
 		return fmt.Errorf("bare-hooks: %w", err)
 	}
-	_, err = fmt.Fprintln(stdout, failures)
+	_, err = fmt.Fprintln(stdout, failures, int64(selfCPU()-cpu))
 	return err
 }
 
@@ -163,18 +163,22 @@ func bareHooks(ctx context.Context, plan hookPlan, cfg notify.Config) (int, erro
 }
 
 // bareDeliveries is a bare half: a bare-hooks process posts sent again,
-// at notify's GOGC (read from its metrics), timed as notify's half is,
-// from the word to start to the last delivery's arrival.
+// its heap growing between collections as much as notify's (from notify's
+// metrics), timed as notify's half is, from the word to start to the last
+// delivery's arrival.
 func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver, eps []hookEndpoint, sent []hookDelivery, wr *webhookResult) (err error) {
 	defer func() {
 		if err != nil && ctx.Err() == nil {
 			wr.bareErr, err = err, errRunFailed
 		}
 	}()
-	gogc, err := scrape(ctx, n.metrics()+"/metrics", "go_gc_gogc_percent")
+	// notify's heap goal less what was live at its last collection: at
+	// GOGC g the goal is live × (1 + g/100).
+	m, err := scrape(ctx, n.metrics()+"/metrics", "go_memstats_next_gc_bytes", "go_gc_gogc_percent")
 	if err != nil {
-		return fmt.Errorf("notify's GOGC: %w", err)
+		return fmt.Errorf("notify's heap goal: %w", err)
 	}
+	headroom := int64(m[0] * m[1] / (100 + m[1]))
 	plan := hookPlan{Endpoints: make([]planEndpoint, len(eps)), Deliveries: make([]planDelivery, len(sent))}
 	for i, ep := range eps {
 		plan.Endpoints[i] = planEndpoint{Path: ep.path, URL: ep.url, Secret: ep.secret}
@@ -194,7 +198,7 @@ func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(cctx, b.self, bareHooksCommand, "-gogc", strconv.Itoa(int(gogc[0])), path)
+	cmd := exec.CommandContext(cctx, b.self, bareHooksCommand, "-gc-headroom", strconv.FormatInt(headroom, 10), path)
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -207,47 +211,49 @@ func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	out := bufio.NewReader(outPipe)
-	result := func() (string, error) {
-		line, err := out.ReadString('\n')
-		if err != nil {
-			_ = cmd.Wait()
-			return "", fmt.Errorf("bare client: %w: %s", err, strings.TrimSpace(stderr.String()))
-		}
-		return strings.TrimSpace(line), nil
-	}
-	if _, err := result(); err != nil { // "ready"
-		return err
-	}
-
 	arrivals := &hookArrivals{total: len(sent), allIn: make(chan struct{})}
+	// failed ends the process, if it runs still, and says what it and the
+	// receivers made of the run.
+	failed := func(err error) error {
+		if cmd.ProcessState == nil {
+			cancel()
+			_ = cmd.Wait()
+		}
+		return fmt.Errorf("bare client: %w (%s; %d of %d deliveries arrived; %v): %s", err, cmd.ProcessState,
+			len(arrivals.delivered()), len(sent), context.Cause(cctx), strings.TrimSpace(stderr.String()))
+	}
+	out := bufio.NewReader(outPipe)
+	if _, err := out.ReadString('\n'); err != nil { // "ready"
+		return failed(err)
+	}
 	recv.nextRun(arrivals.note)
 	runtime.GC()
 	cpu := selfCPU()
 	start := time.Now()
 	if _, err := io.WriteString(in, "go\n"); err != nil {
-		return err
+		return failed(err)
 	}
-	line, err := result()
+	line, err := out.ReadString('\n')
 	if err != nil {
-		return err
+		return failed(err)
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("bare client: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return failed(err)
 	}
-	failures, err := strconv.Atoi(line)
-	if err != nil {
-		return fmt.Errorf("bare client's answer %q: %w", line, err)
+	var failures int
+	var clientCPU time.Duration
+	if _, err := fmt.Sscan(line, &failures, &clientCPU); err != nil {
+		return failed(fmt.Errorf("its answer %q: %w", line, err))
 	}
 	select {
 	case <-arrivals.allIn:
 	default:
-		return fmt.Errorf("%d of %d deliveries arrived (%d not 2xx)", len(arrivals.delivered()), len(sent), failures)
+		return failed(fmt.Errorf("%d not answered 2xx", failures))
 	}
 	took := arrivals.last.Sub(start)
 	b.log.Info("webhooks: bare client done", "took", took, "failures", failures)
 	wr.bareTook = append(wr.bareTook, took)
-	wr.bareCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	wr.bareCPU += clientCPU
 	wr.bareRecvCPU += selfCPU() - cpu
 	wr.bareFailures += failures
 	return nil

@@ -34,7 +34,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "zoneprice-bench:", err)
 		os.Exit(1)
 	}
@@ -124,12 +124,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == bareCommand {
 		return runBare(ctx, args[1:], stderr)
 	}
 	if len(args) > 0 && args[0] == bareHooksCommand {
-		return runBareHooks(ctx, args[1:], os.Stdin, stdout, stderr)
+		return runBareHooks(ctx, args[1:], stdin, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == catchupCommand {
 		return runCatchup(ctx, args[1:], stdout, stderr)

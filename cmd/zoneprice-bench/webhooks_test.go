@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,11 +122,13 @@ func TestThroughputMedians(t *testing.T) {
 	}
 }
 
-// TestBareHooks runs the bare client's subcommand as the bench drives it:
-// it reads its plan, says ready, waits for the word, and then every
-// delivery reaches the receiver once, verified, before it reports no
-// failures.
+// TestBareHooks drives the bare client's subcommand over pipes, as the
+// bench drives its process: it reads its plan and says ready, posts
+// nothing until told to, then every delivery reaches the receiver once,
+// verified, before it answers no failures and the CPU time it took.
 func TestBareHooks(t *testing.T) {
+	gogc := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(gogc) })
 	recv := newHookReceiver()
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
@@ -166,18 +171,48 @@ func TestBareHooks(t *testing.T) {
 		seen[i]++
 		mu.Unlock()
 	})
+	arrived := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen)
+	}
 
-	var stdout, stderr bytes.Buffer
-	if err := runBareHooks(t.Context(), []string{"-gogc", "400", file}, strings.NewReader("go\n"), &stdout, &stderr); err != nil {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		err := runBareHooks(t.Context(), []string{"-gc-headroom", "8388608", file}, inR, outW, &stderr)
+		outW.CloseWithError(err)
+		done <- err
+	}()
+	out := bufio.NewReader(outR)
+	if line, err := out.ReadString('\n'); line != "ready\n" || err != nil {
+		t.Fatalf("first line %q (%v), want ready; stderr: %s", line, err, stderr.String())
+	}
+	// Posting before the word would have reached the receiver by now
+	// often enough to fail here.
+	time.Sleep(50 * time.Millisecond)
+	if n := arrived(); n != 0 {
+		t.Errorf("%d deliveries arrived before the word to start", n)
+	}
+	if _, err := io.WriteString(inW, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("answer: %v; stderr: %s", err, stderr.String())
+	}
+	if err := <-done; err != nil {
 		t.Fatalf("bare-hooks: %v; stderr: %s", err, stderr.String())
 	}
-	if got, want := stdout.String(), "ready\n0\n"; got != want {
-		t.Errorf("stdout %q, want %q", got, want)
+	var failures int
+	var cpu time.Duration
+	if _, err := fmt.Sscan(line, &failures, &cpu); err != nil || failures != 0 || cpu <= 0 {
+		t.Errorf("answer %q (%v), want no failures and the CPU time taken", line, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != len(plan.Deliveries) {
-		t.Errorf("%d distinct deliveries arrived, want %d", len(seen), len(plan.Deliveries))
+	if n := arrived(); n != len(plan.Deliveries) {
+		t.Errorf("%d distinct deliveries arrived, want %d", n, len(plan.Deliveries))
 	}
 	if d, b := recv.duplicates.Load(), recv.badSignatures.Load(); d != 0 || b != 0 {
 		t.Errorf("duplicates %d, bad signatures %d; want none", d, b)
