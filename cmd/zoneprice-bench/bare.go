@@ -116,10 +116,12 @@ func runBare(ctx context.Context, args []string, stderr io.Writer) error {
 // process, with a few MiB live, would collect every few MiB. A handler
 // that allocates (the MCP SDK's, about a third of a MiB per call) would
 // then measure this process's small heap, not the service's work. The
-// bench gives it to the MCP call's bare server only: the HTTP rows keep
-// the baseline their targets were set with. GOGC goes no lower than
-// floor: 100 for the bare server, whose heap may grow by its own live
-// bytes at the least, as a Go server's does by default.
+// bench gives it to the MCP call's bare server (the HTTP rows keep the
+// baseline their targets were set with) and to the bare webhook client,
+// with notify's headroom. GOGC goes no lower than floor: 100 for the bare
+// server, whose heap may grow by its own live bytes at the least, as a Go
+// server's does by default; 1 for the client, whose live heap is mostly
+// the bodies it sends, which notify does not hold.
 func gcLikeService(headroom int64, floor int) {
 	if headroom <= 0 {
 		return
