@@ -172,26 +172,12 @@ func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver
 			wr.bareErr, err = err, errRunFailed
 		}
 	}()
-	// notify's heap goal less what was live at its last collection: at
-	// GOGC g the goal is live × (1 + g/100).
-	m, err := scrape(ctx, n.metrics()+"/metrics", "go_memstats_next_gc_bytes", "go_gc_gogc_percent")
-	if err != nil {
-		return fmt.Errorf("notify's heap goal: %w", err)
-	}
-	headroom := int64(m[0] * m[1] / (100 + m[1]))
-	plan := hookPlan{Endpoints: make([]planEndpoint, len(eps)), Deliveries: make([]planDelivery, len(sent))}
-	for i, ep := range eps {
-		plan.Endpoints[i] = planEndpoint{Path: ep.path, URL: ep.url, Secret: ep.secret}
-	}
-	for i, d := range sent {
-		plan.Deliveries[i] = planDelivery{Path: d.path, Body: d.body}
-	}
-	data, err := json.Marshal(plan)
+	headroom, err := gcHeadroom(ctx, n)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(b.tmp, "bare-hooks.json")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	path, err := b.writeHookPlan(eps, sent)
+	if err != nil {
 		return err
 	}
 
@@ -257,4 +243,33 @@ func (b *bench) bareDeliveries(ctx context.Context, n *child, recv *hookReceiver
 	wr.bareRecvCPU += selfCPU() - cpu
 	wr.bareFailures += failures
 	return nil
+}
+
+// gcHeadroom is how many bytes notify's heap may grow by between
+// collections: its heap goal less what was live at its last collection
+// (at GOGC g the goal is live × (1 + g/100)).
+func gcHeadroom(ctx context.Context, n *child) (int64, error) {
+	m, err := scrape(ctx, n.metrics()+"/metrics", "go_memstats_next_gc_bytes", "go_gc_gogc_percent")
+	if err != nil {
+		return 0, fmt.Errorf("notify's heap goal: %w", err)
+	}
+	return int64(m[0] * m[1] / (100 + m[1])), nil
+}
+
+// writeHookPlan writes what the bare client is to send, sent to eps, to a
+// file in the bench's temporary directory and returns its path.
+func (b *bench) writeHookPlan(eps []hookEndpoint, sent []hookDelivery) (string, error) {
+	plan := hookPlan{Endpoints: make([]planEndpoint, len(eps)), Deliveries: make([]planDelivery, len(sent))}
+	for i, ep := range eps {
+		plan.Endpoints[i] = planEndpoint{Path: ep.path, URL: ep.url, Secret: ep.secret}
+	}
+	for i, d := range sent {
+		plan.Deliveries[i] = planDelivery{Path: d.path, Body: d.body}
+	}
+	data, err := json.Marshal(plan)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(b.tmp, "bare-hooks.json")
+	return path, os.WriteFile(path, data, 0o600)
 }

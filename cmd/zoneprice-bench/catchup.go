@@ -114,10 +114,11 @@ func runCatchup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			log.Info("catch-up", "consumer", "real", "run", i+1, "took", d.Round(time.Millisecond))
 			return nil
 		}
+		run := func() error { return inTurn(i, bare, real) }
 		if *history {
-			real = func() error { return nil }
+			run = bare
 		}
-		if err := inTurn(i, bare, real); err != nil {
+		if err := run(); err != nil {
 			return fmt.Errorf("catchup: %w", err)
 		}
 	}

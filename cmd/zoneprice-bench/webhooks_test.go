@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -122,13 +121,63 @@ func TestThroughputMedians(t *testing.T) {
 	}
 }
 
-// TestBareHooks drives the bare client's subcommand over pipes, as the
-// bench drives its process: it reads its plan and says ready, posts
-// nothing until told to, then every delivery reaches the receiver once,
-// verified, before it answers no failures and the CPU time it took.
+// TestBareHooks runs the bare client's subcommand: it says ready first,
+// posts nothing when its standard input ends without the word to start,
+// and after the word every delivery reaches the receiver once, verified,
+// before it answers no failures and the CPU time it took.
 func TestBareHooks(t *testing.T) {
 	gogc := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(gogc) })
+	recv, file, want := bareHooksPlan(t)
+	var mu sync.Mutex
+	seen := map[int]int{}
+	recv.nextRun(func(d hookDelivery) {
+		i, err := changeIndex(d.body)
+		if err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		seen[i]++
+		mu.Unlock()
+	})
+	arrived := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen)
+	}
+	args := []string{"-gc-headroom", "8388608", file}
+
+	var stdout, stderr bytes.Buffer
+	err := runBareHooks(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "waiting to start") || stdout.String() != "ready\n" {
+		t.Errorf("without the word: %v, stdout %q; want ready, then the wait refused", err, stdout.String())
+	}
+	if n := arrived(); n != 0 {
+		t.Fatalf("%d deliveries arrived without the word to start", n)
+	}
+
+	stdout.Reset()
+	if err := runBareHooks(t.Context(), args, strings.NewReader("go\n"), &stdout, &stderr); err != nil {
+		t.Fatalf("bare-hooks: %v; stderr: %s", err, stderr.String())
+	}
+	var failures int
+	var cpu time.Duration
+	if _, err := fmt.Sscanf(stdout.String(), "ready\n%d %d\n", &failures, &cpu); err != nil || failures != 0 || cpu <= 0 {
+		t.Errorf("stdout %q (%v), want ready, then no failures and the CPU time taken", stdout.String(), err)
+	}
+	if n := arrived(); n != want {
+		t.Errorf("%d distinct deliveries arrived, want %d", n, want)
+	}
+	if d, b := recv.duplicates.Load(), recv.badSignatures.Load(); d != 0 || b != 0 {
+		t.Errorf("duplicates %d, bad signatures %d; want none", d, b)
+	}
+}
+
+// bareHooksPlan serves a receiver with three endpoints and writes a plan
+// of 200 deliveries to them, each a change of its own; it returns the
+// receiver, the plan's file and how many deliveries it holds.
+func bareHooksPlan(t *testing.T) (*hookReceiver, string, int) {
+	t.Helper()
 	recv := newHookReceiver()
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
@@ -160,61 +209,5 @@ func TestBareHooks(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	seen := map[int]int{}
-	recv.nextRun(func(d hookDelivery) {
-		i, err := changeIndex(d.body)
-		if err != nil {
-			t.Error(err)
-		}
-		mu.Lock()
-		seen[i]++
-		mu.Unlock()
-	})
-	arrived := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(seen)
-	}
-
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		err := runBareHooks(t.Context(), []string{"-gc-headroom", "8388608", file}, inR, outW, &stderr)
-		outW.CloseWithError(err)
-		done <- err
-	}()
-	out := bufio.NewReader(outR)
-	if line, err := out.ReadString('\n'); line != "ready\n" || err != nil {
-		t.Fatalf("first line %q (%v), want ready; stderr: %s", line, err, stderr.String())
-	}
-	// Posting before the word would have reached the receiver by now
-	// often enough to fail here.
-	time.Sleep(50 * time.Millisecond)
-	if n := arrived(); n != 0 {
-		t.Errorf("%d deliveries arrived before the word to start", n)
-	}
-	if _, err := io.WriteString(inW, "go\n"); err != nil {
-		t.Fatal(err)
-	}
-	line, err := out.ReadString('\n')
-	if err != nil {
-		t.Fatalf("answer: %v; stderr: %s", err, stderr.String())
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("bare-hooks: %v; stderr: %s", err, stderr.String())
-	}
-	var failures int
-	var cpu time.Duration
-	if _, err := fmt.Sscan(line, &failures, &cpu); err != nil || failures != 0 || cpu <= 0 {
-		t.Errorf("answer %q (%v), want no failures and the CPU time taken", line, err)
-	}
-	if n := arrived(); n != len(plan.Deliveries) {
-		t.Errorf("%d distinct deliveries arrived, want %d", n, len(plan.Deliveries))
-	}
-	if d, b := recv.duplicates.Load(), recv.badSignatures.Load(); d != 0 || b != 0 {
-		t.Errorf("duplicates %d, bad signatures %d; want none", d, b)
-	}
+	return recv, file, len(plan.Deliveries)
 }
